@@ -1,0 +1,33 @@
+"""skcodex: who wins a two-player game, from the players, their decks and who moves first.
+
+The public API is re-exported here and imported lazily, so ``import skcodex``
+is fast and loads PyMC only when a Bayesian model is used.
+"""
+
+from importlib import import_module
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "BayesianMatchupClassifier": "skcodex.classifier",
+    "Glicko2Classifier": "skcodex.ratings",
+    "EloClassifier": "skcodex.ratings",
+    "TournamentSplit": "skcodex.model_selection",
+    "brier_score": "skcodex.metrics",
+    "brier_skill_score": "skcodex.metrics",
+    "brier_scorer": "skcodex.metrics",
+    "load": "skcodex.persistence",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'skcodex' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -1,0 +1,25 @@
+"""The game itself, no statistics: the Codex catalogue and forum deck notation."""
+
+from skcodex.codex.catalogue import (
+    CODEX,
+    NICKNAMES,
+    SPEC_COLOURS,
+    STARTERS,
+    Catalogue,
+    legal_decks,
+)
+from skcodex.codex.deck import Deck
+from skcodex.codex.notation import DeckParseError, format_deck, parse_deck
+
+__all__ = [
+    "CODEX",
+    "NICKNAMES",
+    "SPEC_COLOURS",
+    "STARTERS",
+    "Catalogue",
+    "Deck",
+    "DeckParseError",
+    "format_deck",
+    "legal_decks",
+    "parse_deck",
+]

@@ -1,0 +1,293 @@
+"""The match table: validation at the boundary and encoding to integer codes.
+
+A match table is a pandas DataFrame, one row a match, rows in time order, with
+columns ``player1``, ``player2`` (``player1`` moved first), ``deck1``, ``deck2``
+and optionally ``period`` (rating period or tournament label) and ``date``.
+Decks are forum-notation strings (read against a `Catalogue`) or `Deck` values.
+``y`` is 1 where ``player1`` won and 0 where ``player2`` won.
+
+Everything past this module works on the integer arrays of `MatchCodes`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, parse_deck
+
+REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
+OPTIONAL_COLUMNS = ("period", "date")
+
+
+class MatchTableError(ValueError):
+    """A match table or outcome vector that cannot be used; the message says where and why."""
+
+
+def _row_label(index: pd.Index, position: int) -> str:
+    return f"row {position} (index {index[position]!r})"
+
+
+def _check_ids(col: pd.Series, name: str) -> None:
+    null = col.isna().to_numpy()
+    if null.any():
+        pos = int(np.flatnonzero(null)[0])
+        raise MatchTableError(f"column {name!r} is missing a value at {_row_label(col.index, pos)}")
+    kinds = {type(v) for v in col.to_numpy()}
+    kinds = {str if issubclass(k, str) else k for k in kinds}
+    kinds = {int if issubclass(k, (int, np.integer)) and k is not bool else k for k in kinds}
+    if not kinds <= {str, int}:
+        bad = next(v for v in col.to_numpy() if not isinstance(v, (str, int, np.integer)))
+        raise MatchTableError(
+            f"column {name!r} must hold player names (str) or ids (int); got {bad!r} "
+            f"of type {type(bad).__name__}"
+        )
+    if len(kinds) > 1:
+        raise MatchTableError(
+            f"column {name!r} mixes str and int player ids; use one type for every player"
+        )
+
+
+def _to_deck(value: Any, catalogue: Catalogue, cache: dict) -> Deck:
+    if isinstance(value, Deck):
+        return value
+    if isinstance(value, str):
+        deck = cache.get(value)
+        if deck is None:
+            deck = cache[value] = parse_deck(value, catalogue)
+        return deck
+    if isinstance(value, tuple) and len(value) == 2 and not isinstance(value[1], str):
+        return Deck(value[0], value[1])
+    raise DeckParseError(f"a deck must be a forum-notation string or a Deck, got {value!r}")
+
+
+def check_match_table(
+    X: Any, catalogue: Catalogue | None = None, *, require_rows: bool = True
+) -> pd.DataFrame:
+    """Validate a match table and return a clean copy with decks as `Deck` values.
+
+    The caller's table is never modified. Player ids keep their type; extra
+    columns are dropped.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame
+        The match table (see the module docstring).
+    catalogue : Catalogue, optional
+        What deck strings are read against; base Codex by default.
+    require_rows : bool
+        Raise on an empty table (the default).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``player1``, ``player2``, ``deck1``, ``deck2`` and the optional
+        columns present, with a fresh RangeIndex.
+
+    Raises
+    ------
+    MatchTableError
+        Naming the column, row and value at fault.
+    """
+    cat = CODEX if catalogue is None else catalogue
+    if not isinstance(X, pd.DataFrame):
+        raise MatchTableError(
+            "X must be a pandas DataFrame with columns player1, player2, deck1, deck2 "
+            f"(and optionally period, date); got {type(X).__name__}"
+        )
+    if X.columns.duplicated().any():
+        dup = X.columns[X.columns.duplicated()][0]
+        raise MatchTableError(f"the match table has the column {dup!r} more than once")
+    missing = [c for c in REQUIRED_COLUMNS if c not in X.columns]
+    if missing:
+        raise MatchTableError(
+            f"the match table is missing the column(s) {', '.join(map(repr, missing))}; "
+            f"it has {', '.join(map(repr, map(str, X.columns))) or 'no columns'}"
+        )
+    if require_rows and len(X) == 0:
+        raise MatchTableError("the match table has no rows")
+    keep = [c for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if c in X.columns]
+    table = X.loc[:, keep].copy()
+    for name in ("player1", "player2"):
+        if isinstance(table[name].dtype, pd.CategoricalDtype):
+            table[name] = table[name].astype(object)
+        _check_ids(table[name], name)
+    same = (table["player1"].to_numpy() == table["player2"].to_numpy()).nonzero()[0]
+    if len(same):
+        pos = int(same[0])
+        raise MatchTableError(
+            f"player {table['player1'].iloc[pos]!r} faces themself at {_row_label(X.index, pos)}"
+        )
+    cache: dict[str, Deck] = {}
+    for name in ("deck1", "deck2"):
+        col = table[name].astype(object).to_numpy()
+        decks = np.empty(len(col), dtype=object)
+        for pos, value in enumerate(col):
+            if value is None or (isinstance(value, float) and np.isnan(value)):
+                raise MatchTableError(
+                    f"column {name!r} is missing a deck at {_row_label(X.index, pos)}"
+                )
+            try:
+                decks[pos] = _to_deck(value, cat, cache)
+            except (DeckParseError, ValueError, TypeError) as err:
+                raise MatchTableError(
+                    f"column {name!r}, {_row_label(X.index, pos)}: {err}"
+                ) from None
+        table[name] = decks
+    sizes = {len(d.specs) for d in (*table["deck1"], *table["deck2"])}
+    if len(sizes) > 1:
+        raise MatchTableError(
+            f"every deck must hold the same number of specs; found {sorted(sizes)}"
+        )
+    if "period" in table.columns:
+        if table["period"].isna().any():
+            pos = int(np.flatnonzero(table["period"].isna().to_numpy())[0])
+            raise MatchTableError(
+                f"column 'period' is missing a value at {_row_label(X.index, pos)}"
+            )
+        if isinstance(table["period"].dtype, pd.CategoricalDtype):
+            table["period"] = table["period"].astype(object)
+    if "date" in table.columns:
+        try:
+            table["date"] = pd.to_datetime(table["date"])
+        except (ValueError, TypeError) as err:
+            raise MatchTableError(
+                f"column 'date' holds a value that is not a date: {err}"
+            ) from None
+    return table.reset_index(drop=True)
+
+
+def check_outcome(y: Any, n_matches: int) -> np.ndarray:
+    """Validate match outcomes: 1 (or True) where player 1 won, 0 (or False) where player 2 won.
+
+    Returns an int8 array. Raises `MatchTableError` for NaN, draws or other
+    values, a 2-D array, or a length that differs from the table's.
+    """
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise MatchTableError(f"y must be one column of outcomes, got {y.shape[1]} columns")
+        y = y.iloc[:, 0]
+    arr = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
+    if arr.ndim != 1:
+        raise MatchTableError(f"y must be one-dimensional, got shape {arr.shape}")
+    if len(arr) != n_matches:
+        raise MatchTableError(
+            f"X has {n_matches} matches but y has {len(arr)} outcomes; they must match"
+        )
+    out = np.empty(len(arr), dtype=np.int8)
+    for pos, value in enumerate(arr):
+        if isinstance(value, (bool, np.bool_)) or (
+            isinstance(value, (int, float, np.integer, np.floating)) and value in (0, 1)
+        ):
+            out[pos] = int(value)
+        else:
+            extra = " (draws are not supported here)" if value == 0.5 else ""
+            raise MatchTableError(
+                f"y must be 1 (player1 won) or 0 (player2 won); got {value!r} at row {pos}{extra}"
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The levels seen in training: players, starters and specs, each in a fixed order."""
+
+    players: tuple
+    starters: tuple[str, ...]
+    specs: tuple[str, ...]
+    specs_per_deck: int
+
+    @classmethod
+    def from_table(cls, table: pd.DataFrame) -> Vocabulary:
+        """Collect the levels of a table checked by `check_match_table`, sorted."""
+        players = pd.unique(np.concatenate([table["player1"], table["player2"]]))
+        decks = [*table["deck1"], *table["deck2"]]
+        starters = sorted({d.starter for d in decks})
+        specs = sorted({s for d in decks for s in d.specs})
+        return cls(
+            players=tuple(sorted(players, key=str)),
+            starters=tuple(starters),
+            specs=tuple(specs),
+            specs_per_deck=len(decks[0].specs),
+        )
+
+    @property
+    def sizes(self) -> tuple[int, int, int]:
+        """Number of players, starters, specs."""
+        return len(self.players), len(self.starters), len(self.specs)
+
+
+@dataclass(frozen=True)
+class MatchCodes:
+    """A match table as integer codes.
+
+    Codes below a vocabulary's size are levels seen in training. A level not in
+    the vocabulary gets a code from the size upwards, the same code for every
+    row it appears in, so a model can give it one fresh effect per posterior
+    draw; ``n_players`` etc. count both.
+    """
+
+    player1: np.ndarray
+    player2: np.ndarray
+    starter1: np.ndarray
+    starter2: np.ndarray
+    specs1: np.ndarray
+    specs2: np.ndarray
+    n_players: int
+    n_starters: int
+    n_specs: int
+    unseen_players: tuple = ()
+    unseen_starters: tuple = ()
+    unseen_specs: tuple = ()
+
+    def __len__(self) -> int:
+        return len(self.player1)
+
+
+def _codes(values: np.ndarray, levels: tuple) -> tuple[np.ndarray, tuple]:
+    index = {level: i for i, level in enumerate(levels)}
+    unseen: dict = {}
+    out = np.empty(len(values), dtype=np.int64)
+    for pos, value in enumerate(values):
+        code = index.get(value)
+        if code is None:
+            code = unseen.setdefault(value, len(levels) + len(unseen))
+        out[pos] = code
+    return out, tuple(unseen)
+
+
+def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
+    """Turn a checked match table into integer codes against a vocabulary."""
+    k = vocab.specs_per_deck
+    d1, d2 = list(table["deck1"]), list(table["deck2"])
+    if any(len(d.specs) != k for d in (*d1, *d2)):
+        raise MatchTableError(f"decks here must hold {k} specs, as in the training data")
+    n = len(table)
+    players, unseen_p = _codes(
+        np.concatenate([table["player1"].to_numpy(), table["player2"].to_numpy()]),
+        vocab.players,
+    )
+    starters, unseen_st = _codes(
+        np.array([d.starter for d in (*d1, *d2)], dtype=object), vocab.starters
+    )
+    specs, unseen_sp = _codes(
+        np.array([s for d in (*d1, *d2) for s in d.specs], dtype=object), vocab.specs
+    )
+    specs = specs.reshape(2 * n, k)
+    return MatchCodes(
+        player1=players[:n],
+        player2=players[n:],
+        starter1=starters[:n],
+        starter2=starters[n:],
+        specs1=specs[:n],
+        specs2=specs[n:],
+        n_players=len(vocab.players) + len(unseen_p),
+        n_starters=len(vocab.starters) + len(unseen_st),
+        n_specs=len(vocab.specs) + len(unseen_sp),
+        unseen_players=unseen_p,
+        unseen_starters=unseen_st,
+        unseen_specs=unseen_sp,
+    )

@@ -1,0 +1,152 @@
+"""Synthetic tournaments drawn from the seed model's generative process, with known truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from sklearn.utils import Bunch, check_random_state
+
+from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks
+
+
+def _check_positive_int(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def make_matches(
+    n_players: int = 40,
+    n_matches: int = 1000,
+    n_tournaments: int = 10,
+    *,
+    sd_player: float = 0.8,
+    sd_stst: float = 0.4,
+    sd_stsp: float = 0.25,
+    sd_spsp: float = 0.15,
+    decks_per_player: int = 3,
+    deck_kind: str = "multicolour",
+    catalogue: Catalogue | None = None,
+    random_state=None,
+) -> Bunch:
+    """Draw a time-ordered series of tournaments from the seed model.
+
+    Each player has a skill ``p ~ N(0, sd_player)`` and a pool of favourite
+    decks. Every component matchup effect is drawn from its block's spread:
+    starter vs starter ``a ~ N(0, sd_stst)``, starter vs spec and spec vs
+    starter ``b, c ~ N(0, sd_stsp)``, spec vs spec ``d ~ N(0, sd_spsp)``, each
+    ordered player 1 first. In each tournament about two thirds of the players
+    take part, each with one deck from their pool; matches pair random
+    entrants with a random turn order, and player 1 wins with probability
+    ``expit(p[f] - p[s] + m)``, the seed model's formula.
+
+    Parameters
+    ----------
+    n_players, n_matches, n_tournaments : int
+        Size of the series. Matches are split evenly across tournaments.
+    sd_player, sd_stst, sd_stsp, sd_spsp : float
+        True spreads of the effect blocks (log-odds scale).
+    decks_per_player : int
+        Size of each player's deck pool.
+    deck_kind : {"multicolour", "monocolour", "draft"}
+        Which decks players draw their pools from (see `legal_decks`).
+    catalogue : Catalogue, optional
+        Base Codex by default.
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    Bunch
+        ``X``: the match table (``player1``, ``player2``, ``deck1``, ``deck2`` in
+        forum notation, ``period`` = tournament, ``date``); ``y``: 1 where
+        player 1 won; ``p_win``: the true probabilities; ``params``: the truth,
+        with ``skill`` (Series by player), ``stst``, ``stsp``, ``spst``,
+        ``spsp`` (DataFrames, player 1's component as rows), ``sd`` (dict of
+        the four spreads) and ``decks`` (each player's pool).
+
+    Examples
+    --------
+    >>> from skcodex.datasets import make_matches
+    >>> data = make_matches(n_players=10, n_matches=50, n_tournaments=2, random_state=0)
+    >>> data.X.columns.tolist()
+    ['player1', 'player2', 'deck1', 'deck2', 'period', 'date']
+    >>> data.X.shape, data.y.shape, data.p_win.shape
+    ((50, 6), (50,), (50,))
+    """
+    _check_positive_int(n_players, "n_players", 2)
+    _check_positive_int(n_matches, "n_matches")
+    _check_positive_int(n_tournaments, "n_tournaments")
+    _check_positive_int(decks_per_player, "decks_per_player")
+    for name, value in (
+        ("sd_player", sd_player),
+        ("sd_stst", sd_stst),
+        ("sd_stsp", sd_stsp),
+        ("sd_spsp", sd_spsp),
+    ):
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    if n_tournaments > n_matches:
+        raise ValueError(f"n_tournaments ({n_tournaments}) cannot exceed n_matches ({n_matches})")
+    cat = CODEX if catalogue is None else catalogue
+    rng = check_random_state(random_state)
+
+    width = len(str(n_players))
+    players = [f"player{i + 1:0{width}d}" for i in range(n_players)]
+    starters, specs = list(cat.starters), list(cat.specs)
+    S, K = len(starters), len(specs)
+    skill = rng.normal(0.0, sd_player, n_players)
+    stst = rng.normal(0.0, sd_stst, (S, S))
+    stsp = rng.normal(0.0, sd_stsp, (S, K))
+    spst = rng.normal(0.0, sd_stsp, (K, S))
+    spsp = rng.normal(0.0, sd_spsp, (K, K))
+
+    universe = legal_decks(deck_kind, cat)
+    pools = [
+        [universe[j] for j in rng.choice(len(universe), decks_per_player, replace=False)]
+        if decks_per_player <= len(universe)
+        else list(universe)
+        for _ in range(n_players)
+    ]
+    st_index = {s: i for i, s in enumerate(starters)}
+    sp_index = {s: i for i, s in enumerate(specs)}
+
+    def matchup(d1: Deck, d2: Deck) -> float:
+        g, t = st_index[d1.starter], st_index[d2.starter]
+        h = [sp_index[s] for s in d1.specs]
+        u = [sp_index[s] for s in d2.specs]
+        return stst[g, t] + stsp[g, u].sum() + spst[h, t].sum() + spsp[np.ix_(h, u)].sum()
+
+    per_tournament = np.diff(np.linspace(0, n_matches, n_tournaments + 1).round().astype(int))
+    width_t = len(str(n_tournaments))
+    start = pd.Timestamp("2020-01-06")
+    rows = []
+    for t, n_t in enumerate(per_tournament):
+        label = f"T{t + 1:0{width_t}d}"
+        n_entrants = max(2, round(n_players * rng.uniform(0.5, 0.85)))
+        entrants = rng.choice(n_players, n_entrants, replace=False)
+        deck_of = {int(e): pools[e][rng.randint(len(pools[e]))] for e in entrants}
+        begin = start + pd.Timedelta(weeks=6 * t)
+        for m in range(n_t):
+            first, second = rng.choice(entrants, 2, replace=False)
+            d1, d2 = deck_of[int(first)], deck_of[int(second)]
+            q = skill[first] - skill[second] + matchup(d1, d2)
+            day = begin + pd.Timedelta(days=int(28 * m / max(n_t, 1)))
+            rows.append((players[first], players[second], d1, d2, label, day, expit(q)))
+
+    frame = pd.DataFrame(
+        rows, columns=["player1", "player2", "deck1", "deck2", "period", "date", "p_win"]
+    )
+    p_win = frame.pop("p_win").to_numpy()
+    y = (rng.uniform(size=len(p_win)) < p_win).astype(np.int64)
+    for col in ("deck1", "deck2"):
+        frame[col] = [format_deck(d, cat) for d in frame[col]]
+    params = {
+        "skill": pd.Series(skill, index=pd.Index(players, name="player"), name="skill"),
+        "stst": pd.DataFrame(stst, index=starters, columns=starters),
+        "stsp": pd.DataFrame(stsp, index=starters, columns=specs),
+        "spst": pd.DataFrame(spst, index=specs, columns=starters),
+        "spsp": pd.DataFrame(spsp, index=specs, columns=specs),
+        "sd": {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp},
+        "decks": {players[i]: pools[i] for i in range(n_players)},
+    }
+    return Bunch(X=frame, y=y, p_win=p_win, params=params)
