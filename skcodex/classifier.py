@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -22,10 +21,8 @@ from skcodex.data import (
     encode,
 )
 from skcodex.inference import SAMPLERS, SamplingOptions, sample_posterior, warn_if_not_converged
-from skcodex.model import BLOCKS, SPREADS, Layout, SpreadPriors
-
-# Bytes of working memory one prediction chunk may use.
-_CHUNK_BYTES = 64 * 2**20
+from skcodex.model import SPREADS, Layout, SpreadPriors
+from skcodex.prediction import extend_effects, mean_win_probability, win_probability_draws
 
 
 def check_luck(luck: Any, n_matches: int) -> np.ndarray:
@@ -241,7 +238,7 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         )
         theta = self.effect_draws_
         if layout != self.layout_:
-            theta = _extend_effects(
+            theta = extend_effects(
                 theta, self.spread_draws_, self.layout_, layout, self._unseen_seed
             )
         return theta, layout.index_matrix(codes), layout
@@ -254,13 +251,7 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_draws, n_matches)
         """
         theta, index, layout = self._effects_for(X)
-        signs = layout.signs
-        out = np.empty((theta.shape[0], len(index)))
-        step = max(1, _CHUNK_BYTES // (8 * theta.shape[0] * index.shape[1]))
-        for start in range(0, len(index), step):
-            block = index[start : start + step]
-            out[:, start : start + step] = expit(theta[:, block] @ signs)
-        return out
+        return win_probability_draws(theta, index, layout.signs)
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Posterior mean probabilities, columns in `classes_` order.
@@ -275,7 +266,7 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
             Column 0: P(player 2 wins); column 1: P(player 1 wins).
         """
         theta, index, layout = self._effects_for(X)
-        p1 = _mean_win_probability(theta, index, layout.signs)
+        p1 = mean_win_probability(theta, index, layout.signs)
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
@@ -288,34 +279,6 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.non_deterministic = False
         return tags
-
-
-def _mean_win_probability(theta: np.ndarray, index: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    """Mean over draws of expit(q), chunked over matches to bound memory."""
-    theta_t = np.ascontiguousarray(theta.T)  # (n_effects, n_draws): rows are gathered
-    n_draws, width = theta.shape[0], index.shape[1]
-    step = max(1, _CHUNK_BYTES // (8 * n_draws * width))
-    out = np.empty(len(index))
-    for start in range(0, len(index), step):
-        q = np.einsum("mjs,j->ms", theta_t[index[start : start + step]], signs)
-        out[start : start + step] = expit(q).mean(axis=1)
-    return out
-
-
-def _extend_effects(
-    theta: np.ndarray, sd: np.ndarray, old: Layout, new: Layout, seed: int
-) -> np.ndarray:
-    """Effects in a larger layout: fitted values where known, fresh N(0, sd) draws elsewhere."""
-    rng = np.random.default_rng(seed)
-    blocks = old.unflatten(theta)
-    grown = {}
-    for name, group in BLOCKS:
-        shape = (theta.shape[0], *new.shapes[name])
-        fresh = rng.standard_normal(shape) * sd[:, group].reshape(-1, *[1] * (len(shape) - 1))
-        region = tuple(slice(0, n) for n in blocks[name].shape)
-        fresh[region] = blocks[name]
-        grown[name] = fresh
-    return new.flatten(grown)
 
 
 def _name_coordinates(idata, vocab: Vocabulary):
