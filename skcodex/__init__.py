@@ -14,6 +14,7 @@ _EXPORTS = {
     "Glicko2Classifier": "skcodex.ratings",
     "EloClassifier": "skcodex.ratings",
     "TournamentSplit": "skcodex.model_selection",
+    "MatchupEncoder": "skcodex.preprocessing",
     "brier_score": "skcodex.metrics",
     "brier_skill_score": "skcodex.metrics",
     "brier_scorer": "skcodex.metrics",

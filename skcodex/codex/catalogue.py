@@ -62,7 +62,7 @@ NICKNAMES: Mapping[str, Deck] = MappingProxyType(
 DeckKind = Literal["multicolour", "monocolour", "draft"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=True)
 class Catalogue:
     """The components a deck can be built from.
 
@@ -105,6 +105,28 @@ class Catalogue:
         object.__setattr__(self, "_lookup", lookup)
         nick = {name.casefold(): deck for name, deck in self.nicknames.items()}
         object.__setattr__(self, "_nick_lookup", nick)
+
+    def __reduce__(self):
+        return (
+            Catalogue,
+            (dict(self.spec_colours), self.starters, dict(self.nicknames), self.specs_per_deck),
+        )
+
+    def __copy__(self) -> Catalogue:
+        return self  # immutable
+
+    def __deepcopy__(self, memo: dict) -> Catalogue:
+        return self  # immutable
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                tuple(sorted(self.spec_colours.items())),
+                self.starters,
+                tuple(sorted(self.nicknames.items())),
+                self.specs_per_deck,
+            )
+        )
 
     @property
     def specs(self) -> tuple[str, ...]:

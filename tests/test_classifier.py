@@ -1,0 +1,294 @@
+"""BayesianMatchupClassifier: scikit-learn behaviour, unseen levels, recovery of known truth."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from scipy.stats import spearmanr
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegressionCV
+from sklearn.model_selection import GridSearchCV, TimeSeriesSplit, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skcodex import BayesianMatchupClassifier, MatchupEncoder, brier_score, brier_scorer
+from skcodex.analysis import skill_table
+from skcodex.codex import parse_deck
+from skcodex.data import MatchTableError, check_match_table, encode
+from skcodex.datasets import make_matches
+
+TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0}
+
+
+def tiny(**kwargs):
+    return BayesianMatchupClassifier(**{**TINY, **kwargs})
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_matches(n_players=16, n_matches=240, n_tournaments=4, random_state=5)
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return tiny().fit(data.X, data.y)
+
+
+def test_fitted_attributes_and_probabilities(fitted, data):
+    assert list(fitted.classes_) == [0, 1]
+    n_draws = TINY["draws"] * TINY["chains"]
+    assert fitted.effect_draws_.shape == (n_draws, fitted.layout_.size)
+    assert fitted.spread_draws_.shape == (n_draws, 4)
+    post = fitted.idata_.posterior
+    assert set(post["skill"].coords["player"].values) == set(data.X["player1"]) | set(
+        data.X["player2"]
+    )
+    assert list(post["stst"].dims[2:]) == ["starter1", "starter2"]
+    proba = fitted.predict_proba(data.X)
+    assert proba.shape == (len(data.X), 2)
+    assert np.allclose(proba.sum(axis=1), 1.0) and np.all((proba > 0) & (proba < 1))
+    draws = fitted.predict_proba_draws(data.X)
+    assert draws.shape == (n_draws, len(data.X))
+    assert np.allclose(draws.mean(axis=0), proba[:, 1], atol=1e-12)
+    assert np.array_equal(fitted.predict(data.X), (proba[:, 1] > 0.5).astype(int))
+
+
+def test_probability_is_the_model_formula(fitted, data):
+    """Column 1 is the posterior mean of expit(skill1 - skill2 + m), recomputed from blocks."""
+    post = fitted.idata_.posterior.stack(s=("chain", "draw"))
+    row = data.X.iloc[7]
+    d1, d2 = parse_deck(row["deck1"]), parse_deck(row["deck2"])
+    q = post["skill"].sel(player=row["player1"]) - post["skill"].sel(player=row["player2"])
+    q = q + post["stst"].sel(starter1=d1.starter, starter2=d2.starter)
+    for u in d2.specs:
+        q = q + post["stsp"].sel(starter1=d1.starter, spec2=u)
+    for h in d1.specs:
+        q = q + post["spst"].sel(spec1=h, starter2=d2.starter)
+        for u in d2.specs:
+            q = q + post["spsp"].sel(spec1=h, spec2=u)
+    want = float(expit(q.values).mean())
+    assert fitted.predict_proba(data.X.iloc[[7]])[0, 1] == pytest.approx(want, abs=1e-12)
+
+
+def test_swapping_turn_order_is_not_assumed_symmetric(fitted, data):
+    swapped = data.X.rename(
+        columns={"player1": "player2", "player2": "player1", "deck1": "deck2", "deck2": "deck1"}
+    )
+    p = fitted.predict_proba(data.X)[:, 1]
+    p_swapped = fitted.predict_proba(swapped)[:, 1]
+    assert not np.allclose(p + p_swapped, 1.0)  # decks' effects depend on who moves first
+
+
+def test_unseen_player_is_integrated_over_the_population(fitted, data):
+    match = data.X.iloc[[0]].copy()
+    match["player1"] = "a newcomer"
+    p_unseen = fitted.predict_proba(match)[0, 1]
+    # Independent computation: Gauss-Hermite integral over skill ~ N(0, sd_player) per draw.
+    known = data.X.iloc[[0]].copy()
+    theta = fitted.effect_draws_
+    encoder_index = fitted.layout_.index_matrix(
+        encode(check_match_table(known), fitted.vocabulary_)
+    )[0]
+    q_rest = theta[:, encoder_index[1:]] @ fitted.layout_.signs[1:]
+    nodes, weights = np.polynomial.hermite_e.hermegauss(40)
+    sd = fitted.spread_draws_[:, 0]
+    integral = (expit(q_rest[:, None] + sd[:, None] * nodes[None, :]) @ weights) / weights.sum()
+    exact = integral.mean()
+    # One fresh draw per posterior draw: Monte Carlo error ~ sd / sqrt(n_draws).
+    mc_sd = np.std(expit(q_rest[:, None] + sd[:, None] * nodes) @ weights / weights.sum())
+    assert abs(p_unseen - exact) < 4 * 0.25 / np.sqrt(len(theta)) + 4 * mc_sd / np.sqrt(len(theta))
+    plug_in_zero = expit(q_rest).mean()
+    assert np.isfinite(p_unseen)
+    # It is not the zero-skill plug-in (which ignores the spread) unless by coincidence.
+    assert p_unseen != pytest.approx(plug_in_zero, abs=1e-9)
+
+
+def test_unseen_decks_and_repeated_unseen_player_are_consistent(fitted, data):
+    match = data.X.iloc[[0, 1]].copy()
+    match["player1"] = "newcomer"
+    match["deck1"] = "[Anarchy/Blood/Fire]"
+    match["deck2"] = "Anarchy/Growth/Law/Black"
+    p = fitted.predict_proba(match)
+    assert np.all(np.isfinite(p))
+    # Same input, same output: the fresh draws are seeded by the fitted model.
+    assert np.array_equal(p, fitted.predict_proba(match))
+
+
+def test_same_random_state_gives_identical_predictions(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = tiny(random_state=3).fit(data.X, data.y).predict_proba(data.X)
+        b = tiny(random_state=3).fit(data.X, data.y).predict_proba(data.X)
+    assert np.array_equal(a, b)
+
+
+def test_all_wins_by_player_one_still_fits(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = tiny().fit(data.X[:60], np.ones(60, dtype=int))
+    assert list(clf.classes_) == [0, 1]
+    p = clf.predict_proba(data.X[60:80])[:, 1]
+    assert np.all(np.isfinite(p)) and p.mean() > 0.5
+
+
+def test_convergence_warning_names_parameters_and_advice(data):
+    with pytest.warns(ConvergenceWarning, match=r"bulk ESS below 400.*Increase draws"):
+        clf = tiny(draws=30, tune=30).fit(data.X[:80], data.y[:80])
+    assert clf.convergence_problems_
+
+
+def test_luck_adjusted_outcomes(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        plain = tiny().fit(data.X, data.y)
+        zero = tiny().fit(data.X, data.y, luck=np.zeros(len(data.y)))
+        assert np.array_equal(plain.predict_proba(data.X), zero.predict_proba(data.X))
+        # Remove all of the outcome as "luck": every adjusted result is 0.5, skills shrink to 0.
+        flat = tiny().fit(data.X, data.y, luck=data.y - 0.5)
+    spread_plain = plain.effect_draws_[:, : plain.layout_.n_players].mean(0).std()
+    spread_flat = flat.effect_draws_[:, : flat.layout_.n_players].mean(0).std()
+    assert spread_flat < 0.5 * spread_plain
+    with pytest.raises(MatchTableError, match="luck must be finite"):
+        tiny().fit(data.X, data.y, luck=np.full(len(data.y), np.nan))
+    with pytest.raises(MatchTableError, match="one number per match"):
+        tiny().fit(data.X, data.y, luck=[0.1])
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"draws": 0}, "draws"),
+        ({"sampler": "gibbs"}, "sampler"),
+        ({"target_accept": 1.5}, "target_accept"),
+        ({"log_sd_player_scale": -1.0}, "log_sd_player_scale"),
+    ],
+)
+def test_bad_parameters_are_named(data, params, message):
+    with pytest.raises(ValueError, match=message):
+        tiny(**params).fit(data.X, data.y)
+
+
+def test_bad_input_is_reported_before_sampling(data):
+    with pytest.raises(MatchTableError, match="missing the column"):
+        tiny().fit(data.X.drop(columns="deck2"), data.y)
+    with pytest.raises(MatchTableError, match="y has 3 outcomes"):
+        tiny().fit(data.X, data.y[:3])
+
+
+def test_clone_params_pickle(fitted, data):
+    clf = tiny(log_sd_spsp_loc=-1.0)
+    assert clone(clf).get_params() == clf.get_params()
+    assert clf.set_params(draws=50).draws == 50
+    restored = pickle.loads(pickle.dumps(fitted))
+    assert np.array_equal(restored.predict_proba(data.X), fitted.predict_proba(data.X))
+
+
+def test_pipeline_time_series_cv_and_grid_search(data):
+    pipe = make_pipeline(FunctionTransformer(lambda X: X.copy()), tiny())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        scores = cross_val_score(pipe, data.X, data.y, cv=TimeSeriesSplit(3), scoring=brier_scorer)
+        assert scores.shape == (3,) and np.all((scores > -0.5) & (scores < 0))
+        search = GridSearchCV(
+            tiny(),
+            {"log_sd_spsp_loc": [-1.5, 0.0]},
+            cv=TimeSeriesSplit(2),
+            scoring=brier_scorer,
+        ).fit(data.X, data.y)
+    assert search.best_params_["log_sd_spsp_loc"] in (-1.5, 0.0)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
+# Our X is a match table (a DataFrame with player and deck columns); the generic checks feed
+# numeric arrays, which the match-table validation rejects by design.
+# What those checks test (pickling, idempotence, subset invariance, one-label targets, ...)
+# is tested on match tables in this file and in the persistence and bad-input tests.
+NOT_A_MATCH_TABLE = (
+    "fits on a numeric array; the estimator accepts only a match table "
+    "(player and deck columns) and rejects it with MatchTableError"
+)
+EXPECTED_FAILED = {
+    "check_classifier_data_not_an_array": NOT_A_MATCH_TABLE,
+    "check_classifiers_classes": NOT_A_MATCH_TABLE,
+    "check_classifiers_one_label": NOT_A_MATCH_TABLE,
+    "check_classifiers_regression_target": NOT_A_MATCH_TABLE,
+    "check_classifiers_train": NOT_A_MATCH_TABLE,
+    "check_classifiers_train(readonly_memmap=True)": NOT_A_MATCH_TABLE,
+    "check_classifiers_train(readonly_memmap=True,X_dtype=float32)": NOT_A_MATCH_TABLE,
+    "check_complex_data": NOT_A_MATCH_TABLE,
+    "check_dict_unchanged": NOT_A_MATCH_TABLE,
+    "check_dont_overwrite_parameters": NOT_A_MATCH_TABLE,
+    "check_dtype_object": NOT_A_MATCH_TABLE,
+    "check_estimator_sparse_array": NOT_A_MATCH_TABLE,
+    "check_estimator_sparse_matrix": NOT_A_MATCH_TABLE,
+    "check_estimator_sparse_tag": NOT_A_MATCH_TABLE,
+    "check_estimators_dtypes": NOT_A_MATCH_TABLE,
+    "check_estimators_empty_data_messages": NOT_A_MATCH_TABLE,
+    "check_estimators_fit_returns_self": NOT_A_MATCH_TABLE,
+    "check_estimators_nan_inf": NOT_A_MATCH_TABLE,
+    "check_estimators_overwrite_params": NOT_A_MATCH_TABLE,
+    "check_estimators_pickle": NOT_A_MATCH_TABLE,
+    "check_estimators_pickle(readonly_memmap=True)": NOT_A_MATCH_TABLE,
+    "check_f_contiguous_array_estimator": NOT_A_MATCH_TABLE,
+    "check_fit2d_1feature": NOT_A_MATCH_TABLE,
+    "check_fit2d_1sample": NOT_A_MATCH_TABLE,
+    "check_fit2d_predict1d": NOT_A_MATCH_TABLE,
+    "check_fit_check_is_fitted": NOT_A_MATCH_TABLE,
+    "check_fit_idempotent": NOT_A_MATCH_TABLE,
+    "check_fit_score_takes_y": NOT_A_MATCH_TABLE,
+    "check_methods_sample_order_invariance": NOT_A_MATCH_TABLE,
+    "check_methods_subset_invariance": NOT_A_MATCH_TABLE,
+    "check_n_features_in": NOT_A_MATCH_TABLE,
+    "check_n_features_in_after_fitting": NOT_A_MATCH_TABLE,
+    "check_pipeline_consistency": NOT_A_MATCH_TABLE,
+    "check_positive_only_tag_during_fit": NOT_A_MATCH_TABLE,
+    "check_readonly_memmap_input": NOT_A_MATCH_TABLE,
+    "check_requires_y_none": NOT_A_MATCH_TABLE,
+    "check_supervised_y_2d": NOT_A_MATCH_TABLE,
+}
+
+
+@parametrize_with_checks([tiny()], expected_failed_checks=lambda est: EXPECTED_FAILED)
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+@pytest.mark.slow
+def test_recovers_known_skills_and_spreads():
+    data = make_matches(n_players=60, n_matches=3000, n_tournaments=10, random_state=11)
+    clf = BayesianMatchupClassifier(random_state=1).fit(data.X, data.y)
+    assert not clf.convergence_problems_
+    table = skill_table(clf)
+    truth = data.params["skill"][table.index]
+    assert spearmanr(table["mean"], truth)[0] >= 0.9
+    coverage = np.mean((table["lower"] <= truth) & (truth <= table["upper"]))
+    assert 0.80 <= coverage <= 0.97
+    lower, upper = np.quantile(clf.spread_draws_, [0.05, 0.95], axis=0)
+    true_sd = np.array([data.params["sd"][k] for k in ("player", "stst", "stsp", "spsp")])
+    assert np.all((lower <= true_sd) & (true_sd <= upper)), (lower, true_sd, upper)
+
+
+@pytest.mark.slow
+def test_held_out_brier_near_oracle_and_below_logistic_regression():
+    data = make_matches(
+        n_players=40, n_matches=3600, n_tournaments=12, deck_kind="monocolour", random_state=12
+    )
+    train = np.arange(len(data.y)) < 3000
+    clf = BayesianMatchupClassifier(random_state=2).fit(data.X[train], data.y[train])
+    test = ~train
+    ours = brier_score(data.y[test], clf.predict_proba(data.X[test])[:, 1])
+    oracle = brier_score(data.y[test], data.p_win[test])
+    logistic = make_pipeline(
+        MatchupEncoder(), LogisticRegressionCV(Cs=10, cv=TimeSeriesSplit(5), scoring=brier_scorer)
+    ).fit(data.X[train], data.y[train])
+    theirs = brier_score(data.y[test], logistic.predict_proba(data.X[test])[:, 1])
+    assert ours - oracle < 0.01, (ours, oracle)
+    assert ours < theirs, (ours, theirs)
