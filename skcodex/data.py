@@ -27,28 +27,46 @@ class MatchTableError(ValueError):
     """A match table or outcome vector that cannot be used; the message says where and why."""
 
 
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python scalar it holds (messages show ``11``, not ``np.int64(11)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _row_label(index: pd.Index, position: int) -> str:
-    return f"row {position} (index {index[position]!r})"
+    return f"row {position} (index {_plain(index[position])!r})"
 
 
-def _check_ids(col: pd.Series, name: str) -> None:
+def _id_kind(value: Any) -> type | None:
+    if isinstance(value, str):
+        return str
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int
+    return None
+
+
+def _check_ids(col: pd.Series, name: str) -> type | None:
+    """Check one player column; return the id type (str or int), None when empty."""
     null = col.isna().to_numpy()
     if null.any():
         pos = int(np.flatnonzero(null)[0])
         raise MatchTableError(f"column {name!r} is missing a value at {_row_label(col.index, pos)}")
-    kinds = {type(v) for v in col.to_numpy()}
-    kinds = {str if issubclass(k, str) else k for k in kinds}
-    kinds = {int if issubclass(k, (int, np.integer)) and k is not bool else k for k in kinds}
-    if not kinds <= {str, int}:
-        bad = next(v for v in col.to_numpy() if not isinstance(v, (str, int, np.integer)))
+    values = col.to_numpy()
+    kinds = [_id_kind(v) for v in values]
+    if None in kinds:
+        pos = kinds.index(None)
+        bad = values[pos]
         raise MatchTableError(
-            f"column {name!r} must hold player names (str) or ids (int); got {bad!r} "
-            f"of type {type(bad).__name__}"
+            f"column {name!r} must hold player names (str) or ids (int); got {_plain(bad)!r} "
+            f"of type {type(bad).__name__} at {_row_label(col.index, pos)}"
         )
-    if len(kinds) > 1:
+    if len(set(kinds)) > 1:
+        pos = next(i for i, k in enumerate(kinds) if k is not kinds[0])
         raise MatchTableError(
-            f"column {name!r} mixes str and int player ids; use one type for every player"
+            f"column {name!r} mixes str and int player ids: {_plain(values[0])!r} at "
+            f"{_row_label(col.index, 0)} but {_plain(values[pos])!r} at "
+            f"{_row_label(col.index, pos)}; use one type for every player"
         )
+    return kinds[0] if kinds else None
 
 
 def _to_deck(value: Any, catalogue: Catalogue, cache: dict) -> Deck:
@@ -111,15 +129,23 @@ def check_match_table(
         raise MatchTableError("the match table has no rows")
     keep = [c for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if c in X.columns]
     table = X.loc[:, keep].copy()
+    kinds: dict[str, type | None] = {}
     for name in ("player1", "player2"):
         if isinstance(table[name].dtype, pd.CategoricalDtype):
             table[name] = table[name].astype(object)
-        _check_ids(table[name], name)
+        kinds[name] = _check_ids(table[name], name)
+    if None not in kinds.values() and kinds["player1"] is not kinds["player2"]:
+        raise MatchTableError(
+            "columns 'player1' and 'player2' mix str and int player ids: "
+            f"{_plain(table['player1'].iloc[0])!r} and {_plain(table['player2'].iloc[0])!r} at "
+            f"{_row_label(X.index, 0)}; use one type for every player"
+        )
     same = (table["player1"].to_numpy() == table["player2"].to_numpy()).nonzero()[0]
     if len(same):
         pos = int(same[0])
         raise MatchTableError(
-            f"player {table['player1'].iloc[pos]!r} faces themself at {_row_label(X.index, pos)}"
+            f"player {_plain(table['player1'].iloc[pos])!r} faces themself at "
+            f"{_row_label(X.index, pos)}"
         )
     cache: dict[str, Deck] = {}
     for name in ("deck1", "deck2"):
@@ -184,9 +210,11 @@ def check_outcome(y: Any, n_matches: int) -> np.ndarray:
         ):
             out[pos] = int(value)
         else:
-            extra = " (draws are not supported here)" if value == 0.5 else ""
+            is_half = isinstance(value, (float, np.floating)) and value == 0.5
+            extra = " (draws are not supported here)" if is_half else ""
             raise MatchTableError(
-                f"y must be 1 (player1 won) or 0 (player2 won); got {value!r} at row {pos}{extra}"
+                "y must be 1 (player1 won) or 0 (player2 won); "
+                f"got {_plain(value)!r} at row {pos}{extra}"
             )
     return out
 

@@ -26,10 +26,12 @@ def _check_pair(y_true: Any, p_win: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("no matches to score")
     if not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
         bad = p[~(np.isfinite(p) & (p >= 0) & (p <= 1))][0]
-        raise ValueError(f"p_win must be probabilities in [0, 1]; found {bad!r}")
+        raise ValueError(f"p_win must be probabilities in [0, 1]; found {float(bad)!r}")
     if not np.all(np.isfinite(y)) or np.any((y < 0) | (y > 1)):
         bad = y[~(np.isfinite(y) & (y >= 0) & (y <= 1))][0]
-        raise ValueError(f"y_true must be outcomes in [0, 1] (1 = player 1 won); found {bad!r}")
+        raise ValueError(
+            f"y_true must be outcomes in [0, 1] (1 = player 1 won); found {float(bad)!r}"
+        )
     return y, p
 
 
@@ -80,7 +82,7 @@ def positive_class_probability(estimator: Any, X: Any) -> np.ndarray:
             f"{type(estimator).__name__} has no classes_; fit it before scoring, and make sure "
             "it says which predict_proba column is which class"
         )
-    classes = list(np.asarray(classes))
+    classes = np.asarray(classes).tolist()
     if 1 not in classes:
         raise ValueError(
             f"{type(estimator).__name__}.classes_ is {classes}; it must contain 1 (player 1 won)"

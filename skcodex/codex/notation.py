@@ -59,7 +59,7 @@ def parse_deck(text: str, catalogue: Catalogue | None = None) -> Deck:
         raise DeckParseError(f"a deck must be written as a string, got {text!r}")
     stripped = text.strip()
     if not stripped:
-        raise DeckParseError("empty deck string")
+        raise DeckParseError(f"empty deck string {text!r}")
     nick = cat.nickname(stripped)
     if nick is not None:
         return nick
@@ -72,7 +72,7 @@ def parse_deck(text: str, catalogue: Catalogue | None = None) -> Deck:
         if close < 0:
             raise DeckParseError(f"unclosed '[' in deck {text!r}")
         bracketed = [_name(cat, part, text) for part in rest[1:close].split("/")]
-        rest = rest[close + 1 :]
+        rest = rest[close + 1 :].lstrip()
         if rest and not rest.startswith("/"):
             raise DeckParseError(f"expected '/' after ']' in deck {text!r}")
         rest = rest[1:]

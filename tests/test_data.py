@@ -1,0 +1,423 @@
+"""Match-table validation, outcome checks and encoding to integer codes."""
+
+import copy
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skcodex.codex import CODEX, Deck, format_deck, legal_decks, parse_deck
+from skcodex.data import (
+    MatchCodes,
+    MatchTableError,
+    Vocabulary,
+    check_match_table,
+    check_outcome,
+    encode,
+)
+
+DECKS = {
+    "d1": "MonoRed",
+    "d2": "[Blood/Fire]/Finesse",
+    "d3": "[Demonology]/Anarchy/Law",
+    "d4": "Anarchy/Growth/Law/Black",
+}
+
+
+def table(**columns) -> pd.DataFrame:
+    """A valid four-match table with a non-default index; keyword columns replace its columns."""
+    data = {
+        "player1": ["ann", "bob", "cat", "dan"],
+        "player2": ["bob", "cat", "dan", "ann"],
+        "deck1": [DECKS["d1"], DECKS["d2"], DECKS["d3"], DECKS["d4"]],
+        "deck2": [DECKS["d4"], DECKS["d3"], DECKS["d2"], DECKS["d1"]],
+        "period": ["T1", "T1", "T2", "T2"],
+    }
+    data.update(columns)
+    return pd.DataFrame(data, index=[10, 11, 12, 13])
+
+
+def call_unchanged(func, X, *args, **kwargs):
+    """Call func(X, ...) and check that X is unchanged afterwards, whether it raised or not."""
+    before = copy.deepcopy(X)
+    try:
+        return func(X, *args, **kwargs)
+    finally:
+        if isinstance(X, pd.DataFrame):
+            pd.testing.assert_frame_equal(X, before)
+            assert list(X.columns) == list(before.columns)
+
+
+def table_error(X, *args, **kwargs) -> str:
+    with pytest.raises(MatchTableError) as info:
+        call_unchanged(check_match_table, X, *args, **kwargs)
+    return str(info.value)
+
+
+# -- check_match_table: the happy path ------------------------------------------------------
+
+
+def test_a_valid_table_is_returned_clean():
+    X = table(notes=["a", "b", "c", "d"])
+    out = call_unchanged(check_match_table, X)
+    assert list(out.columns) == ["player1", "player2", "deck1", "deck2", "period"]
+    assert list(out.index) == [0, 1, 2, 3]
+    assert list(out["player1"]) == ["ann", "bob", "cat", "dan"]
+    assert list(out["deck1"]) == [parse_deck(DECKS[k]) for k in ("d1", "d2", "d3", "d4")]
+    assert all(isinstance(d, Deck) for d in out["deck2"])
+    assert out is not X
+
+
+def test_decks_may_be_deck_values_or_strings():
+    X = table(deck1=[parse_deck(DECKS[k]) for k in ("d1", "d2", "d3", "d4")])
+    out = call_unchanged(check_match_table, X)
+    pd.testing.assert_frame_equal(out, check_match_table(table()))
+
+
+def test_integer_player_ids_are_kept():
+    out = call_unchanged(check_match_table, table(player1=[1, 2, 3, 4], player2=[2, 3, 4, 1]))
+    assert list(out["player1"]) == [1, 2, 3, 4]
+
+
+def test_dates_are_parsed():
+    out = call_unchanged(check_match_table, table(date=["2020-01-01"] * 4))
+    assert pd.api.types.is_datetime64_any_dtype(out["date"])
+
+
+def test_variant_specs_need_an_extended_catalogue():
+    X = table(deck1=["[DemonBash/Disease/Necromancy]", *table()["deck1"][1:]])
+    assert "DemonBash" in table_error(X)
+    out = call_unchanged(check_match_table, X, CODEX.with_specs({"DemonBash": "Black"}))
+    assert out["deck1"][0] == Deck("Black", ("DemonBash", "Disease", "Necromancy"))
+
+
+def test_categorical_columns_are_accepted():
+    X = table().astype("category")
+    out = call_unchanged(check_match_table, X)
+    plain = check_match_table(table())
+    for col in ("player1", "player2", "deck1", "deck2"):
+        assert list(out[col]) == list(plain[col])
+
+
+# -- check_match_table: errors ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "X", [np.zeros((3, 4)), [["a", "b", "MonoRed", "MonoBlue"]], {"player1": ["a"]}, None]
+)
+def test_X_must_be_a_dataframe(X):
+    message = table_error(X)
+    assert "DataFrame" in message
+    assert type(X).__name__ in message
+
+
+@pytest.mark.parametrize("column", ["player1", "player2", "deck1", "deck2"])
+def test_missing_column(column):
+    message = table_error(table().drop(columns=column))
+    assert f"missing the column(s) {column!r}" in message
+
+
+def test_duplicated_column():
+    X = pd.concat([table(), table()[["deck2"]]], axis=1)
+    assert "'deck2' more than once" in table_error(X)
+
+
+@pytest.mark.parametrize("column", ["player1", "player2"])
+@pytest.mark.parametrize("null", [None, np.nan, pd.NA])
+def test_null_player(column, null):
+    values = list(table()[column])
+    values[2] = null
+    message = table_error(table(**{column: values}))
+    assert f"column {column!r} is missing a value at row 2 (index 12)" in message
+
+
+@pytest.mark.parametrize("column", ["deck1", "deck2"])
+@pytest.mark.parametrize("null", [None, np.nan])
+def test_null_deck(column, null):
+    values = list(table()[column])
+    values[1] = null
+    message = table_error(table(**{column: values}))
+    assert f"column {column!r} is missing a deck at row 1 (index 11)" in message
+
+
+def test_player_facing_themself():
+    message = table_error(table(player2=["bob", "cat", "cat", "ann"]))
+    assert "player 'cat' faces themself at row 2 (index 12)" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("[Blood/Fire/Finesse", "unclosed"),
+        ("Red Deck Wins", "unknown spec or starter 'Red Deck Wins'"),
+        ("[Blood/Fire]/Finese", "unknown spec or starter 'Finese'.*did you mean 'Finesse'"),
+        ("Anarchy/Growth/Law/Knight", "unknown spec or starter 'Knight'"),
+        ("[Blood/Fire]/Fire", "repeats the spec Fire"),
+        ("Anarchy/Growth/Law", "names no starter"),
+    ],
+)
+@pytest.mark.parametrize("column", ["deck1", "deck2"])
+def test_deck_that_does_not_parse(column, text, problem):
+    values = list(table()[column])
+    values[3] = text
+    message = table_error(table(**{column: values}))
+    assert message.startswith(f"column {column!r}, row 3 (index 13): ")
+    assert repr(text) in message
+    assert re.search(problem, message), message
+
+
+def test_deck_value_with_a_repeated_spec():
+    values = pd.Series(list(table()["deck1"]), index=[10, 11, 12, 13], dtype=object)
+    values[11] = ("Red", ("Fire", "Fire", "Law"))
+    message = table_error(table(deck1=values))
+    assert "column 'deck1', row 1 (index 11)" in message
+    assert "Fire appears more than once" in message
+
+
+def test_deck_of_the_wrong_type():
+    values = pd.Series(list(table()["deck2"]), index=[10, 11, 12, 13], dtype=object)
+    values[12] = 42
+    message = table_error(table(deck2=values))
+    assert "column 'deck2', row 2 (index 12)" in message
+    assert "42" in message
+
+
+def test_decks_of_different_sizes():
+    X = table(deck1=[Deck("Knight", ("a", "b"))] * 4, deck2=[Deck("Rook", ("a", "b", "c"))] * 4)
+    assert "same number of specs" in table_error(X)
+
+
+def test_empty_table():
+    assert "no rows" in table_error(table().iloc[:0])
+    out = call_unchanged(check_match_table, table().iloc[:0], require_rows=False)
+    assert len(out) == 0
+
+
+def test_mixed_str_and_int_ids_within_a_column():
+    message = table_error(table(player1=["ann", 7, "cat", "dan"]))
+    assert "column 'player1' mixes str and int player ids" in message
+    assert "7 at row 1 (index 11)" in message
+
+
+def test_mixed_str_and_int_ids_across_columns():
+    message = table_error(table(player1=[1, 2, 3, 4]))
+    assert "'player1' and 'player2' mix str and int player ids" in message
+    assert "1 and 'bob' at row 0 (index 10)" in message
+
+
+@pytest.mark.parametrize("bad", [1.5, True, ("a",)])
+def test_player_ids_must_be_str_or_int(bad):
+    values = pd.Series(["ann", "bob", "cat", "dan"], index=[10, 11, 12, 13], dtype=object)
+    values[12] = bad
+    message = table_error(table(player2=values))
+    assert "column 'player2' must hold player names (str) or ids (int)" in message
+    assert repr(bad) in message
+    assert "row 2 (index 12)" in message
+
+
+def test_null_period():
+    message = table_error(table(period=["T1", None, "T2", "T2"]))
+    assert "column 'period' is missing a value at row 1 (index 11)" in message
+
+
+def test_bad_date():
+    assert "'date'" in table_error(table(date=["2020-01-01", "not a date", "x", "y"]))
+
+
+# -- check_outcome ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        [1, 0, 0, 1],
+        np.array([1, 0, 0, 1]),
+        np.array([1.0, 0.0, 0.0, 1.0]),
+        [True, False, False, True],
+        np.array([True, False, False, True]),
+        pd.Series([1, 0, 0, 1], index=[5, 6, 7, 8]),
+        pd.Series([True, False, False, True], dtype="boolean"),
+        pd.DataFrame({"won": [1, 0, 0, 1]}),
+    ],
+)
+def test_outcomes_accepted(y):
+    out = call_unchanged(check_outcome, y, 4)
+    assert out.dtype == np.int8
+    np.testing.assert_array_equal(out, [1, 0, 0, 1])
+
+
+@pytest.mark.parametrize(
+    ("bad", "shown"),
+    [(2, "2"), (-1, "-1"), (0.5, "0.5"), (np.nan, "nan"), ("a", "'a'"), (None, "None")],
+)
+def test_outcomes_must_be_0_or_1(bad, shown):
+    y = [1, 0, bad, 1]
+    with pytest.raises(MatchTableError) as info:
+        check_outcome(y, 4)
+    message = str(info.value)
+    assert f"got {shown} at row 2" in message
+    assert "1 (player1 won) or 0 (player2 won)" in message
+    if bad == 0.5:
+        assert "draws" in message
+
+
+def test_outcome_na_in_a_nullable_series():
+    with pytest.raises(MatchTableError, match="got <NA> at row 1"):
+        check_outcome(pd.Series([1, pd.NA, 0, 1], dtype="Int64"), 4)
+
+
+def test_outcome_length_must_match():
+    with pytest.raises(MatchTableError, match="X has 5 matches but y has 4 outcomes"):
+        check_outcome([1, 0, 0, 1], 5)
+
+
+@pytest.mark.parametrize("y", [np.ones((4, 2)), pd.DataFrame({"a": [1] * 4, "b": [0] * 4})])
+def test_outcome_must_be_one_column(y):
+    with pytest.raises(MatchTableError, match="one"):
+        check_outcome(y, 4)
+
+
+# -- encoding ------------------------------------------------------------------------------------
+
+
+def test_vocabulary_collects_sorted_levels():
+    vocab = Vocabulary.from_table(check_match_table(table()))
+    assert vocab.players == ("ann", "bob", "cat", "dan")
+    assert vocab.starters == ("Black", "Red")
+    assert vocab.specs == tuple(
+        sorted({"Anarchy", "Blood", "Fire", "Finesse", "Demonology", "Law", "Growth"})
+    )
+    assert vocab.specs_per_deck == 3
+    assert vocab.sizes == (4, 2, 7)
+
+
+def test_encoding_round_trips_through_the_vocabulary():
+    checked = check_match_table(table())
+    vocab = Vocabulary.from_table(checked)
+    codes = encode(checked, vocab)
+    assert isinstance(codes, MatchCodes)
+    assert len(codes) == 4
+    assert (codes.n_players, codes.n_starters, codes.n_specs) == vocab.sizes
+    assert codes.unseen_players == codes.unseen_starters == codes.unseen_specs == ()
+    for i, row in checked.iterrows():
+        assert vocab.players[codes.player1[i]] == row["player1"]
+        assert vocab.players[codes.player2[i]] == row["player2"]
+        assert vocab.starters[codes.starter1[i]] == row["deck1"].starter
+        assert vocab.starters[codes.starter2[i]] == row["deck2"].starter
+        assert tuple(vocab.specs[c] for c in codes.specs1[i]) == row["deck1"].specs
+        assert tuple(vocab.specs[c] for c in codes.specs2[i]) == row["deck2"].specs
+    assert codes.specs1.shape == codes.specs2.shape == (4, 3)
+
+
+def test_unseen_levels_get_codes_from_the_vocabulary_size_up():
+    vocab = Vocabulary.from_table(check_match_table(table()))
+    new = check_match_table(
+        pd.DataFrame(
+            {
+                "player1": ["zed", "ann", "yan", "zed"],
+                "player2": ["bob", "zed", "ann", "yan"],
+                "deck1": ["MonoBlue", "MonoRed", "MonoBlue", "[Past]/Blood/Law"],
+                "deck2": ["MonoRed", "MonoRed", "MonoRed", "MonoRed"],
+            }
+        )
+    )
+    codes = encode(new, vocab)
+    # Players: 4 known (ann=0, bob=1); zed and yan are new, numbered in order of appearance.
+    np.testing.assert_array_equal(codes.player1, [4, 0, 5, 4])
+    np.testing.assert_array_equal(codes.player2, [1, 4, 0, 5])
+    assert codes.unseen_players == ("zed", "yan")
+    assert codes.n_players == 6
+    # Starters: Black=0, Red=1 known; Blue and Purple new.
+    np.testing.assert_array_equal(codes.starter1, [2, 1, 2, 3])
+    np.testing.assert_array_equal(codes.starter2, [1, 1, 1, 1])
+    assert codes.unseen_starters == ("Blue", "Purple")
+    assert codes.n_starters == 4
+    # Specs: the 7 known ones keep their codes; Law is known, Peace/Truth/Past are new.
+    law = vocab.specs.index("Law")
+    assert codes.unseen_specs == ("Peace", "Truth", "Past")
+    np.testing.assert_array_equal(codes.specs1[0], [law, 7, 8])
+    np.testing.assert_array_equal(codes.specs1[2], [law, 7, 8])
+    blood = vocab.specs.index("Blood")
+    np.testing.assert_array_equal(codes.specs1[3], [blood, law, 9])
+    assert codes.n_specs == 10
+
+
+def test_encoding_rejects_decks_of_another_size():
+    vocab = Vocabulary.from_table(check_match_table(table()))
+    other = check_match_table(
+        table(deck1=[Deck("Red", ("Fire", "Law"))] * 4, deck2=[Deck("Red", ("Blood", "Law"))] * 4)
+    )
+    with pytest.raises(MatchTableError, match="3 specs"):
+        encode(other, vocab)
+
+
+def test_decks_of_another_game_encode():
+    X = pd.DataFrame(
+        {
+            "player1": [1, 2, 3],
+            "player2": [2, 3, 1],
+            "deck1": [
+                Deck("Knight", ("a", "b")),
+                Deck("Rook", ("b", "c")),
+                Deck("Knight", ("a", "c")),
+            ],
+            "deck2": [Deck("Rook", ("a", "c"))] * 3,
+        }
+    )
+    checked = call_unchanged(check_match_table, X)
+    vocab = Vocabulary.from_table(checked)
+    assert vocab.sizes == (3, 2, 3)
+    assert vocab.specs_per_deck == 2
+    codes = encode(checked, vocab)
+    np.testing.assert_array_equal(codes.starter1, [0, 1, 0])
+    np.testing.assert_array_equal(codes.specs1, [[0, 1], [1, 2], [0, 2]])
+
+
+POOL_DECKS = legal_decks("multicolour")[::97]
+PLAYERS = ["ann", "bob", "cat", "dan", "eve", "fay"]
+
+
+@st.composite
+def match_tables(draw, min_rows=1):
+    n = draw(st.integers(min_rows, 8))
+    rows = []
+    for _ in range(n):
+        p1, p2 = draw(st.lists(st.sampled_from(PLAYERS), min_size=2, max_size=2, unique=True))
+        d1, d2 = draw(st.sampled_from(POOL_DECKS)), draw(st.sampled_from(POOL_DECKS))
+        rows.append((p1, p2, d1, d2))
+    as_text = draw(st.booleans())
+    frame = pd.DataFrame(rows, columns=["player1", "player2", "deck1", "deck2"])
+    if as_text:
+        for col in ("deck1", "deck2"):
+            frame[col] = [format_deck(d) for d in frame[col]]
+    return frame
+
+
+@settings(max_examples=60, deadline=None)
+@given(match_tables(), match_tables(), st.data())
+def test_encoding_is_invariant_to_column_order_and_category_dtypes(train, test, data):
+    vocab = Vocabulary.from_table(check_match_table(train))
+    expected = encode(check_match_table(test), vocab)
+
+    order = data.draw(st.permutations(list(test.columns)))
+    as_category = data.draw(st.lists(st.sampled_from(list(test.columns)), unique=True))
+    other = test[order].copy()
+    for col in as_category:
+        other[col] = other[col].astype("category")
+    got = encode(call_unchanged(check_match_table, other), vocab)
+
+    train_other = train[data.draw(st.permutations(list(train.columns)))].astype("category")
+    assert Vocabulary.from_table(check_match_table(train_other)) == vocab
+
+    for field in ("player1", "player2", "starter1", "starter2", "specs1", "specs2"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+    assert (got.n_players, got.n_starters, got.n_specs) == (
+        expected.n_players,
+        expected.n_starters,
+        expected.n_specs,
+    )
+    assert got.unseen_players == expected.unseen_players
+    assert got.unseen_specs == expected.unseen_specs
