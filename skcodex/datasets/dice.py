@@ -1,0 +1,598 @@
+"""Exact race: a small dice game with a real decision each turn and an exact value function.
+
+The game exists to check claims about luck and skill against known truth. Its
+rules fit in a sentence, its exact value function is a dynamic programme over
+under a thousand positions, and a player's skill is a single number: how often
+they pick the move the exact value function calls best.
+
+Rules
+-----
+Each player has a counter ``length`` steps from home. Player 1 moves first and
+turns alternate. On a turn the player rolls two dice and moves their counter
+toward home by one die, by the other die, or by the sum of both. A move may not
+overshoot home; if no move fits, the turn passes. The first player to land
+exactly on home wins.
+
+The choice matters: in the middle of the race the sum is usually best, but near
+home a player wants to stop at a distance that many rolls can finish, and a
+poor choice leaves a counter stuck waiting for one number.
+
+Positions and values
+--------------------
+A position is ``(mover, opponent)``: the distances to home of the player about
+to roll and of the other player. Every value in this module is the probability
+that **the player to move** wins, with optimal play by both from then on;
+``values[a, b]`` is that value at ``(a, b)``. The opponent's value is one minus
+the mover's. Row 0 and column 0 hold finished games (the player who is home has
+won): ``values[a, 0] = 0`` and ``values[0, b] = 1``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, logit
+from sklearn.utils import Bunch, check_random_state
+
+from skcodex.codex import Deck
+
+DICE_DECK = Deck("Dice", ("dice",))
+"""The one deck of the dice game: every player brings it."""
+
+_TIE = 1e-12
+
+
+def _check_int(value: Any, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+@lru_cache(maxsize=16)
+def _rules(faces: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ordered rolls (R, 2), their probabilities (R,) and the distinct moves of each (R, 3).
+
+    A move slot holding 0 is unused (a double has two distinct moves, not three).
+    """
+    d1, d2 = np.meshgrid(np.arange(1, faces + 1), np.arange(1, faces + 1), indexing="ij")
+    rolls = np.stack([d1.ravel(), d2.ravel()], axis=1)
+    probs = np.full(len(rolls), 1.0 / len(rolls))
+    options = np.stack([rolls[:, 0], rolls[:, 1], rolls.sum(axis=1)], axis=1)
+    options[rolls[:, 0] == rolls[:, 1], 1] = 0
+    for arr in (rolls, probs, options):
+        arr.setflags(write=False)
+    return rolls, probs, options
+
+
+def _move_values(table: np.ndarray, options: np.ndarray) -> np.ndarray:
+    """Value to the roller of each move, ``out[a, b, r, k]``; NaN where the move is not legal.
+
+    After moving ``m`` from ``(a, b)`` the opponent is to move at ``(b, a - m)``, so
+    the roller's value is ``1 - table[b, a - m]`` (1 when ``a - m == 0``).
+    """
+    size = table.shape[0]
+    a = np.arange(size)[:, None, None, None]
+    b = np.arange(size)[None, :, None, None]
+    m = options[None, None, :, :]
+    legal = (m >= 1) & (m <= a) & (a >= 1) & (b >= 1)
+    rest = np.clip(a - m, 0, size - 1)
+    values = 1.0 - table[b, rest]
+    return np.where(legal, values, np.nan)
+
+
+def _roll_values(table: np.ndarray, options: np.ndarray) -> np.ndarray:
+    """Value to the roller after each roll with the table's best move, ``out[a, b, r]``.
+
+    Where no move fits the turn passes and the value is ``1 - table[b, a]``.
+    """
+    moves = _move_values(table, options)
+    any_legal = np.isfinite(moves).any(axis=3)
+    best = np.max(np.where(np.isfinite(moves), moves, -np.inf), axis=3)
+    passed = 1.0 - table.T[:, :, None]
+    out = np.where(any_legal, best, passed)
+    out[0, :, :] = np.nan
+    out[:, 0, :] = np.nan
+    return out
+
+
+@lru_cache(maxsize=16)
+def _solve(length: int, faces: int) -> np.ndarray:
+    """The exact value table by dynamic programming over the total distance ``a + b``.
+
+    Every move lowers the total, so positions with a smaller total are solved
+    first. A pass keeps the total and swaps the players, so ``(a, b)`` and
+    ``(b, a)`` are solved together: with ``c`` the value from rolls that allow a
+    move and ``q`` the chance of a pass, ``V1 = c1 + q1 (1 - V2)`` and
+    ``V2 = c2 + q2 (1 - V1)``, a 2-by-2 linear system solved in closed form.
+    """
+    rolls, probs, options = _rules(faces)
+    size = length + 1
+    V = np.zeros((size, size))
+    V[0, 1:] = 1.0
+    low = rolls.min(axis=1)
+    q_pass = np.array([probs[low > a].sum() for a in range(size)])
+    for total in range(2, 2 * length + 1):
+        a = np.arange(max(1, total - length), min(length, total - 1) + 1)
+        b = total - a
+        best = np.full((len(a), len(probs)), -np.inf)
+        for k in range(options.shape[1]):
+            m = options[:, k][None, :]
+            legal = (m >= 1) & (m <= a[:, None])
+            rest = np.clip(a[:, None] - m, 0, length)
+            best = np.where(legal, np.maximum(best, 1.0 - V[b[:, None], rest]), best)
+        c = (np.where(np.isfinite(best), best, 0.0) * probs).sum(axis=1)
+        q = q_pass[a]
+        # (b, a) sits at the mirrored place on the same diagonal
+        c_sw, q_sw = c[::-1], q[::-1]
+        V[a, b] = (c + q - q * c_sw - q * q_sw) / (1.0 - q * q_sw)
+    V.setflags(write=False)
+    return V
+
+
+class DiceGame:
+    """Exact race, a two-player dice game with an exact value function.
+
+    Each player has a counter ``length`` steps from home; player 1 moves first.
+    A turn is a roll of two dice (the chance event) and a move (the decision):
+    the counter goes home-ward by one die, the other die, or their sum, but may
+    not overshoot home; if nothing fits the turn passes. First home exactly wins.
+
+    All values are the probability that the player to move wins under optimal
+    play, indexed ``[mover_distance, opponent_distance]`` (see the module
+    docstring). The exact table is computed once per ``(length, faces)`` by
+    dynamic programming and cached.
+
+    Parameters
+    ----------
+    length : int
+        Distance from start to home (default 30).
+    faces : int
+        Faces on each die (default 6).
+
+    Attributes
+    ----------
+    rolls : ndarray of shape (faces ** 2, 2)
+        The ordered rolls; a roll's index is ``(die1 - 1) * faces + die2 - 1``.
+    roll_probabilities : ndarray of shape (faces ** 2,)
+        Each ordered roll's probability (all equal).
+
+    Examples
+    --------
+    >>> from skcodex.datasets import DiceGame
+    >>> game = DiceGame()
+    >>> round(game.initial_value, 3)      # player 1 (moving first) wins this often
+    0.584
+    >>> game.moves(5, (2, 4))              # 6 would overshoot
+    (2, 4)
+    >>> game.best_move(5, 9, (2, 4))       # leaving 3 beats leaving 1
+    2
+    >>> round(game.value(1, 1), 4)         # 11/36 per turn to roll a 1
+    0.5902
+    """
+
+    def __init__(self, length: int = 30, faces: int = 6):
+        self.length = _check_int(length, "length", 1)
+        self.faces = _check_int(faces, "faces", 2)
+        self.rolls, self.roll_probabilities, self._options = _rules(self.faces)
+
+    def __repr__(self) -> str:
+        return f"DiceGame(length={self.length}, faces={self.faces})"
+
+    # -- rules ---------------------------------------------------------------------
+
+    def roll_index(self, roll: tuple[int, int]) -> int:
+        """Index of an ordered roll ``(die1, die2)`` in `rolls`."""
+        d1, d2 = (int(d) for d in roll)
+        if not (1 <= d1 <= self.faces and 1 <= d2 <= self.faces):
+            raise ValueError(f"a roll is two dice from 1 to {self.faces}, got {roll!r}")
+        return (d1 - 1) * self.faces + (d2 - 1)
+
+    def _check_position(self, mover: int, opponent: int) -> tuple[int, int]:
+        a = _check_int(mover, "mover", 1)
+        b = _check_int(opponent, "opponent", 1)
+        if a > self.length or b > self.length:
+            raise ValueError(
+                f"distances run from 1 to {self.length}, got ({mover!r}, {opponent!r})"
+            )
+        return a, b
+
+    def moves(self, distance: int, roll: tuple[int, int]) -> tuple[int, ...]:
+        """The legal moves (steps) from ``distance`` with ``roll``; empty when the turn passes."""
+        a = _check_int(distance, "distance", 1)
+        options = self._options[self.roll_index(roll)]
+        return tuple(sorted(int(m) for m in options if 1 <= m <= a))
+
+    # -- values --------------------------------------------------------------------
+
+    @property
+    def values(self) -> np.ndarray:
+        """The exact value table, shape ``(length + 1, length + 1)``, read-only."""
+        return _solve(self.length, self.faces)
+
+    def value(self, mover: int, opponent: int) -> float:
+        """Exact probability that the player to move at ``(mover, opponent)`` wins."""
+        a, b = self._check_position(mover, opponent)
+        return float(self.values[a, b])
+
+    @property
+    def initial_value(self) -> float:
+        """Exact probability that player 1 wins from the start, both playing optimally."""
+        return float(self.values[self.length, self.length])
+
+    def biased_values(
+        self,
+        *,
+        slope: float = 0.7,
+        shift: float = 0.4,
+        noise: float = 0.3,
+        random_state: Any = 0,
+    ) -> np.ndarray:
+        """A deliberately wrong value table: skewed, tilted toward the mover, and noisy.
+
+        ``logit(E[a, b]) = slope * logit(V[a, b]) + shift + noise * z[a, b]`` with
+        ``z`` standard normal, fixed per position by ``random_state``. Finished
+        games keep their exact values. Such an evaluator misjudges positions in a
+        systematic way (it flattens the odds and favours whoever is to roll) and
+        at random, as a real program might.
+
+        Returns
+        -------
+        ndarray of shape (length + 1, length + 1)
+        """
+        for name, val in (("slope", slope), ("shift", shift), ("noise", noise)):
+            if not np.isfinite(val):
+                raise ValueError(f"{name} must be finite, got {val!r}")
+        if noise < 0:
+            raise ValueError(f"noise must be >= 0, got {noise!r}")
+        rng = check_random_state(random_state)
+        exact = self.values
+        z = rng.standard_normal(exact.shape)
+        inner = np.clip(exact[1:, 1:], 1e-12, 1 - 1e-12)
+        out = exact.copy()
+        out[1:, 1:] = expit(slope * logit(inner) + shift + noise * z[1:, 1:])
+        out.setflags(write=False)
+        return out
+
+    def evaluator_values(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
+        """Resolve an evaluator to its value table.
+
+        ``"exact"`` is `values`, ``"biased"`` is `biased_values` with its defaults,
+        and an array of shape ``(length + 1, length + 1)`` is used as given
+        (values to the player to move).
+        """
+        if isinstance(evaluator, str):
+            if evaluator == "exact":
+                return self.values
+            if evaluator == "biased":
+                return self.biased_values()
+            raise ValueError(f"evaluator must be 'exact', 'biased' or a table, got {evaluator!r}")
+        table = np.asarray(evaluator, dtype=float)
+        shape = (self.length + 1, self.length + 1)
+        if table.shape != shape:
+            raise ValueError(f"an evaluator table must have shape {shape}, got {table.shape}")
+        if not np.isfinite(table[1:, 1:]).all():
+            raise ValueError("an evaluator table must be finite at every position")
+        return table
+
+    def move_values(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
+        """Value to the roller of each move slot, ``[mover, opponent, roll, slot]``.
+
+        Slots follow ``(die1, die2, die1 + die2)``; NaN where the slot is not a
+        legal, distinct move.
+        """
+        return _move_values(self.evaluator_values(evaluator), self._options)
+
+    def roll_values(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
+        """Value to the roller just after each roll, ``[mover, opponent, roll]``.
+
+        This is the evaluator's value of the position after the roll, assuming
+        the move the evaluator thinks best (or the pass when nothing fits): the
+        "evaluation" of the chance event. Its average over rolls,
+        ``roll_values(e) @ roll_probabilities``, is the "average" at the same
+        depth. For the exact evaluator the average equals `values`.
+        """
+        return _roll_values(self.evaluator_values(evaluator), self._options)
+
+    def luck_table(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
+        """Luck of every roll from every position, ``[mover, opponent, roll]``, roller's view.
+
+        ``roll_values - average over rolls``, both from the same evaluator at
+        the same depth, so it averages to exactly zero over the rolls of any
+        position whatever the evaluator.
+        """
+        after = self.roll_values(evaluator)
+        average = after @ self.roll_probabilities
+        return after - average[:, :, None]
+
+    def best_move(
+        self,
+        mover: int,
+        opponent: int,
+        roll: tuple[int, int],
+        evaluator: str | np.ndarray = "exact",
+    ) -> int:
+        """The move the evaluator calls best (the shortest among ties); 0 when the turn passes."""
+        a, b = self._check_position(mover, opponent)
+        r = self.roll_index(roll)
+        vals = self.move_values(evaluator)[a, b, r]
+        if not np.isfinite(vals).any():
+            return 0
+        top = np.nanmax(vals)
+        slots = [k for k in range(3) if np.isfinite(vals[k]) and vals[k] >= top - _TIE]
+        return int(min(self._options[r, k] for k in slots))
+
+    def luck(
+        self,
+        mover: int,
+        opponent: int,
+        roll: tuple[int, int],
+        evaluator: str | np.ndarray = "exact",
+    ) -> float:
+        """Luck of ``roll`` at ``(mover, opponent)`` for the roller, by ``evaluator``."""
+        a, b = self._check_position(mover, opponent)
+        return float(self.luck_table(evaluator)[a, b, self.roll_index(roll)])
+
+    # -- play ----------------------------------------------------------------------
+
+    def play(
+        self,
+        skill1: Any,
+        skill2: Any,
+        *,
+        start: tuple[int, int] | None = None,
+        random_state: Any = None,
+    ) -> tuple[np.ndarray, pd.DataFrame]:
+        """Play games between players of given skills, all at once.
+
+        At each roll the player picks the exact best move with probability equal
+        to their skill, and otherwise one of the other legal moves uniformly at
+        random. When every legal move is best (or only one fits) there is no
+        choice to get wrong.
+
+        Parameters
+        ----------
+        skill1, skill2 : float or array-like of shape (n_games,)
+            Move accuracy, in [0, 1], of the first and second player of each game.
+        start : (int, int), optional
+            Distances of the first and second player at the start, the first to
+            move; ``(length, length)`` by default.
+        random_state : int, RandomState instance or None
+
+        Returns
+        -------
+        y : ndarray of shape (n_games,)
+            1 where the first player won, 0 where the second won.
+        events : DataFrame
+            One row a roll, ordered by game then turn: ``match``, ``turn``,
+            ``roller`` (1 or 2), ``mover_distance`` and ``opponent_distance``
+            before the roll, ``die1``, ``die2``, ``roll`` (index), ``move``
+            (steps, 0 for a pass), ``best_move`` (exact, 0 for a pass) and
+            ``error``: the exact value of the move played minus that of the best
+            move, to the roller (0 for a best move, negative otherwise).
+        """
+        s1 = np.atleast_1d(np.asarray(skill1, dtype=float))
+        s2 = np.atleast_1d(np.asarray(skill2, dtype=float))
+        s1, s2 = np.broadcast_arrays(s1, s2)
+        if s1.ndim != 1:
+            raise ValueError("skill1 and skill2 must be numbers or one-dimensional arrays")
+        for s in (s1, s2):
+            if not (np.isfinite(s).all() and ((s >= 0) & (s <= 1)).all()):
+                raise ValueError("skills must lie in [0, 1]")
+        first, second = (self.length, self.length) if start is None else start
+        a0, b0 = self._check_position(first, second)
+        rng = check_random_state(random_state)
+        n = len(s1)
+        exact = self.move_values("exact")
+        options = self._options
+        n_rolls = len(self.roll_probabilities)
+
+        a = np.full(n, a0)
+        b = np.full(n, b0)
+        roller = np.ones(n, dtype=np.int64)
+        y = np.full(n, -1, dtype=np.int64)
+        active = np.arange(n)
+        turn = 0
+        chunks = []
+        while active.size:
+            k = active.size
+            r = rng.randint(n_rolls, size=k)
+            u_skill = rng.uniform(size=k)
+            u_pick = rng.uniform(size=k)
+            aa, bb, who = a[active], b[active], roller[active]
+            vals = exact[aa, bb, r]
+            legal = np.isfinite(vals)
+            top = np.max(np.where(legal, vals, -np.inf), axis=1)
+            is_best = legal & (vals >= top[:, None] - _TIE)
+            wrong = legal & ~is_best
+            # the best slot: the shortest move among ties
+            slot_moves = options[r]
+            best_slot = np.argmin(np.where(is_best, slot_moves, np.iinfo(np.int64).max), axis=1)
+            n_wrong = wrong.sum(axis=1)
+            skill = np.where(who == 1, s1[active], s2[active])
+            blunder = (u_skill >= skill) & (n_wrong > 0)
+            pick = np.minimum((u_pick * n_wrong).astype(np.int64), np.maximum(n_wrong - 1, 0))
+            wrong_rank = np.cumsum(wrong, axis=1) - 1
+            wrong_slot = np.argmax(wrong & (wrong_rank == pick[:, None]), axis=1)
+            slot = np.where(blunder, wrong_slot, best_slot)
+            can_move = legal.any(axis=1)
+            rows = np.arange(k)
+            move = np.where(can_move, slot_moves[rows, slot], 0)
+            best = np.where(can_move, slot_moves[rows, best_slot], 0)
+            error = np.where(can_move, vals[rows, slot] - top, 0.0)
+            chunks.append((active, np.full(k, turn), who, aa, bb, r, move, best, error))
+            left = aa - move
+            done = left == 0
+            y[active[done]] = (who[done] == 1).astype(np.int64)
+            stay = ~done
+            idx = active[stay]
+            a[idx], b[idx] = bb[stay], left[stay]
+            roller[idx] = 3 - who[stay]
+            active = idx
+            turn += 1
+
+        cols = [np.concatenate(c) for c in zip(*chunks)]
+        events = pd.DataFrame(
+            {
+                "match": cols[0],
+                "turn": cols[1],
+                "roller": cols[2],
+                "mover_distance": cols[3],
+                "opponent_distance": cols[4],
+                "die1": self.rolls[cols[5], 0],
+                "die2": self.rolls[cols[5], 1],
+                "roll": cols[5],
+                "move": cols[6],
+                "best_move": cols[7],
+                "error": cols[8],
+            }
+        )
+        events = events.sort_values(["match", "turn"], kind="stable").reset_index(drop=True)
+        return y, events
+
+    def annotate_luck(
+        self, events: pd.DataFrame, evaluator: str | np.ndarray = "exact"
+    ) -> pd.DataFrame:
+        """Add the luck of every roll in an event record, by one evaluator.
+
+        Returns a copy of ``events`` with the columns ``average`` (the
+        evaluator's mean over rolls of the value after rolling), ``value``
+        (its value after the actual roll) and ``luck`` (``value - average``),
+        all to the roller, and ``luck_p1``: the same luck to player 1
+        (``luck`` for player 1's rolls, ``-luck`` for player 2's, since player
+        2's chance is one minus player 1's).
+        """
+        after = self.roll_values(evaluator)
+        average = after @ self.roll_probabilities
+        a = events["mover_distance"].to_numpy()
+        b = events["opponent_distance"].to_numpy()
+        r = events["roll"].to_numpy()
+        out = events.copy()
+        out["average"] = average[a, b]
+        out["value"] = after[a, b, r]
+        out["luck"] = out["value"] - out["average"]
+        out["luck_p1"] = np.where(out["roller"].to_numpy() == 1, 1.0, -1.0) * out["luck"]
+        return out
+
+
+def make_dice_matches(
+    n_players: int = 20,
+    n_matches: int = 1000,
+    *,
+    skill_range: tuple[float, float] = (0.5, 1.0),
+    skills: Any = None,
+    evaluator: str | np.ndarray = "exact",
+    length: int = 30,
+    random_state: Any = None,
+) -> Bunch:
+    """Matches of the dice game between players of known skill, with every roll's luck.
+
+    Each match pairs two distinct players drawn at random; which of them moves
+    first is random too. A player's skill is their move accuracy: the chance
+    they pick the exact best move when there is a choice (see `DiceGame.play`).
+    The games are drawn the same way whatever ``evaluator`` is, so the same
+    ``random_state`` gives the same games, outcomes and true skills with the
+    exact and the biased evaluator; only the luck estimates differ.
+
+    Parameters
+    ----------
+    n_players, n_matches : int
+        Number of players (at least 2) and of matches.
+    skill_range : (float, float)
+        Skills are drawn uniformly from this range inside [0, 1].
+    skills : array-like of shape (n_players,), optional
+        Fixed skills instead of random ones.
+    evaluator : "exact", "biased" or ndarray
+        What the luck estimates use (see `DiceGame.evaluator_values`).
+    length : int
+        Race length (see `DiceGame`).
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    Bunch
+        ``X``: the match table (``player1``, ``player2``, ``deck1``, ``deck2``;
+        every deck is ``Deck("Dice", ("dice",))``);
+        ``y``: 1 where player 1 won;
+        ``luck``: each match's net luck for player 1 on the win-probability
+        scale by ``evaluator`` (player 1's luck on their rolls minus player 2's
+        on theirs), the vector the estimators take as ``fit(X, y, luck=...)``;
+        ``net_skill``: each match's net skill for player 1 by the exact value
+        function (player 2's total move errors minus player 1's);
+        ``skills``: the true skills, a Series indexed by player;
+        ``events``: one row a roll (see `DiceGame.play` and
+        `DiceGame.annotate_luck`);
+        ``initial_value``: the exact chance that player 1 wins under optimal
+        play; ``game``: the `DiceGame`; ``evaluator``: its table.
+
+        With the exact evaluator ``y - initial_value == luck + net_skill`` for
+        every match: Zare's fundamental equation, Final - Initial = Net Luck +
+        Net Skill.
+
+    Examples
+    --------
+    >>> from skcodex.datasets import make_dice_matches
+    >>> data = make_dice_matches(n_players=6, n_matches=200, random_state=0)
+    >>> data.X.shape, data.y.shape, data.luck.shape
+    ((200, 4), (200,), (200,))
+    >>> import numpy as np
+    >>> bool(np.allclose(data.y - data.initial_value, data.luck + data.net_skill))
+    True
+    """
+    n_players = _check_int(n_players, "n_players", 2)
+    n_matches = _check_int(n_matches, "n_matches", 1)
+    game = DiceGame(length=length)
+    table = game.evaluator_values(evaluator)
+    rng = check_random_state(random_state)
+
+    width = len(str(n_players))
+    players = [f"player{i + 1:0{width}d}" for i in range(n_players)]
+    if skills is None:
+        lo, hi = (float(v) for v in skill_range)
+        if not (0.0 <= lo <= hi <= 1.0):
+            raise ValueError(f"skill_range must satisfy 0 <= low <= high <= 1, got {skill_range!r}")
+        true = rng.uniform(lo, hi, n_players)
+    else:
+        true = np.asarray(skills, dtype=float).ravel()
+        if len(true) != n_players:
+            raise ValueError(f"skills has {len(true)} values for {n_players} players")
+        if not (np.isfinite(true).all() and ((true >= 0) & (true <= 1)).all()):
+            raise ValueError("skills must lie in [0, 1]")
+
+    first = rng.randint(n_players, size=n_matches)
+    second = (first + 1 + rng.randint(n_players - 1, size=n_matches)) % n_players
+    y, events = game.play(true[first], true[second], random_state=rng)
+    events = game.annotate_luck(events, table)
+    events.insert(
+        3,
+        "player",
+        np.asarray(players, dtype=object)[
+            np.where(events["roller"] == 1, first[events["match"]], second[events["match"]])
+        ],
+    )
+
+    luck = np.bincount(events["match"], weights=events["luck_p1"], minlength=n_matches)
+    sign = np.where(events["roller"].to_numpy() == 1, 1.0, -1.0)
+    net_skill = np.bincount(events["match"], weights=sign * events["error"], minlength=n_matches)
+    names = np.asarray(players, dtype=object)
+    X = pd.DataFrame(
+        {
+            "player1": names[first],
+            "player2": names[second],
+            "deck1": [DICE_DECK] * n_matches,
+            "deck2": [DICE_DECK] * n_matches,
+        }
+    )
+    return Bunch(
+        X=X,
+        y=y,
+        luck=luck,
+        net_skill=net_skill,
+        skills=pd.Series(true, index=pd.Index(players, name="player"), name="skill"),
+        events=events,
+        initial_value=game.initial_value,
+        game=game,
+        evaluator=table,
+    )
