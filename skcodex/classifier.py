@@ -7,11 +7,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from scipy.special import log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from skcodex.approximate import METHODS, fit_approximate
 from skcodex.codex import Catalogue
 from skcodex.data import (
     MatchTableError,
@@ -21,7 +23,8 @@ from skcodex.data import (
     encode,
 )
 from skcodex.inference import SAMPLERS, SamplingOptions, sample_posterior, warn_if_not_converged
-from skcodex.model import SPREADS, Layout, SpreadPriors
+from skcodex.model import PRIORS, SPREADS, Layout, ModelOptions, SpreadPriors
+from skcodex.persistence import PersistenceMixin
 from skcodex.prediction import extend_effects, mean_win_probability, win_probability_draws
 
 
@@ -41,7 +44,18 @@ def check_luck(luck: Any, n_matches: int) -> np.ndarray:
     return arr
 
 
-class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
+# Largest draws x matches whose pointwise log-likelihood is kept in idata_ (160 MB).
+_MAX_LOG_LIKELIHOOD = 20_000_000
+
+# Constructor prefixes of each prior's loc/scale, by the model's prior names.
+_PRIOR_PARAMS_BY_NAME = {
+    **{name: f"log_sd_{name}" for name in (*SPREADS, "syn", "fam", "step")},
+    "total": "log_total",
+}
+_PRIOR_PARAMS = tuple(_PRIOR_PARAMS_BY_NAME.values())
+
+
+class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
     """Bradley-Terry player skills plus 16 deck-component matchup effects, fitted by MCMC.
 
     The log-odds that player 1 (who moves first) wins are
@@ -79,6 +93,10 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         as `skcodex.codex.Deck` values need no catalogue.
     cores : int, optional
         Chains run in parallel on this many cores (default: as many as allowed).
+    method : {"nuts", "advi"}, default "nuts"
+        ``"advi"`` replaces MCMC by ``draws * chains`` independent draws from a
+        variational approximation fitted on minibatches (see
+        `skcodex.approximate`): minutes instead of hours for very large tables.
 
     Attributes
     ----------
@@ -109,13 +127,18 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        **{f"log_sd_{s}_loc": [Interval(Real, None, None, closed="neither")] for s in SPREADS},
-        **{f"log_sd_{s}_scale": [Interval(Real, 0, None, closed="neither")] for s in SPREADS},
+        **{f"{name}_loc": [Interval(Real, None, None, closed="neither")] for name in _PRIOR_PARAMS},
+        **{f"{name}_scale": [Interval(Real, 0, None, closed="neither")] for name in _PRIOR_PARAMS},
+        "time_varying": ["boolean"],
+        "synergy": ["boolean"],
+        "familiarity": ["boolean"],
+        "prior": [StrOptions(set(PRIORS))],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
         "chains": [Interval(Integral, 1, None, closed="left")],
         "target_accept": [Interval(Real, 0, 1, closed="neither")],
         "sampler": [StrOptions(set(SAMPLERS))],
+        "method": [StrOptions(set(METHODS))],
         "random_state": ["random_state"],
         "progressbar": ["boolean"],
         "catalogue": [Catalogue, None],
@@ -133,6 +156,18 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         log_sd_stsp_scale: float = 0.5,
         log_sd_spsp_loc: float = 0.0,
         log_sd_spsp_scale: float = 0.5,
+        time_varying: bool = False,
+        synergy: bool = False,
+        familiarity: bool = False,
+        prior: str = "lognormal",
+        log_sd_syn_loc: float = -1.5,
+        log_sd_syn_scale: float = 0.5,
+        log_sd_fam_loc: float = -2.0,
+        log_sd_fam_scale: float = 0.5,
+        log_sd_step_loc: float = -2.0,
+        log_sd_step_scale: float = 0.5,
+        log_total_loc: float = 0.5,
+        log_total_scale: float = 0.5,
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,
@@ -142,6 +177,7 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         progressbar: bool = False,
         catalogue: Catalogue | None = None,
         cores: int | None = None,
+        method: str = "nuts",
     ):
         self.log_sd_player_loc = log_sd_player_loc
         self.log_sd_player_scale = log_sd_player_scale
@@ -151,6 +187,18 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         self.log_sd_stsp_scale = log_sd_stsp_scale
         self.log_sd_spsp_loc = log_sd_spsp_loc
         self.log_sd_spsp_scale = log_sd_spsp_scale
+        self.time_varying = time_varying
+        self.synergy = synergy
+        self.familiarity = familiarity
+        self.prior = prior
+        self.log_sd_syn_loc = log_sd_syn_loc
+        self.log_sd_syn_scale = log_sd_syn_scale
+        self.log_sd_fam_loc = log_sd_fam_loc
+        self.log_sd_fam_scale = log_sd_fam_scale
+        self.log_sd_step_loc = log_sd_step_loc
+        self.log_sd_step_scale = log_sd_step_scale
+        self.log_total_loc = log_total_loc
+        self.log_total_scale = log_total_scale
         self.draws = draws
         self.tune = tune
         self.chains = chains
@@ -160,15 +208,27 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         self.progressbar = progressbar
         self.catalogue = catalogue
         self.cores = cores
+        self.method = method
 
     # -- fitting -------------------------------------------------------------
 
     @property
+    def options(self) -> ModelOptions:
+        """The model extensions the parameters switch on."""
+        return ModelOptions(
+            time_varying=bool(self.time_varying),
+            synergy=bool(self.synergy),
+            familiarity=bool(self.familiarity),
+            prior=self.prior,
+        )
+
+    @property
     def priors(self) -> SpreadPriors:
-        """The spread priors the parameters describe."""
+        """The spread priors the parameters describe, in the model's order."""
+        names = [_PRIOR_PARAMS_BY_NAME[n] for n in self.options.prior_names]
         return SpreadPriors(
-            loc=tuple(float(getattr(self, f"log_sd_{s}_loc")) for s in SPREADS),
-            scale=tuple(float(getattr(self, f"log_sd_{s}_scale")) for s in SPREADS),
+            loc=tuple(float(getattr(self, f"{n}_loc")) for n in names),
+            scale=tuple(float(getattr(self, f"{n}_scale")) for n in names),
         )
 
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> BayesianMatchupClassifier:
@@ -198,7 +258,13 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
             outcome = outcome - check_luck(luck, len(table))
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
-        layout = Layout(*vocab.sizes, vocab.specs_per_deck)
+        model_options = self.options
+        if model_options.time_varying and codes.epoch is None:
+            raise MatchTableError(
+                "time_varying=True needs a 'period' column (rating period or tournament)"
+            )
+        n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
+        layout = Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs)
         rng = check_random_state(self.random_state)
         seed, self._unseen_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
         options = SamplingOptions(
@@ -211,19 +277,29 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
             progressbar=self.progressbar,
             cores=self.cores,
         )
-        idata = sample_posterior(layout.index_matrix(codes), outcome, layout, self.priors, options)
-        self.idata_ = _name_coordinates(idata, vocab)
+        index = layout.index_matrix(codes)
+        if self.method == "nuts":
+            idata = sample_posterior(index, outcome, layout, self.priors, options)
+        else:
+            idata = fit_approximate(index, outcome, layout, self.priors, options, self.method)
+        periods = list(pd.unique(table["period"])) if "period" in table.columns else []
+        self.idata_ = _name_coordinates(idata, vocab, layout, periods)
         post = self.idata_.posterior
-        sd = np.asarray(post["sd"]).reshape(-1, len(SPREADS))
+        sd = np.asarray(post["sd"]).reshape(-1, len(layout.spreads))
         z = np.asarray(post["z"]).reshape(sd.shape[0], -1)
         self.spread_draws_ = sd
-        self.effect_draws_ = z * sd[:, layout.group]
+        theta = layout.theta(z, sd)
+        _add_log_likelihood(self.idata_, theta, layout.index_matrix(codes), layout.signs, outcome)
+        self.effect_draws_, self.layout_ = _current_effects(theta, sd, layout, self._unseen_seed)
         self.vocabulary_ = vocab
-        self.layout_ = layout
         self.classes_ = np.array([0, 1])
         self.feature_names_in_ = np.asarray(table.columns, dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
-        self.convergence_problems_ = warn_if_not_converged(self.idata_)
+        # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
+        # methods check their own optimisation and warn from fit_approximate.
+        self.convergence_problems_ = (
+            warn_if_not_converged(self.idata_) if self.method == "nuts" else []
+        )
         return self
 
     # -- prediction ----------------------------------------------------------
@@ -234,7 +310,11 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         table = check_match_table(X, self.catalogue)
         codes = encode(table, self.vocabulary_)
         layout = Layout(
-            codes.n_players, codes.n_starters, codes.n_specs, self.layout_.specs_per_deck
+            codes.n_players,
+            codes.n_starters,
+            codes.n_specs,
+            self.layout_.specs_per_deck,
+            self.layout_.options,
         )
         theta = self.effect_draws_
         if layout != self.layout_:
@@ -281,7 +361,49 @@ class BayesianMatchupClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _name_coordinates(idata, vocab: Vocabulary):
+def _add_log_likelihood(idata, theta, index, signs, outcome) -> None:
+    """Store each match's log-likelihood per draw (for PSIS-LOO) when it fits in memory."""
+    import xarray as xr
+
+    n_chains, n_draws = idata.posterior.sizes["chain"], idata.posterior.sizes["draw"]
+    if theta.shape[0] * len(index) > _MAX_LOG_LIKELIHOOD:
+        return
+    loglik = np.empty((theta.shape[0], len(index)))
+    step = max(1, 2**23 // (theta.shape[0] * index.shape[1]))  # 64 MB of gathered effects
+    for start in range(0, len(index), step):
+        q = theta[:, index[start : start + step]] @ signs
+        r = outcome[start : start + step]
+        loglik[:, start : start + step] = r * log_expit(q) + (1 - r) * log_expit(-q)
+    values = loglik.reshape(n_chains, n_draws, len(index))
+    idata.add_groups(
+        log_likelihood=xr.Dataset({"outcome": (("chain", "draw", "match"), values)}),
+    )
+
+
+def _current_effects(
+    theta: np.ndarray, sd: np.ndarray, layout: Layout, seed: int
+) -> tuple[np.ndarray, Layout]:
+    """Effects for forecasting the next period, in the static layout.
+
+    Without a skill walk this is ``theta`` itself. With one, each player's
+    skill becomes their skill at the last training epoch plus one more step of
+    the walk, a fresh N(0, sd_step) per draw: a player who sat out recent
+    periods already carries their extra steps, so forecasts widen with the
+    time since a player last played.
+    """
+    if not layout.options.time_varying:
+        return theta, layout
+    static = layout.static()
+    blocks = layout.unflatten(theta)
+    step = sd[:, layout.spreads.index("step")]
+    rng = np.random.default_rng([seed, 1])
+    noise = rng.standard_normal(blocks["skill"].shape) * step[:, None]
+    current = {name: blocks[name] for name, _ in static.blocks}
+    current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise
+    return static.flatten(current), static
+
+
+def _name_coordinates(idata, vocab: Vocabulary, layout: Layout, periods: list):
     """Label the posterior's dimensions with the vocabulary's names."""
     names = {
         "player": list(vocab.players),
@@ -289,10 +411,12 @@ def _name_coordinates(idata, vocab: Vocabulary):
         "starter2": list(vocab.starters),
         "spec1": list(vocab.specs),
         "spec2": list(vocab.specs),
-        "spread": list(SPREADS),
+        "spread": list(layout.spreads),
     }
-    for group in ("posterior",):
-        data = getattr(idata, group)
-        present = {k: v for k, v in names.items() if k in data.dims}
-        setattr(idata, group, data.assign_coords(present))
+    if layout.options.time_varying:
+        labels = [*periods, *(f"epoch {i}" for i in range(layout.n_epochs))]
+        names["epoch"] = labels[: layout.n_epochs]
+    data = idata.posterior
+    present = {k: v for k, v in names.items() if k in data.dims}
+    idata.posterior = data.assign_coords(present)
     return idata

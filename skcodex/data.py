@@ -51,6 +51,9 @@ def _check_ids(col: pd.Series, name: str) -> type | None:
         pos = int(np.flatnonzero(null)[0])
         raise MatchTableError(f"column {name!r} is missing a value at {_row_label(col.index, pos)}")
     values = col.to_numpy()
+    fast = pd.api.types.infer_dtype(values, skipna=False)
+    if fast in ("string", "integer"):
+        return str if fast == "string" else int
     kinds = [_id_kind(v) for v in values]
     if None in kinds:
         pos = kinds.index(None)
@@ -148,22 +151,29 @@ def check_match_table(
             f"{_row_label(X.index, pos)}"
         )
     cache: dict[str, Deck] = {}
+    sizes: set[int] = set()
     for name in ("deck1", "deck2"):
         col = table[name].astype(object).to_numpy()
-        decks = np.empty(len(col), dtype=object)
-        for pos, value in enumerate(col):
-            if value is None or (isinstance(value, float) and np.isnan(value)):
-                raise MatchTableError(
-                    f"column {name!r} is missing a deck at {_row_label(X.index, pos)}"
-                )
+        try:  # read each distinct deck once
+            codes, distinct = pd.factorize(col, use_na_sentinel=True)
+        except TypeError:  # unhashable values: read them one by one
+            codes, distinct = np.arange(len(col)), col
+        missing = np.flatnonzero(codes < 0)
+        if len(missing):
+            raise MatchTableError(
+                f"column {name!r} is missing a deck at {_row_label(X.index, int(missing[0]))}"
+            )
+        decks = np.empty(len(distinct), dtype=object)
+        for j, value in enumerate(distinct):
             try:
-                decks[pos] = _to_deck(value, cat, cache)
+                decks[j] = _to_deck(value, cat, cache)
             except (DeckParseError, ValueError, TypeError) as err:
+                pos = int(np.flatnonzero(codes == j)[0])
                 raise MatchTableError(
                     f"column {name!r}, {_row_label(X.index, pos)}: {err}"
                 ) from None
-        table[name] = decks
-    sizes = {len(d.specs) for d in (*table["deck1"], *table["deck2"])}
+            sizes.add(len(decks[j].specs))
+        table[name] = decks[codes]
     if len(sizes) > 1:
         raise MatchTableError(
             f"every deck must hold the same number of specs; found {sorted(sizes)}"
@@ -196,7 +206,12 @@ def check_outcome(y: Any, n_matches: int) -> np.ndarray:
         if y.shape[1] != 1:
             raise MatchTableError(f"y must be one column of outcomes, got {y.shape[1]} columns")
         y = y.iloc[:, 0]
+    if isinstance(y, pd.Series) and isinstance(y.dtype, np.dtype) and y.dtype.kind in "biuf":
+        y = y.to_numpy()
     arr = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
+    if arr.dtype.kind in "biuf" and arr.ndim == 1 and len(arr) == n_matches:
+        if np.all((arr == 0) | (arr == 1)):  # the common case, without a Python loop
+            return arr.astype(np.int8)
     if arr.ndim != 1:
         raise MatchTableError(f"y must be one-dimensional, got shape {arr.shape}")
     if len(arr) != n_matches:
@@ -232,7 +247,7 @@ class Vocabulary:
     def from_table(cls, table: pd.DataFrame) -> Vocabulary:
         """Collect the levels of a table checked by `check_match_table`, sorted."""
         players = pd.unique(np.concatenate([table["player1"], table["player2"]]))
-        decks = [*table["deck1"], *table["deck2"]]
+        decks = pd.unique(np.concatenate([table["deck1"], table["deck2"]]))
         starters = sorted({d.starter for d in decks})
         specs = sorted({s for d in decks for s in d.specs})
         return cls(
@@ -270,41 +285,44 @@ class MatchCodes:
     unseen_players: tuple = ()
     unseen_starters: tuple = ()
     unseen_specs: tuple = ()
+    epoch: np.ndarray | None = None
+    n_epochs: int = 0
 
     def __len__(self) -> int:
         return len(self.player1)
 
 
 def _codes(values: np.ndarray, levels: tuple) -> tuple[np.ndarray, tuple]:
-    index = {level: i for i, level in enumerate(levels)}
-    unseen: dict = {}
-    out = np.empty(len(values), dtype=np.int64)
-    for pos, value in enumerate(values):
-        code = index.get(value)
-        if code is None:
-            code = unseen.setdefault(value, len(levels) + len(unseen))
-        out[pos] = code
-    return out, tuple(unseen)
+    """Codes of values against levels; unseen values numbered on from len(levels)."""
+    out = pd.Index(levels, dtype=object).get_indexer(values).astype(np.int64)
+    unseen = out < 0
+    if not unseen.any():
+        return out, ()
+    extra_codes, extra = pd.factorize(values[unseen])
+    out[unseen] = len(levels) + extra_codes
+    return out, tuple(extra)
 
 
 def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
     """Turn a checked match table into integer codes against a vocabulary."""
     k = vocab.specs_per_deck
-    d1, d2 = list(table["deck1"]), list(table["deck2"])
-    if any(len(d.specs) != k for d in (*d1, *d2)):
-        raise MatchTableError(f"decks here must hold {k} specs, as in the training data")
     n = len(table)
+    deck_codes, decks = pd.factorize(
+        np.concatenate([table["deck1"].to_numpy(), table["deck2"].to_numpy()])
+    )
+    if any(len(d.specs) != k for d in decks):
+        raise MatchTableError(f"decks here must hold {k} specs, as in the training data")
     players, unseen_p = _codes(
         np.concatenate([table["player1"].to_numpy(), table["player2"].to_numpy()]),
         vocab.players,
     )
-    starters, unseen_st = _codes(
-        np.array([d.starter for d in (*d1, *d2)], dtype=object), vocab.starters
-    )
+    starters, unseen_st = _codes(np.array([d.starter for d in decks], dtype=object), vocab.starters)
     specs, unseen_sp = _codes(
-        np.array([s for d in (*d1, *d2) for s in d.specs], dtype=object), vocab.specs
+        np.array([s for d in decks for s in d.specs], dtype=object), vocab.specs
     )
-    specs = specs.reshape(2 * n, k)
+    starters = starters[deck_codes]
+    specs = specs.reshape(len(decks), k)[deck_codes]
+    epoch = epochs(table["period"]) if "period" in table.columns else None
     return MatchCodes(
         player1=players[:n],
         player2=players[n:],
@@ -318,4 +336,18 @@ def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
         unseen_players=unseen_p,
         unseen_starters=unseen_st,
         unseen_specs=unseen_sp,
+        epoch=epoch,
+        n_epochs=0 if epoch is None else int(epoch.max()) + 1,
     )
+
+
+def epochs(period: pd.Series) -> np.ndarray:
+    """Rating epoch of each row: how many distinct periods have begun by then, minus one.
+
+    Rows are in time order, so a period begins at its first row. A match of a
+    long-running series that began earlier belongs to the epoch of the latest
+    period begun by the time it is played, so epochs follow time even when
+    tournaments overlap.
+    """
+    first = ~pd.Series(period.to_numpy()).duplicated().to_numpy()
+    return np.cumsum(first).astype(np.int64) - 1

@@ -10,49 +10,112 @@ spec-vs-starter ``c`` and spec-vs-spec ``d`` effects (player 1's component
 first), each block drawn from N(0, sd) with its own spread (``b`` and ``c``
 share one) and ``log sd ~ N(loc, scale)``.
 
+Optional extensions (`ModelOptions`), each a block of effects of its own:
+
+- ``synergy``: a deck's own strength from its starter-spec and spec-spec pairs,
+  ``syn(deck) = sum_k e[g, h_k] + sum_{j<k} f[h_j, h_k]``, entering as
+  ``syn(deck1) - syn(deck2)``;
+- ``familiarity``: a player's skill with a starter and with each spec,
+  ``fam(p, deck) = r[p, g] + sum_k s[p, h_k]``, entering as
+  ``fam(player1, deck1) - fam(player2, deck2)``;
+- ``time_varying``: each player's skill drifts by a Gaussian random walk over
+  rating periods (epochs), ``p[f] + w[f, e]`` with ``w[., 0] = 0`` and steps of
+  spread ``sd_step``;
+- ``prior="balanced"``: instead of four independent log-normal spreads, a total
+  log-odds spread ``sigma`` with ``log sigma ~ N(loc, scale)`` split between the
+  skill difference and the deck matchup by a share ``rho ~ Beta(2, 2)``
+  (equal a priori), and the deck part split among its three kinds by
+  ``Dirichlet(1, 1, 1)``: ``2 sd_player^2 = rho sigma^2``,
+  ``sd_stst^2 = (1 - rho) pi_1 sigma^2``, ``2k sd_stsp^2 = (1 - rho) pi_2 sigma^2``,
+  ``k^2 sd_spsp^2 = (1 - rho) pi_3 sigma^2``.
+
 All effects live in one flat vector ``theta`` (see `Layout`); a match reads its
-2 + 1 + 2k + k^2 entries through one row of an integer index matrix, with sign
--1 for player 2's skill and +1 elsewhere. One gather per log-density
-evaluation keeps the model fast, and the same layout serves prediction in
-NumPy. This module knows nothing of pandas or scikit-learn.
+entries through one row of an integer index matrix, with a sign per column.
+One gather per log-density evaluation keeps the model fast, and the same
+layout serves prediction in NumPy. This module knows nothing of pandas or
+scikit-learn.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from skcodex.data import MatchCodes
 
-#: The four spreads, in the order of the ``log_sd`` vector.
+#: The four spreads of the seed model, in the order of the spread vector.
 SPREADS = ("player", "stst", "stsp", "spsp")
-#: The effect blocks of ``theta``, in order, with the spread each is drawn with.
+#: The seed model's effect blocks, in order, with the index of the spread each is drawn with.
 BLOCKS = (("skill", 0), ("stst", 1), ("stsp", 2), ("spst", 2), ("spsp", 3))
+PRIORS = ("lognormal", "balanced")
+
+#: Default priors on the log-spreads of the optional blocks: (loc, scale).
+EXTRA_PRIOR_DEFAULTS = {"syn": (-1.5, 0.5), "fam": (-2.0, 0.5), "step": (-2.0, 0.5)}
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Which extensions of the seed model are switched on (all off: the seed model)."""
+
+    time_varying: bool = False
+    synergy: bool = False
+    familiarity: bool = False
+    prior: str = "lognormal"
+
+    def __post_init__(self) -> None:
+        if self.prior not in PRIORS:
+            raise ValueError(f"prior must be one of {PRIORS}, got {self.prior!r}")
+
+    @property
+    def spreads(self) -> tuple[str, ...]:
+        """Names of every spread, the four of the seed model first."""
+        extra = [
+            name
+            for name, on in (
+                ("syn", self.synergy),
+                ("fam", self.familiarity),
+                ("step", self.time_varying),
+            )
+            if on
+        ]
+        return (*SPREADS, *extra)
+
+    @property
+    def prior_names(self) -> tuple[str, ...]:
+        """Names of the entries of the prior location and scale vectors."""
+        extra = self.spreads[len(SPREADS) :]
+        return ("total", *extra) if self.prior == "balanced" else self.spreads
 
 
 @dataclass(frozen=True)
 class SpreadPriors:
-    """Normal priors on the four log-spreads: ``log sd_x ~ N(loc_x, scale_x)``.
+    """Normal priors on the log-spreads, ``log sd_x ~ N(loc_x, scale_x)``.
 
-    The seed's choice, N(0, 0.5) for all four, is the default.
+    ``loc`` and ``scale`` hold one entry per name of `ModelOptions.prior_names`
+    (for the seed model: player, stst, stsp, spsp; with the balanced prior the
+    first entry is the log of the total spread). The seed's choice, N(0, 0.5)
+    for all four, is the default.
     """
 
-    loc: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
-    scale: tuple[float, float, float, float] = (0.5, 0.5, 0.5, 0.5)
+    loc: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
+    scale: tuple[float, ...] = (0.5, 0.5, 0.5, 0.5)
 
     def __post_init__(self) -> None:
-        for name, values in (("loc", self.loc), ("scale", self.scale)):
-            arr = np.asarray(values, dtype=float)
-            if arr.shape != (4,) or not np.all(np.isfinite(arr)):
-                raise ValueError(f"spread prior {name} must be 4 finite numbers, got {values!r}")
-        if np.any(np.asarray(self.scale) <= 0):
+        loc = np.asarray(self.loc, dtype=float)
+        scale = np.asarray(self.scale, dtype=float)
+        for name, arr, values in (("loc", loc, self.loc), ("scale", scale, self.scale)):
+            if arr.ndim != 1 or len(arr) == 0 or not np.all(np.isfinite(arr)):
+                raise ValueError(f"spread prior {name} must be finite numbers, got {values!r}")
+        if loc.shape != scale.shape:
+            raise ValueError("spread prior loc and scale must have the same length")
+        if np.any(scale <= 0):
             raise ValueError(f"spread prior scales must be positive, got {self.scale!r}")
 
 
 @dataclass(frozen=True)
 class Layout:
-    """Where each effect sits in the flat vector ``theta``.
+    """Where each effect sits in the flat vector ``theta``, and what each match reads.
 
     Parameters
     ----------
@@ -60,24 +123,60 @@ class Layout:
         Number of levels of each kind.
     specs_per_deck : int
         k, the number of specs in a deck (3 in Codex).
+    options : ModelOptions
+        The extensions switched on.
+    n_epochs : int
+        Rating periods of the time-varying skill walk (1 when it is off).
     """
 
     n_players: int
     n_starters: int
     n_specs: int
     specs_per_deck: int = 3
+    options: ModelOptions = field(default_factory=ModelOptions)
+    n_epochs: int = 1
+
+    @property
+    def spreads(self) -> tuple[str, ...]:
+        """Names of the spreads, in the order of the spread vector."""
+        return self.options.spreads
+
+    @property
+    def blocks(self) -> tuple[tuple[str, int], ...]:
+        """Every effect block, in ``theta`` order, with the index of its spread."""
+        out = list(BLOCKS)
+        spread = {name: i for i, name in enumerate(self.spreads)}
+        if self.options.synergy:
+            out += [("syn_stsp", spread["syn"]), ("syn_spsp", spread["syn"])]
+        if self.options.familiarity:
+            out += [("fam_st", spread["fam"]), ("fam_sp", spread["fam"])]
+        if self.options.time_varying:
+            out += [("walk", spread["step"])]
+        return tuple(out)
 
     @property
     def shapes(self) -> dict[str, tuple[int, ...]]:
         """The shape of each effect block."""
         P, S, K = self.n_players, self.n_starters, self.n_specs
-        return {"skill": (P,), "stst": (S, S), "stsp": (S, K), "spst": (K, S), "spsp": (K, K)}
+        all_shapes = {
+            "skill": (P,),
+            "stst": (S, S),
+            "stsp": (S, K),
+            "spst": (K, S),
+            "spsp": (K, K),
+            "syn_stsp": (S, K),
+            "syn_spsp": (K, K),
+            "fam_st": (P, S),
+            "fam_sp": (P, K),
+            "walk": (P, self.n_epochs),
+        }
+        return {name: all_shapes[name] for name, _ in self.blocks}
 
     @property
     def offsets(self) -> dict[str, int]:
         """Where each block starts in ``theta``."""
         out, at = {}, 0
-        for name, _ in BLOCKS:
+        for name, _ in self.blocks:
             out[name] = at
             at += int(np.prod(self.shapes[name]))
         return out
@@ -89,41 +188,101 @@ class Layout:
 
     @property
     def group(self) -> np.ndarray:
-        """For each entry of ``theta``, the index of its spread in `SPREADS`."""
+        """For each entry of ``theta``, the index of its spread."""
         return np.concatenate(
-            [np.full(int(np.prod(self.shapes[name])), g, dtype=np.int64) for name, g in BLOCKS]
+            [np.full(int(np.prod(self.shapes[name])), g, dtype=np.int64) for name, g in self.blocks]
         )
 
     @property
+    def n_free(self) -> int:
+        """Number of standard-normal ``z`` behind ``theta`` (the walk starts at 0)."""
+        return self.size - (self.n_players if self.options.time_varying else 0)
+
+    @property
     def signs(self) -> np.ndarray:
-        """The sign of each index-matrix column: -1 for player 2's skill, +1 elsewhere."""
+        """The sign of each index-matrix column."""
         k = self.specs_per_deck
-        out = np.ones(3 + 2 * k + k * k)
-        out[1] = -1.0
-        return out
+        parts = [np.array([1.0, -1.0]), np.ones(1 + 2 * k + k * k)]
+        if self.options.synergy:
+            n = k + k * (k - 1) // 2
+            parts += [np.ones(n), -np.ones(n)]
+        if self.options.familiarity:
+            parts += [np.ones(1 + k), -np.ones(1 + k)]
+        if self.options.time_varying:
+            parts += [np.array([1.0, -1.0])]
+        return np.concatenate(parts)
+
+    def static(self) -> Layout:
+        """The same layout without the skill walk: what prediction works with."""
+        opts = ModelOptions(
+            time_varying=False,
+            synergy=self.options.synergy,
+            familiarity=self.options.familiarity,
+            prior=self.options.prior,
+        )
+        return Layout(self.n_players, self.n_starters, self.n_specs, self.specs_per_deck, opts)
 
     def index_matrix(self, codes: MatchCodes) -> np.ndarray:
-        """The (n_matches, 3 + 2k + k^2) matrix of ``theta`` positions read by each match."""
-        o, S, K = self.offsets, self.n_starters, self.n_specs
+        """The (n_matches, n_columns) matrix of ``theta`` positions read by each match."""
+        o, S, K, k = self.offsets, self.n_starters, self.n_specs, self.specs_per_deck
+        n = len(codes)
+        f, s = codes.player1[:, None], codes.player2[:, None]
         g, t = codes.starter1[:, None], codes.starter2[:, None]
         h, u = codes.specs1, codes.specs2
         cols = [
-            o["skill"] + codes.player1[:, None],
-            o["skill"] + codes.player2[:, None],
+            o["skill"] + f,
+            o["skill"] + s,
             o["stst"] + g * S + t,
             o["stsp"] + g * K + u,
             o["spst"] + h * S + t,
-            o["spsp"] + (h[:, :, None] * K + u[:, None, :]).reshape(len(codes), -1),
+            o["spsp"] + (h[:, :, None] * K + u[:, None, :]).reshape(n, -1),
         ]
+        if self.options.synergy:
+            first, second = np.triu_indices(k, 1)
+            for starter, specs in ((g, h), (t, u)):
+                cols.append(o["syn_stsp"] + starter * K + specs)
+                cols.append(o["syn_spsp"] + specs[:, first] * K + specs[:, second])
+        if self.options.familiarity:
+            for player, starter, specs in ((f, g, h), (s, t, u)):
+                cols.append(o["fam_st"] + player * S + starter)
+                cols.append(o["fam_sp"] + player * K + specs)
+        if self.options.time_varying:
+            if codes.epoch is None:
+                raise ValueError("a time-varying model needs a period for every match")
+            e = np.minimum(codes.epoch, self.n_epochs - 1)[:, None]
+            cols.append(o["walk"] + f * self.n_epochs + e)
+            cols.append(o["walk"] + s * self.n_epochs + e)
         idx = np.concatenate(cols, axis=1)
         if idx.size and (idx.min() < 0 or idx.max() >= self.size):
             raise ValueError("match codes fall outside the layout; encode against its vocabulary")
         return idx.astype(np.int64)
 
+    def theta(self, z, sd, xp=np):
+        """Effects from standard normals ``z`` (..., n_free) and spreads ``sd`` (..., n_spreads).
+
+        Works on NumPy arrays (``xp=np``; leading draw dimensions allowed) and on
+        PyTensor variables (``xp=pytensor.tensor``; one point).
+        """
+        group = self.group
+        if not self.options.time_varying:
+            return z * sd[..., group]
+        n_static = self.size - self.n_players * self.n_epochs
+        static = z[..., :n_static] * sd[..., group[:n_static]]
+        steps = z[..., n_static:] * sd[..., group[-1:]]
+        P, E = self.n_players, self.n_epochs
+        if xp is np:
+            lead = z.shape[:-1]
+            walk = np.cumsum(steps.reshape(*lead, P, E - 1), axis=-1)
+            walk = np.concatenate([np.zeros((*lead, P, 1)), walk], axis=-1)
+            return np.concatenate([static, walk.reshape(*lead, P * E)], axis=-1)
+        walk = xp.cumsum(steps.reshape((P, E - 1)), axis=1)
+        walk = xp.concatenate([xp.zeros((P, 1)), walk], axis=1)
+        return xp.concatenate([static, walk.reshape((P * E,))])
+
     def unflatten(self, theta: np.ndarray) -> dict[str, np.ndarray]:
         """Split ``theta`` (..., size) into its named blocks."""
         out = {}
-        for name, _ in BLOCKS:
+        for name, _ in self.blocks:
             start, shape = self.offsets[name], self.shapes[name]
             stop = start + int(np.prod(shape))
             lead = () if theta.ndim == 1 else tuple(theta.shape[:-1])
@@ -133,78 +292,133 @@ class Layout:
     def flatten(self, blocks: dict[str, np.ndarray]) -> np.ndarray:
         """Inverse of `unflatten`."""
         lead = blocks["skill"].shape[:-1]
-        return np.concatenate([blocks[name].reshape(*lead, -1) for name, _ in BLOCKS], axis=-1)
+        return np.concatenate([blocks[name].reshape(*lead, -1) for name, _ in self.blocks], axis=-1)
+
+
+BLOCK_DIMS = {
+    "skill": ("player",),
+    "stst": ("starter1", "starter2"),
+    "stsp": ("starter1", "spec2"),
+    "spst": ("spec1", "starter2"),
+    "spsp": ("spec1", "spec2"),
+    "syn_stsp": ("starter1", "spec2"),
+    "syn_spsp": ("spec1", "spec2"),
+    "fam_st": ("player", "starter2"),
+    "fam_sp": ("player", "spec2"),
+    "walk": ("player", "epoch"),
+}
+
+
+def balanced_spreads(log_total, share, split, k: int, xp=np):
+    """The seed model's four spreads from a total spread, a skill share and a deck split."""
+    total2 = xp.exp(2 * log_total)
+    deck2 = (1 - share) * total2
+    return xp.stack(
+        [
+            xp.sqrt(share * total2 / 2),
+            xp.sqrt(deck2 * split[..., 0]),
+            xp.sqrt(deck2 * split[..., 1] / (2 * k)),
+            xp.sqrt(deck2 * split[..., 2] / k**2),
+        ],
+        axis=-1,
+    )
 
 
 def build_model(
     index: np.ndarray,
     y: np.ndarray,
     layout: Layout,
-    priors: SpreadPriors = SpreadPriors(),
+    priors: SpreadPriors | None = None,
     coords: dict[str, list] | None = None,
 ):
     """Build the PyMC model for matches given as an index matrix.
 
     Parameters
     ----------
-    index : ndarray of int, shape (n_matches, 3 + 2k + k^2)
+    index : ndarray of int, shape (n_matches, n_columns)
         From `Layout.index_matrix`.
     y : ndarray of float, shape (n_matches,)
         1 where player 1 won, 0 where player 2 won; or luck-adjusted outcomes
         (any real number), scored by the binomial quasi-likelihood.
     layout : Layout
-    priors : SpreadPriors
+    priors : SpreadPriors, optional
+        One entry per name of ``layout.options.prior_names``; defaults to
+        N(0, 0.5) for the seed's spreads (and the total), and
+        `EXTRA_PRIOR_DEFAULTS` for the others.
     coords : dict, optional
         Names for the ``player``, ``starter`` and ``spec`` dimensions.
 
     Returns
     -------
     pymc.Model
-        Free variables ``log_sd`` (4,) and ``z`` (layout.size,), the standard-normal
-        effects; deterministics ``sd`` and one per effect block with named dims.
-        The data (``index``, ``y``) and the prior locations and scales are
+        Free variables ``z`` (the standard-normal effects) and the spread
+        parameters (``log_sd``; or ``log_total``, ``skill_share``,
+        ``deck_split`` and ``log_sd_extra`` under the balanced prior);
+        deterministics ``sd`` and one per effect block with named dims. The
+        data (``index``, ``y``) and the prior locations and scales are
         ``pm.Data`` containers, so one compiled model serves new data and priors.
     """
     import pymc as pm
     import pytensor.tensor as pt
 
+    opts = layout.options
+    priors = priors or default_priors(opts)
+    if len(priors.loc) != len(opts.prior_names):
+        raise ValueError(
+            f"the priors need one entry for each of {opts.prior_names}, got {len(priors.loc)}"
+        )
     P, S, K = layout.n_players, layout.n_starters, layout.n_specs
     coords = dict(coords or {})
     coords.setdefault("player", list(range(P)))
     coords.setdefault("starter", list(range(S)))
     coords.setdefault("spec", list(range(K)))
     full_coords = {
-        "spread": list(SPREADS),
+        "spread": list(opts.spreads),
         "player": coords["player"],
         "starter1": coords["starter"],
         "starter2": coords["starter"],
         "spec1": coords["spec"],
         "spec2": coords["spec"],
-    }
-    dims = {
-        "skill": ("player",),
-        "stst": ("starter1", "starter2"),
-        "stsp": ("starter1", "spec2"),
-        "spst": ("spec1", "starter2"),
-        "spsp": ("spec1", "spec2"),
+        "epoch": list(range(layout.n_epochs)),
     }
     with pm.Model(coords=full_coords) as model:
         idx = pm.Data("index", np.asarray(index, dtype=np.int64))
         outcome = pm.Data("y", np.asarray(y, dtype=float))
         loc = pm.Data("prior_loc", np.asarray(priors.loc, dtype=float))
         scale = pm.Data("prior_scale", np.asarray(priors.scale, dtype=float))
-        log_sd = pm.Normal("log_sd", loc, scale, dims="spread")
-        sd = pm.Deterministic("sd", pt.exp(log_sd), dims="spread")
-        z = pm.Normal("z", 0.0, 1.0, shape=layout.size)
-        theta = z * sd[layout.group]
+        if opts.prior == "lognormal":
+            log_sd = pm.Normal("log_sd", loc, scale, dims="spread")
+            sd = pm.Deterministic("sd", pt.exp(log_sd), dims="spread")
+        else:
+            log_total = pm.Normal("log_total", loc[0], scale[0])
+            share = pm.Beta("skill_share", 2.0, 2.0)
+            split = pm.Dirichlet("deck_split", np.ones(3))
+            base = balanced_spreads(log_total, share, split, layout.specs_per_deck, pt)
+            parts = [base]
+            if len(opts.spreads) > len(SPREADS):
+                extra = pm.Normal("log_sd_extra", loc[1:], scale[1:])
+                parts.append(pt.exp(extra))
+            sd = pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
+        z = pm.Normal("z", 0.0, 1.0, shape=layout.n_free)
+        theta = layout.theta(z, sd, pt)
         signs = pt.as_tensor_variable(layout.signs)
         q = (theta[idx] * signs).sum(axis=1)
         # Bernoulli log-likelihood for y in {0, 1}; for luck-adjusted outcomes outside
         # [0, 1] the same expression is the binomial quasi-likelihood (concave in q).
         pm.Potential("loglik", quasi_loglik(outcome, q, pt))
         for name, block in layout.unflatten(theta).items():
-            pm.Deterministic(name, block, dims=dims[name])
+            pm.Deterministic(name, block, dims=BLOCK_DIMS[name])
     return model
+
+
+def default_priors(options: ModelOptions) -> SpreadPriors:
+    """N(0, 0.5) on the seed's log-spreads (or the log total), defaults for the extras."""
+    loc, scale = [], []
+    for name in options.prior_names:
+        a, b = EXTRA_PRIOR_DEFAULTS.get(name, (0.0, 0.5))
+        loc.append(a)
+        scale.append(b)
+    return SpreadPriors(tuple(loc), tuple(scale))
 
 
 def quasi_loglik(r, q, xp=np):

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skcodex.codex import Catalogue
 from skcodex.data import Vocabulary, check_match_table, encode
-from skcodex.model import BLOCKS, Layout
+from skcodex.model import Layout
 
 
 class MatchupEncoder(TransformerMixin, BaseEstimator):
@@ -70,7 +70,7 @@ class MatchupEncoder(TransformerMixin, BaseEstimator):
         index = grown.index_matrix(codes)
         # Map positions in the grown layout back to the fitted one; unseen -> dropped.
         known = np.full(grown.size, -1)
-        for name, _ in BLOCKS:
+        for name, _ in self.layout_.blocks:
             old_shape, new_shape = self.layout_.shapes[name], grown.shapes[name]
             old_pos = np.arange(int(np.prod(old_shape))).reshape(old_shape)
             region = tuple(slice(0, n) for n in old_shape)

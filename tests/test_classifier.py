@@ -263,17 +263,21 @@ def test_sklearn_estimator_checks(estimator, check):
 
 @pytest.mark.slow
 def test_recovers_known_skills_and_spreads():
-    data = make_matches(n_players=60, n_matches=3000, n_tournaments=10, random_state=11)
-    clf = BayesianMatchupClassifier(random_state=1).fit(data.X, data.y)
-    assert not clf.convergence_problems_
-    table = skill_table(clf)
-    truth = data.params["skill"][table.index]
-    assert spearmanr(table["mean"], truth)[0] >= 0.9
-    coverage = np.mean((table["lower"] <= truth) & (truth <= table["upper"]))
-    assert 0.80 <= coverage <= 0.97
-    lower, upper = np.quantile(clf.spread_draws_, [0.05, 0.95], axis=0)
-    true_sd = np.array([data.params["sd"][k] for k in ("player", "stst", "stsp", "spsp")])
-    assert np.all((lower <= true_sd) & (true_sd <= upper)), (lower, true_sd, upper)
+    """Three independent series of 3,000 matches among 60 players, pooled for coverage."""
+    covered, players = 0, 0
+    for seed in (11, 12, 13):
+        data = make_matches(n_players=60, n_matches=3000, n_tournaments=10, random_state=seed)
+        clf = BayesianMatchupClassifier(random_state=seed).fit(data.X, data.y)
+        assert not clf.convergence_problems_
+        table = skill_table(clf)
+        truth = data.params["skill"][table.index]
+        assert spearmanr(table["mean"], truth)[0] >= 0.9
+        covered += int(np.sum((table["lower"] <= truth) & (truth <= table["upper"])))
+        players += len(table)
+        lower, upper = np.quantile(clf.spread_draws_, [0.05, 0.95], axis=0)
+        true_sd = np.array([data.params["sd"][k] for k in ("player", "stst", "stsp", "spsp")])
+        assert np.all((lower <= true_sd) & (true_sd <= upper)), (seed, lower, true_sd, upper)
+    assert 0.80 <= covered / players <= 0.97, covered / players
 
 
 @pytest.mark.slow

@@ -98,5 +98,5 @@ def test_layout_round_trip_and_signs(problem):
 def test_spread_priors_are_validated():
     with pytest.raises(ValueError, match="scales must be positive"):
         SpreadPriors(scale=(0.5, 0.5, 0.0, 0.5))
-    with pytest.raises(ValueError, match="4 finite numbers"):
+    with pytest.raises(ValueError, match="must be finite numbers"):
         SpreadPriors(loc=(0.0, 0.0, np.nan, 0.0))

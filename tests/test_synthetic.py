@@ -41,7 +41,13 @@ def test_shapes_and_columns(small_matches):
     assert data.X["period"].nunique() == 5
     assert len(data.params["skill"]) == 30
     assert set(data.X["player1"]) | set(data.X["player2"]) <= set(data.params["skill"].index)
-    assert data.params["sd"] == {"player": 0.8, "stst": 0.4, "stsp": 0.25, "spsp": 0.15}
+    assert data.params["sd"] == {
+        "player": 0.8,
+        "stst": 0.4,
+        "stsp": 0.25,
+        "spsp": 0.15,
+        "step": 0.0,
+    }
     assert data.params["stst"].shape == (7, 7)
     assert data.params["stsp"].shape == (7, 20)
     assert data.params["spst"].shape == (20, 7)

@@ -101,7 +101,22 @@ class Catalogue:
         clash = set(spec_colours) & set(starters)
         if clash:
             raise ValueError(f"names used both as spec and starter: {sorted(clash)}")
-        lookup = {name.casefold(): name for name in (*spec_colours, *starters)}
+        names = [*spec_colours, *starters]
+        unreadable = [
+            n
+            for n in names
+            if not isinstance(n, str) or not n or n != n.strip() or any(c in n for c in "/[]")
+        ]
+        if unreadable:  # deck notation could not name them
+            raise ValueError(
+                "spec and starter names must be non-empty strings without surrounding spaces "
+                f"or '/', '[', ']'; got {unreadable[:3]!r}"
+            )
+        lookup = {name.casefold(): name for name in names}
+        if len(lookup) < len(names):  # notation is read case-insensitively
+            folded = [n.casefold() for n in names]
+            same = sorted(n for n in names if folded.count(n.casefold()) > 1)
+            raise ValueError(f"spec and starter names differ only in case: {same[:4]!r}")
         object.__setattr__(self, "_lookup", lookup)
         nick = {name.casefold(): deck for name, deck in self.nicknames.items()}
         object.__setattr__(self, "_nick_lookup", nick)

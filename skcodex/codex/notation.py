@@ -63,6 +63,11 @@ def parse_deck(text: str, catalogue: Catalogue | None = None) -> Deck:
     nick = cat.nickname(stripped)
     if nick is not None:
         return nick
+    if len(stripped) > 500:  # no deck is this long; keep the error message short
+        raise DeckParseError(
+            f"deck string of {len(stripped):,} characters is too long to be a deck: "
+            f"{stripped[:40]!r}..."
+        )
     k = cat.specs_per_deck
 
     bracketed: list[str] = []

@@ -24,6 +24,7 @@ def make_matches(
     sd_stst: float = 0.4,
     sd_stsp: float = 0.25,
     sd_spsp: float = 0.15,
+    sd_step: float = 0.0,
     decks_per_player: int = 3,
     deck_kind: str = "multicolour",
     catalogue: Catalogue | None = None,
@@ -46,6 +47,9 @@ def make_matches(
         Size of the series. Matches are split evenly across tournaments.
     sd_player, sd_stst, sd_stsp, sd_spsp : float
         True spreads of the effect blocks (log-odds scale).
+    sd_step : float
+        Each player's skill moves by a N(0, sd_step) step between tournaments
+        (a Gaussian random walk); 0, the default, keeps skills fixed.
     decks_per_player : int
         Size of each player's deck pool.
     deck_kind : {"multicolour", "monocolour", "draft"}
@@ -60,7 +64,8 @@ def make_matches(
         ``X``: the match table (``player1``, ``player2``, ``deck1``, ``deck2`` in
         forum notation, ``period`` = tournament, ``date``); ``y``: 1 where
         player 1 won; ``p_win``: the true probabilities; ``params``: the truth,
-        with ``skill`` (Series by player), ``stst``, ``stsp``, ``spst``,
+        with ``skill`` (Series by player: the skill in the last tournament),
+        ``skill_path`` (players x tournaments), ``stst``, ``stsp``, ``spst``,
         ``spsp`` (DataFrames, player 1's component as rows), ``sd`` (dict of
         the four spreads) and ``decks`` (each player's pool).
 
@@ -82,6 +87,7 @@ def make_matches(
         ("sd_stst", sd_stst),
         ("sd_stsp", sd_stsp),
         ("sd_spsp", sd_spsp),
+        ("sd_step", sd_step),
     ):
         if not np.isfinite(value) or value < 0:
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
@@ -95,6 +101,7 @@ def make_matches(
     starters, specs = list(cat.starters), list(cat.specs)
     S, K = len(starters), len(specs)
     skill = rng.normal(0.0, sd_player, n_players)
+    path = []
     stst = rng.normal(0.0, sd_stst, (S, S))
     stsp = rng.normal(0.0, sd_stsp, (S, K))
     spst = rng.normal(0.0, sd_stsp, (K, S))
@@ -126,6 +133,9 @@ def make_matches(
         entrants = rng.choice(n_players, n_entrants, replace=False)
         deck_of = {int(e): pools[e][rng.randint(len(pools[e]))] for e in entrants}
         begin = start + pd.Timedelta(weeks=6 * t)
+        if t > 0 and sd_step > 0:
+            skill = skill + rng.normal(0.0, sd_step, n_players)
+        path.append(skill)
         for m in range(n_t):
             first, second = rng.choice(entrants, 2, replace=False)
             d1, d2 = deck_of[int(first)], deck_of[int(second)]
@@ -142,11 +152,22 @@ def make_matches(
         frame[col] = [format_deck(d, cat) for d in frame[col]]
     params = {
         "skill": pd.Series(skill, index=pd.Index(players, name="player"), name="skill"),
+        "skill_path": pd.DataFrame(
+            np.column_stack(path),
+            index=pd.Index(players, name="player"),
+            columns=[f"T{t + 1:0{width_t}d}" for t in range(n_tournaments)],
+        ),
         "stst": pd.DataFrame(stst, index=starters, columns=starters),
         "stsp": pd.DataFrame(stsp, index=starters, columns=specs),
         "spst": pd.DataFrame(spst, index=specs, columns=starters),
         "spsp": pd.DataFrame(spsp, index=specs, columns=specs),
-        "sd": {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp},
+        "sd": {
+            "player": sd_player,
+            "stst": sd_stst,
+            "stsp": sd_stsp,
+            "spsp": sd_spsp,
+            "step": sd_step,
+        },
         "decks": {players[i]: pools[i] for i in range(n_players)},
     }
     return Bunch(X=frame, y=y, p_win=p_win, params=params)

@@ -1,0 +1,357 @@
+"""Figures of the analyses in `skcodex.analysis` (matplotlib; ``pip install skcodex[plot]``).
+
+Each function takes the table an analysis returns (or a fitted
+`BayesianMatchupClassifier`, from which the default analysis is computed) and
+returns a `matplotlib.figure.Figure`. Figures are built without pyplot, so
+they need no display and leave pyplot's global state alone; pass ``ax=`` to
+draw into an existing figure instead. Save one with ``fig.savefig(path)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from skcodex import analysis
+
+__all__ = [
+    "plot_matchups",
+    "plot_nash",
+    "plot_reliability",
+    "plot_skills",
+    "plot_spreads",
+]
+
+#: Colours used throughout (colour-blind safe, from the Okabe-Ito palette).
+COLOURS = {
+    "player 1": "#0072B2",
+    "player 2": "#D55E00",
+    "both": "#009E73",
+    "skill": "#0072B2",
+    "deck": "#D55E00",
+    "grey": "#555555",
+}
+
+
+def _new_figure(figsize: tuple[float, float]):
+    """A constrained-layout figure not registered with pyplot."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError("plots need matplotlib: pip install 'skcodex[plot]'") from None
+    return Figure(figsize=figsize, layout="constrained")
+
+
+def _figure(ax: Any, figsize: tuple[float, float]):
+    """A new figure and axes, or the given axes and their figure."""
+    if ax is not None:
+        return ax.figure, ax
+    fig = _new_figure(figsize)
+    return fig, fig.add_subplot()
+
+
+def _is_classifier(obj: Any) -> bool:
+    return hasattr(obj, "effect_draws_")
+
+
+def _interval_label(table: pd.DataFrame) -> str:
+    return f"{round(100 * table.attrs.get('interval', analysis.INTERVAL))}%"
+
+
+def _density(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """A Gaussian kernel density estimate on a grid (a spike when the values are constant)."""
+    from scipy.stats import gaussian_kde
+
+    if len(values) < 2 or np.ptp(values) == 0:
+        out = np.zeros_like(grid)
+        out[np.abs(grid - values.mean()).argmin()] = 1.0 / (grid[1] - grid[0])
+        return out
+    return gaussian_kde(values)(grid)
+
+
+def plot_skills(
+    skills: Any,
+    *,
+    top: int | None = None,
+    truth: Mapping | pd.Series | None = None,
+    ax: Any = None,
+):
+    """Forest plot of player skills: posterior means with credible intervals.
+
+    Parameters
+    ----------
+    skills : pandas.DataFrame or BayesianMatchupClassifier
+        A `skcodex.analysis.skill_table`, or a fitted classifier.
+    top : int, optional
+        Show only the ``top`` players by mean skill.
+    truth : mapping or Series, optional
+        Known skills (for synthetic data), drawn as crosses.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    table = analysis.skill_table(skills) if _is_classifier(skills) else skills
+    table = table.sort_values("mean", ascending=False)
+    if top is not None:
+        table = table.head(top)
+    n = len(table)
+    fig, ax = _figure(ax, (7.0, 1.2 + 0.24 * n))
+    pos = np.arange(n)[::-1]
+    ax.hlines(pos, table["lower"], table["upper"], color=COLOURS["skill"], lw=1.6, alpha=0.8)
+    ax.plot(
+        table["mean"], pos, "o", color=COLOURS["skill"], ms=4.5, label="posterior mean, interval"
+    )
+    if truth is not None:
+        true = pd.Series(truth).reindex(table.index)
+        ax.plot(true, pos, "x", color=COLOURS["deck"], ms=6, mew=1.5, label="true skill")
+        ax.legend(loc="lower right", fontsize=8, frameon=False)
+    names = [str(p) for p in table.index]
+    if "matches" in table.columns:
+        names = [f"{name} ({m})" for name, m in zip(names, table["matches"])]
+    ax.set_yticks(pos, names, fontsize=8 if n > 30 else 9)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.axvline(0.0, color=COLOURS["grey"], lw=0.8, ls=":")
+    ax.set_xlabel("skill (log-odds; +0.69 doubles the odds of winning)")
+    caption = f"{_interval_label(table)} intervals"
+    if "matches" in table.columns:
+        caption += "; matches played in brackets"
+    ax.set_title(f"Player skills ({caption})", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+def plot_matchups(
+    matchups: Any,
+    *,
+    intervals: bool = True,
+    ax: Any = None,
+):
+    """Heatmap of P(player 1 wins) for every deck pair, annotated.
+
+    Rows are player 1's deck (who moves first), columns player 2's.
+
+    Parameters
+    ----------
+    matchups : pandas.DataFrame or BayesianMatchupClassifier
+        A `skcodex.analysis.matchup_table`, or a fitted classifier (the
+        monocolour decks at equal skill).
+    intervals : bool, default True
+        Also write each cell's credible interval (when the table is small
+        enough to read it).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    table = analysis.matchup_table(matchups) if _is_classifier(matchups) else matchups
+    rows = list(dict.fromkeys(table["deck1"]))
+    cols = list(dict.fromkeys(table["deck2"]))
+    mean = table.pivot(index="deck1", columns="deck2", values="mean").loc[rows, cols]
+    lower = table.pivot(index="deck1", columns="deck2", values="lower").loc[rows, cols]
+    upper = table.pivot(index="deck1", columns="deck2", values="upper").loc[rows, cols]
+    n1, n2 = mean.shape
+    cell = 1.0 if (intervals and max(n1, n2) <= 10) else 0.6
+    fig, ax = _figure(ax, (2.2 + cell * n2 + 1.0, 1.6 + cell * n1))
+    values = mean.to_numpy()
+    image = ax.imshow(values, cmap="RdBu", vmin=0.0, vmax=1.0, aspect="auto")
+    if max(n1, n2) <= 20:
+        show_interval = intervals and max(n1, n2) <= 10
+        for i in range(n1):
+            for j in range(n2):
+                v = values[i, j]
+                colour = "white" if abs(v - 0.5) > 0.3 else "black"
+                text = f"{v:.2f}"
+                if show_interval:
+                    text += f"\n{lower.iat[i, j]:.2f}–{upper.iat[i, j]:.2f}"
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    color=colour,
+                    fontsize=8 if show_interval else 7,
+                )
+    ax.set_xticks(range(n2), cols, rotation=35, ha="right", fontsize=9)
+    ax.set_yticks(range(n1), rows, fontsize=9)
+    ax.set_xlabel("player 2's deck (moves second)")
+    ax.set_ylabel("player 1's deck (moves first)")
+    p1, p2 = table.attrs.get("player1"), table.attrs.get("player2")
+    who = "equally skilled players" if p1 is None else f"{p1} (first) v {p2}"
+    detail = f"mean and {_interval_label(table)} interval" if intervals else "posterior mean"
+    ax.set_title(f"P(player 1 wins), {who}\n{detail}", fontsize=10)
+    fig.colorbar(image, ax=ax, shrink=0.8, label="P(player 1 wins)")
+    return fig
+
+
+def plot_nash(weights: Any, *, ax: Any = None):
+    """Nash weights of decks with credible intervals, one colour per role.
+
+    Parameters
+    ----------
+    weights : pandas.DataFrame or BayesianMatchupClassifier
+        A `skcodex.analysis.nash_weights` table, or a fitted classifier (the
+        monocolour decks, 500 draws).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    table = analysis.nash_weights(weights) if _is_classifier(weights) else weights
+    roles = list(dict.fromkeys(table["role"]))
+    decks = list(dict.fromkeys(table["deck"]))
+    n, k = len(decks), len(roles)
+    fig, ax = _figure(ax, (7.0, 1.4 + 0.3 * n * k))
+    height = 0.8 / k
+    for r, role in enumerate(roles):
+        part = table[table["role"] == role].set_index("deck").reindex(decks)
+        pos = np.arange(n)[::-1] + (k - 1 - r - (k - 1) / 2) * height
+        mean = part["mean"].to_numpy()
+        err = np.vstack([mean - part["lower"], part["upper"] - mean]).clip(0.0)
+        label = role if role == "both" else f"as {role}"
+        if role == "both":
+            label = "both roles (one deck, first or second at random)"
+        ax.barh(
+            pos,
+            mean,
+            height=height * 0.9,
+            color=COLOURS.get(role, COLOURS["grey"]),
+            alpha=0.85,
+            label=label,
+        )
+        ax.errorbar(mean, pos, xerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+    ax.set_yticks(np.arange(n)[::-1], decks, fontsize=9)
+    ax.set_xlim(0.0, 1.02)
+    ax.set_xlabel("Nash weight (mean over draws; bars show intervals)")
+    value = table.attrs.get("value")
+    title = f"Nash weights of decks ({_interval_label(table)} intervals)"
+    if value:
+        title += (
+            f"\nvalue for player 1: {value['mean']:.2f} "
+            f"[{value['lower']:.2f}, {value['upper']:.2f}]"
+        )
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=2, fontsize=8, frameon=False)
+    ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+def plot_reliability(tables: Any, *, ax: Any = None):
+    """Reliability diagram: observed frequency against mean forecast per bin.
+
+    Parameters
+    ----------
+    tables : pandas.DataFrame or mapping of str to DataFrame
+        One `skcodex.analysis.reliability_table`, or several by label (e.g.
+        ``{"in-sample": ..., "held-out": ...}``).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Points sized by the number of matches in the bin, with intervals for
+        the observed frequency; the diagonal is perfect calibration.
+    """
+    if isinstance(tables, pd.DataFrame):
+        tables = {"": tables}
+    fig, ax = _figure(ax, (5.5, 5.2))
+    ax.plot([0, 1], [0, 1], color=COLOURS["grey"], lw=1, ls="--", label="perfect calibration")
+    palette = [COLOURS["player 1"], COLOURS["player 2"], COLOURS["both"], "#CC79A7"]
+    total = max(1.0, max(float(t["count"].max()) for t in tables.values() if len(t)))
+    for i, (label, table) in enumerate(tables.items()):
+        colour = palette[i % len(palette)]
+        x, obs = table["mean_forecast"], table["observed"]
+        err = np.vstack([obs - table["lower"], table["upper"] - obs]).clip(0.0)
+        offset = (i - (len(tables) - 1) / 2) * 0.006
+        ax.errorbar(x + offset, obs, yerr=err, fmt="none", ecolor=colour, elinewidth=0.9, alpha=0.7)
+        n = int(table["count"].sum())
+        ax.scatter(
+            x + offset,
+            obs,
+            s=20 + 180 * table["count"] / total,
+            color=colour,
+            alpha=0.85,
+            edgecolor="white",
+            label=f"{label} ({n} matches)".strip() if label else f"{n} matches",
+            zorder=3,
+        )
+        ax.plot(x + offset, obs, color=colour, lw=0.8, alpha=0.6)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_aspect("equal")
+    ax.set_xlabel("forecast P(player 1 wins), bin mean")
+    ax.set_ylabel("share of matches player 1 won")
+    ax.set_title("Reliability (point size: matches in the bin)", fontsize=10)
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_spreads(draws: Any, *, ax: Any = None):
+    """Posterior of the skill spread against the deck-matchup spread.
+
+    Left: the spread of the skill part of a match's log-odds
+    (``sqrt(2) sd_player``) and of the deck part (``sd_deck``); right: the
+    skill share of the log-odds variance, with P(skill matters more).
+
+    Parameters
+    ----------
+    draws : pandas.DataFrame or BayesianMatchupClassifier
+        `skcodex.analysis.spread_comparison_draws`, or a fitted classifier.
+    ax : sequence of two matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    table = analysis.spread_comparison_draws(draws) if _is_classifier(draws) else draws
+    if ax is None:
+        fig = _new_figure((9.5, 3.6))
+        left, right = fig.subplots(1, 2, width_ratios=[1.4, 1])
+    else:
+        left, right = ax
+        fig = left.figure
+    columns = ["sd_skill_difference", "sd_deck", "sd_player"]
+    top = float(np.quantile(table[columns].to_numpy(), 0.999))
+    grid = np.linspace(0.0, top * 1.1, 300)
+    for column, label, colour, style in (
+        ("sd_skill_difference", "skill difference, √2·sd_player", COLOURS["skill"], "-"),
+        ("sd_player", "one player's skill, sd_player", COLOURS["skill"], ":"),
+        ("sd_deck", "deck matchup, sd_deck", COLOURS["deck"], "-"),
+    ):
+        density = _density(table[column].to_numpy(), grid)
+        left.plot(grid, density, color=colour, ls=style, lw=1.8, label=label)
+        if style == "-":
+            left.fill_between(grid, density, color=colour, alpha=0.15)
+    left.set_xlim(0, grid[-1])
+    left.set_ylim(bottom=0)
+    left.set_xlabel("spread of the log-odds (sd)")
+    left.set_ylabel("posterior density")
+    left.set_title("Spreads: who plays against what they play", fontsize=10)
+    left.legend(fontsize=8, frameon=False)
+    share = table["skill_share"].to_numpy()
+    right.hist(share, bins=np.linspace(0, 1, 41), color=COLOURS["both"], alpha=0.8)
+    right.axvline(0.5, color="black", lw=1, ls="--")
+    p = float(np.mean(share > 0.5))
+    right.text(
+        0.03,
+        0.95,
+        f"P(skill matters more)\n= P(share > 1/2) = {p:.2f}",
+        transform=right.transAxes,
+        ha="left",
+        va="top",
+        fontsize=9,
+        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8},
+    )
+    right.set_xlim(0, 1)
+    right.set_xlabel("skill share of the log-odds variance")
+    right.set_ylabel("posterior draws")
+    right.set_title("Skill share: 2·sd_player² / (2·sd_player² + sd_deck²)", fontsize=10)
+    return fig

@@ -1,0 +1,758 @@
+"""A catalogue of bad inputs to every public entry point, and what each must give.
+
+Every case names the entry point, the input, and either the error (its class
+and a fragment of its message) or the documented correct result. For every
+case the test also checks that
+
+- the input is left exactly as it was;
+- an error is raised by skcodex itself (the innermost traceback frame is in
+  skcodex; scikit-learn's own parameter and fitted checks are allowed where
+  named), never from deep inside pandas, NumPy, SciPy or PyTensor;
+- the message is short enough to read (under 400 characters);
+- no probability returned is NaN, and every one lies in [0, 1].
+
+The table is reproduced in docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shutil
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
+
+import skcodex
+from skcodex import (
+    BayesianMatchupClassifier,
+    EloClassifier,
+    Glicko2Classifier,
+    TournamentSplit,
+    brier_score,
+    brier_scorer,
+)
+from skcodex.cli import main as cli
+from skcodex.data import MatchTableError
+from skcodex.datasets import load_codex_matches, make_matches
+from skcodex.datasets.codexdata import CodexDataError
+from skcodex.persistence import PersistenceError
+
+PACKAGE = Path(skcodex.__file__).resolve().parent
+SKLEARN = Path(__import__("sklearn").__file__).resolve().parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# The same data and settings as tests/test_classifier.py, so one compiled model serves both.
+TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0}
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_matches(n_players=16, n_matches=240, n_tournaments=4, random_state=5)
+
+
+@pytest.fixture(scope="module")
+def fitted(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return {
+            "bayes": BayesianMatchupClassifier(**TINY).fit(data.X, data.y),
+            "elo": EloClassifier().fit(data.X, data.y),
+            "glicko": Glicko2Classifier().fit(data.X, data.y),
+        }
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, fitted):
+    """Files the loaders and the command line are pointed at."""
+    root = tmp_path_factory.mktemp("bad-inputs")
+    no_victor = root / "no_victor"
+    shutil.copytree(FIXTURES / "codexdata_minimal", no_victor)
+    frame = pd.read_csv(no_victor / "matches.csv")
+    frame.drop(columns="victor").to_csv(no_victor / "matches.csv", index=False)
+    empty = root / "empty"
+    empty.mkdir()
+    (empty / "matches.csv").write_text("")
+    no_csv = root / "no_csv"
+    no_csv.mkdir()
+    model = fitted["bayes"].save(root / "model.skcodex")
+    broken = root / "broken.skcodex"
+    broken.write_bytes(model.read_bytes()[:1000])
+    table = root / "table.csv"
+    table.write_text("player1,player2,deck1,y\nann,bob,MonoRed,1\n")
+    return {
+        "root": root,
+        "no_victor": no_victor,
+        "empty": empty,
+        "no_csv": no_csv,
+        "model": model,
+        "broken": broken,
+        "table": table,
+    }
+
+
+@dataclass
+class Case:
+    """One bad input: ``build(env)`` returns ``(function, args, kwargs)``."""
+
+    name: str
+    build: Callable[[dict], tuple[Callable, tuple, dict]]
+    error: type[BaseException] | None = None
+    match: str = ""
+    check: Callable[[Any, dict], None] | None = None
+    sklearn_error: bool = False  # raised by scikit-learn's own parameter or fitted checks
+
+
+def _x(env: dict, **columns: Any) -> pd.DataFrame:
+    return env["data"].X.assign(**columns)
+
+
+def _y(env: dict) -> np.ndarray:
+    return env["data"].y
+
+
+def _fit_bayes(X: Any, y: Any, **kwargs: Any) -> Any:
+    return BayesianMatchupClassifier(**TINY).fit(X, y, **kwargs)
+
+
+def _proba(model: str) -> Callable:
+    return lambda env: env["fitted"][model].predict_proba
+
+
+def _same_probabilities(reference: Callable[[dict], np.ndarray]) -> Callable:
+    def check(result: Any, env: dict) -> None:
+        assert np.array_equal(result, reference(env))
+
+    return check
+
+
+def _shape(n: int) -> Callable:
+    def check(result: Any, env: dict) -> None:
+        assert result.shape == (n, 2)
+
+    return check
+
+
+def _split_by_date(X: pd.DataFrame) -> list:
+    """Folds as sets of match ids, for comparing shuffled tables."""
+    return [
+        (set(X["id"].iloc[tr]), set(X["id"].iloc[te]))
+        for tr, te in TournamentSplit(n_splits=2).split(X)
+    ]
+
+
+def _shuffled_folds_equal(result: Any, env: dict) -> None:
+    X = env["data"].X.assign(id=range(len(env["data"].X)))
+    assert result == _split_by_date(X)
+
+
+def _cli_fails(*fragments: str) -> Callable:
+    def check(result: Any, env: dict) -> None:
+        code, err = result
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert code == 2, (code, err)
+        assert len(lines) == 1, err
+        assert re.match(r"skcodex( \w+)?: error: ", lines[0]), err
+        for fragment in fragments:
+            assert re.search(fragment, lines[0]), (fragment, lines[0])
+
+    return check
+
+
+def _run_cli(env: dict) -> Callable:
+    def run(*argv: str) -> tuple[int, str]:
+        env["capsys"].readouterr()
+        try:
+            code = cli(list(argv))
+        except SystemExit as exc:  # argparse's own errors exit
+            code = exc.code
+        return code, env["capsys"].readouterr().err
+
+    return run
+
+
+HUGE = "x" * 1_000_000
+UNICODE = ["Ægir 🃏", "Σοφία", "李小龍", "Zoë\u0301", "נועה", "ann"]
+
+CASES = [
+    # -- BayesianMatchupClassifier.fit: the table -----------------------------------------
+    Case(
+        "fit: X is a NumPy array",
+        lambda e: (_fit_bayes, (e["data"].X.to_numpy(), _y(e)), {}),
+        MatchTableError,
+        "X must be a pandas DataFrame .* got ndarray",
+    ),
+    Case(
+        "fit: X is a list of dicts",
+        lambda e: (_fit_bayes, (e["data"].X.to_dict("records"), _y(e)), {}),
+        MatchTableError,
+        "X must be a pandas DataFrame .* got list",
+    ),
+    Case("fit: X is None", lambda e: (_fit_bayes, (None, _y(e)), {}), MatchTableError, "NoneType"),
+    Case(
+        "fit: missing column",
+        lambda e: (_fit_bayes, (e["data"].X.drop(columns="deck2"), _y(e)), {}),
+        MatchTableError,
+        "missing the column.*'deck2'",
+    ),
+    Case(
+        "fit: empty table",
+        lambda e: (_fit_bayes, (e["data"].X.iloc[:0], _y(e)[:0]), {}),
+        MatchTableError,
+        "has no rows",
+    ),
+    Case(
+        "fit: duplicated column",
+        lambda e: (
+            _fit_bayes,
+            (pd.concat([e["data"].X, e["data"].X[["deck1"]]], axis=1), _y(e)),
+            {},
+        ),
+        MatchTableError,
+        "column 'deck1' more than once",
+    ),
+    Case(
+        "fit: missing player (NaN)",
+        lambda e: (_fit_bayes, (_x(e, player2=[np.nan, *e["data"].X.player2[1:]]), _y(e)), {}),
+        MatchTableError,
+        "'player2' is missing a value at row 0",
+    ),
+    Case(
+        "fit: float player ids (inf)",
+        lambda e: (_fit_bayes, (_x(e, player1=np.inf), _y(e)), {}),
+        MatchTableError,
+        "must hold player names .* got inf of type float",
+    ),
+    Case(
+        "fit: mixed str and int player ids",
+        lambda e: (
+            _fit_bayes,
+            (_x(e, player1=[*range(100), *e["data"].X.player1[100:]]), _y(e)),
+            {},
+        ),
+        MatchTableError,
+        "mixes str and int player ids",
+    ),
+    Case(
+        "fit: player faces themself",
+        lambda e: (_fit_bayes, (_x(e, player2=e["data"].X.player1), _y(e)), {}),
+        MatchTableError,
+        "faces themself at row 0",
+    ),
+    Case(
+        "fit: unknown spec in a deck",
+        lambda e: (_fit_bayes, (_x(e, deck1="[Demonology]/Anarchy/Lawe"), _y(e)), {}),
+        MatchTableError,
+        "unknown spec or starter 'Lawe'.*did you mean 'Law'",
+    ),
+    Case(
+        "fit: deck with two specs",
+        lambda e: (_fit_bayes, (_x(e, deck2="Anarchy/Law/Red"), _y(e)), {}),
+        MatchTableError,
+        "has 2 specs; a deck has 3",
+    ),
+    Case(
+        "fit: missing deck (NaN)",
+        lambda e: (_fit_bayes, (_x(e, deck1=np.nan), _y(e)), {}),
+        MatchTableError,
+        "'deck1' is missing a deck at row 0",
+    ),
+    Case(
+        "fit: huge deck string",
+        lambda e: (_fit_bayes, (_x(e, deck1=HUGE).iloc[:3], _y(e)[:3]), {}),
+        MatchTableError,
+        "1,000,000 characters is too long to be a deck",
+    ),
+    Case(
+        "fit: date that is not a date",
+        lambda e: (_fit_bayes, (_x(e, date="the day after"), _y(e)), {}),
+        MatchTableError,
+        "column 'date' holds a value that is not a date",
+    ),
+    Case(
+        "fit: missing period",
+        lambda e: (_fit_bayes, (_x(e, period=None), _y(e)), {}),
+        MatchTableError,
+        "'period' is missing a value at row 0",
+    ),
+    # -- BayesianMatchupClassifier.fit: outcomes, luck and parameters ---------------------
+    Case(
+        "fit: y holds NaN",
+        lambda e: (_fit_bayes, (e["data"].X, np.r_[np.nan, _y(e)[1:]]), {}),
+        MatchTableError,
+        r"y must be 1 \(player1 won\) or 0 \(player2 won\); got nan at row 0",
+    ),
+    Case(
+        "fit: y holds inf",
+        lambda e: (_fit_bayes, (e["data"].X, np.r_[_y(e)[:-1], np.inf]), {}),
+        MatchTableError,
+        "got inf at row 239",
+    ),
+    Case(
+        "fit: y holds a draw (0.5)",
+        lambda e: (_fit_bayes, (e["data"].X, np.r_[0.5, _y(e)[1:]]), {}),
+        MatchTableError,
+        "draws are not supported",
+    ),
+    Case(
+        "fit: y holds words",
+        lambda e: (_fit_bayes, (e["data"].X, np.where(_y(e) == 1, "win", "loss")), {}),
+        MatchTableError,
+        "got 'win' at row 0|got 'loss' at row 0",
+    ),
+    Case(
+        "fit: y shorter than X",
+        lambda e: (_fit_bayes, (e["data"].X, _y(e)[:-1]), {}),
+        MatchTableError,
+        "X has 240 matches but y has 239 outcomes",
+    ),
+    Case(
+        "fit: y has two columns",
+        lambda e: (_fit_bayes, (e["data"].X, np.c_[_y(e), _y(e)]), {}),
+        MatchTableError,
+        "y must be one-dimensional",
+    ),
+    Case(
+        "fit: luck holds NaN",
+        lambda e: (_fit_bayes, (e["data"].X, _y(e)), {"luck": np.full(240, np.nan)}),
+        MatchTableError,
+        "luck must be finite",
+    ),
+    Case(
+        "fit: luck of the wrong length",
+        lambda e: (_fit_bayes, (e["data"].X, _y(e)), {"luck": np.zeros(3)}),
+        MatchTableError,
+        "one number per match",
+    ),
+    Case(
+        "fit: zero draws",
+        lambda e: (BayesianMatchupClassifier(draws=0).fit, (e["data"].X, _y(e)), {}),
+        InvalidParameterError,
+        "'draws' parameter .* must be an int in the range",
+        sklearn_error=True,
+    ),
+    Case(
+        "fit: NaN prior scale",
+        lambda e: (
+            BayesianMatchupClassifier(log_sd_player_scale=float("nan")).fit,
+            (e["data"].X, _y(e)),
+            {},
+        ),
+        InvalidParameterError,
+        "'log_sd_player_scale' parameter .* Got nan",
+        sklearn_error=True,
+    ),
+    Case(
+        "fit: unknown method",
+        lambda e: (BayesianMatchupClassifier(method="magic").fit, (e["data"].X, _y(e)), {}),
+        InvalidParameterError,
+        "'method' parameter",
+        sklearn_error=True,
+    ),
+    # -- rating estimators: fit --------------------------------------------------------
+    Case(
+        "Elo fit: Unicode player names (correct result)",
+        lambda e: (
+            lambda X, y: EloClassifier().fit(X, y).ratings_["player"].tolist(),
+            (_x(e, player1=[UNICODE[i % 3] for i in range(240)], player2=UNICODE[3]), _y(e)),
+            {},
+        ),
+        check=lambda r, e: sorted(r) == sorted(UNICODE[:4]) or pytest.fail(str(r)),
+    ),
+    Case(
+        "Elo fit: huge player name (correct result)",
+        lambda e: (
+            lambda X, y: EloClassifier().fit(X, y).predict_proba(X),
+            (_x(e, player1=HUGE).iloc[:10], _y(e)[:10]),
+            {},
+        ),
+        check=_shape(10),
+    ),
+    Case(
+        "Glicko-2 fit: one-row table (correct result)",
+        lambda e: (
+            lambda X, y: Glicko2Classifier().fit(X, y).predict_proba(X),
+            (e["data"].X.iloc[:1], _y(e)[:1]),
+            {},
+        ),
+        check=lambda r, e: (r[0, 1] > 0.5) == bool(e["data"].y[0]) or pytest.fail(str(r)),
+    ),
+    Case(
+        "Elo fit: y is True/False (correct result)",
+        lambda e: (
+            lambda X, y: EloClassifier().fit(X, y).predict_proba(X),
+            (e["data"].X, _y(e).astype(bool)),
+            {},
+        ),
+        check=_same_probabilities(lambda e: e["fitted"]["elo"].predict_proba(e["data"].X)),
+    ),
+    Case(
+        "Glicko-2 fit: NaN in y",
+        lambda e: (Glicko2Classifier().fit, (e["data"].X, np.r_[np.nan, _y(e)[1:]]), {}),
+        MatchTableError,
+        "got nan at row 0",
+    ),
+    # -- predict_proba ---------------------------------------------------------------
+    Case(
+        "predict_proba before fit",
+        lambda e: (BayesianMatchupClassifier().predict_proba, (e["data"].X,), {}),
+        NotFittedError,
+        "not fitted yet",
+        sklearn_error=True,
+    ),
+    Case(
+        "predict_proba: unseen players, starters and specs (correct result)",
+        lambda e: (
+            _proba("bayes")(e),
+            (_x(e, player1="stranger", deck2="Anarchy/Growth/Law/Black"),),
+            {},
+        ),
+        check=lambda r, e: np.ptp(r[:, 1]) > 0 or pytest.fail("all equal"),
+    ),
+    Case(
+        "predict_proba: int ids against a model fitted on names (correct result: unseen)",
+        lambda e: (_proba("glicko")(e), (_x(e, player1=1, player2=2),), {}),
+        check=lambda r, e: np.allclose(r[:, 1], r[0, 1]) or pytest.fail(str(r)),
+    ),
+    Case(
+        "predict_proba: one-row table (correct result)",
+        lambda e: (_proba("bayes")(e), (e["data"].X.iloc[[7]],), {}),
+        check=_same_probabilities(lambda e: e["fitted"]["bayes"].predict_proba(e["data"].X)[[7]]),
+    ),
+    Case(
+        "predict_proba: empty table (Bayesian)",
+        lambda e: (_proba("bayes")(e), (e["data"].X.iloc[:0],), {}),
+        MatchTableError,
+        "has no rows",
+    ),
+    Case(
+        "predict_proba: empty table (Elo; correct result)",
+        lambda e: (_proba("elo")(e), (e["data"].X.iloc[:0],), {}),
+        check=_shape(0),
+    ),
+    Case(
+        "predict_proba: extra columns are ignored (correct result)",
+        lambda e: (_proba("bayes")(e), (_x(e, notes="x", y=1, winner="ann"),), {}),
+        check=_same_probabilities(lambda e: e["fitted"]["bayes"].predict_proba(e["data"].X)),
+    ),
+    Case(
+        "predict_proba: columns reordered, categorical dtypes (correct result)",
+        lambda e: (
+            _proba("bayes")(e),
+            (e["data"].X[e["data"].X.columns[::-1]].astype("category"),),
+            {},
+        ),
+        check=_same_probabilities(lambda e: e["fitted"]["bayes"].predict_proba(e["data"].X)),
+    ),
+    Case(
+        "predict_proba: Unicode names never seen (correct result)",
+        lambda e: (
+            _proba("bayes")(e),
+            (_x(e, player1=UNICODE[0], player2=UNICODE[1]).iloc[:5],),
+            {},
+        ),
+        check=_shape(5),
+    ),
+    Case(
+        "predict_proba: mixed-type ids",
+        lambda e: (_proba("elo")(e), (_x(e, player1=[1, *e["data"].X.player1[1:]]),), {}),
+        MatchTableError,
+        "mixes str and int player ids",
+    ),
+    Case(
+        "predict_proba: NaN deck",
+        lambda e: (_proba("bayes")(e), (_x(e, deck2=np.nan),), {}),
+        MatchTableError,
+        "'deck2' is missing a deck",
+    ),
+    Case(
+        "predict_proba: a Series instead of a table",
+        lambda e: (_proba("bayes")(e), (e["data"].X.iloc[0],), {}),
+        MatchTableError,
+        "got Series",
+    ),
+    # -- loaders ------------------------------------------------------------------------
+    Case(
+        "load_codex_matches: no such folder",
+        lambda e: (load_codex_matches, (e["files"]["root"] / "nowhere",), {}),
+        FileNotFoundError,
+        "no codexdata folder",
+    ),
+    Case(
+        "load_codex_matches: folder without matches.csv",
+        lambda e: (load_codex_matches, (e["files"]["no_csv"],), {}),
+        FileNotFoundError,
+        "no matches.csv",
+    ),
+    Case(
+        "load_codex_matches: missing column",
+        lambda e: (load_codex_matches, (e["files"]["no_victor"],), {}),
+        CodexDataError,
+        "victor",
+    ),
+    Case(
+        "load_codex_matches: empty matches.csv",
+        lambda e: (load_codex_matches, (e["files"]["empty"],), {}),
+        CodexDataError,
+        "is empty",
+    ),
+    Case(
+        "skcodex.load: a CSV file",
+        lambda e: (skcodex.load, (e["files"]["table"],), {}),
+        PersistenceError,
+        "not a saved skcodex estimator",
+    ),
+    Case(
+        "skcodex.load: a truncated model file",
+        lambda e: (skcodex.load, (e["files"]["broken"],), {}),
+        PersistenceError,
+        "truncated or corrupted",
+    ),
+    # -- splitters ----------------------------------------------------------------------
+    Case(
+        "TournamentSplit: n_splits=0",
+        lambda e: (TournamentSplit, (0,), {}),
+        ValueError,
+        "n_splits must be an integer >= 1, got 0",
+    ),
+    Case(
+        "TournamentSplit: fewer tournaments than folds",
+        lambda e: (lambda X: list(TournamentSplit(4).split(X)), (e["data"].X,), {}),
+        ValueError,
+        "needs at least 5 tournaments .* the data have 4",
+    ),
+    Case(
+        "TournamentSplit: groups of the wrong length",
+        lambda e: (
+            lambda X, g: list(TournamentSplit(2).split(X, groups=g)),
+            (e["data"].X, [1, 2]),
+            {},
+        ),
+        ValueError,
+        "X has 240 rows, groups has shape",
+    ),
+    Case(
+        "TournamentSplit: missing tournament label",
+        lambda e: (lambda X: list(TournamentSplit(2).split(X)), (_x(e, period=np.nan),), {}),
+        ValueError,
+        "tournament label is missing at row 0",
+    ),
+    Case(
+        "TournamentSplit: no tournaments at all",
+        lambda e: (
+            lambda X: list(TournamentSplit(2).split(X)),
+            (e["data"].X.drop(columns="period"),),
+            {},
+        ),
+        ValueError,
+        "give X a 'period' column or pass groups=",
+    ),
+    Case(
+        "TournamentSplit: rows not in time order (correct result: same folds)",
+        lambda e: (
+            _split_by_date,
+            (e["data"].X.assign(id=range(240)).sample(frac=1.0, random_state=1),),
+            {},
+        ),
+        check=_shuffled_folds_equal,
+    ),
+    # -- scorers ------------------------------------------------------------------------
+    Case(
+        "brier_score: NaN probability",
+        lambda e: (brier_score, ([1, 0], [0.5, np.nan]), {}),
+        ValueError,
+        r"p_win must be probabilities in \[0, 1\]; found nan",
+    ),
+    Case(
+        "brier_score: lengths differ",
+        lambda e: (brier_score, ([1, 0, 1], [0.5, 0.5]), {}),
+        ValueError,
+        "y_true has 3 outcomes but p_win has 2",
+    ),
+    Case(
+        "brier_score: nothing to score",
+        lambda e: (brier_score, ([], []), {}),
+        ValueError,
+        "no matches to score",
+    ),
+    Case(
+        "brier_score: both predict_proba columns passed",
+        lambda e: (brier_score, ([1, 0], np.full((2, 2), 0.5)), {}),
+        ValueError,
+        r"pass P\(player 1 wins\)",
+    ),
+    Case(
+        "brier_score: outcome 2",
+        lambda e: (brier_score, ([2, 0], [0.5, 0.5]), {}),
+        ValueError,
+        r"y_true must be outcomes in \[0, 1\]",
+    ),
+    Case(
+        "brier_scorer: unfitted estimator",
+        lambda e: (brier_scorer, (EloClassifier(), e["data"].X, _y(e)), {}),
+        ValueError,
+        "has no classes_; fit it before scoring",
+    ),
+    # -- command line ---------------------------------------------------------------------
+    Case(
+        "cli: unknown option",
+        lambda e: (_run_cli(e), ("demo", "--bogus"), {}),
+        check=_cli_fails("unrecognized arguments: --bogus"),
+    ),
+    Case(
+        "cli: bad number",
+        lambda e: (_run_cli(e), ("demo", "--matches", "0"), {}),
+        check=_cli_fails("expected a number of at least 1, got '0'"),
+    ),
+    Case(
+        "cli: fit a missing file",
+        lambda e: (
+            _run_cli(e),
+            ("fit", str(e["files"]["root"] / "nowhere.csv"), "--out", str(e["files"]["root"])),
+            {},
+        ),
+        check=_cli_fails("nowhere.csv"),
+    ),
+    Case(
+        "cli: fit a table without deck2",
+        lambda e: (
+            _run_cli(e),
+            ("fit", str(e["files"]["table"]), "--out", str(e["files"]["root"] / "out")),
+            {},
+        ),
+        check=_cli_fails("deck2"),
+    ),
+    Case(
+        "cli: predict from a missing model",
+        lambda e: (
+            _run_cli(e),
+            (
+                "predict",
+                str(e["files"]["root"] / "none.skcodex"),
+                "--p1",
+                "a",
+                "--deck1",
+                "MonoRed",
+                "--p2",
+                "b",
+                "--deck2",
+                "MonoBlue",
+            ),
+            {},
+        ),
+        check=_cli_fails("none.skcodex"),
+    ),
+    Case(
+        "cli: predict from a truncated model",
+        lambda e: (
+            _run_cli(e),
+            (
+                "predict",
+                str(e["files"]["broken"]),
+                "--p1",
+                "a",
+                "--deck1",
+                "MonoRed",
+                "--p2",
+                "b",
+                "--deck2",
+                "MonoBlue",
+            ),
+            {},
+        ),
+        check=_cli_fails("truncated or corrupted"),
+    ),
+    Case(
+        "cli: predict with a misspelt deck",
+        lambda e: (
+            _run_cli(e),
+            (
+                "predict",
+                str(e["files"]["model"]),
+                "--p1",
+                "a",
+                "--deck1",
+                "[Demonolgy]/Law/Peace",
+                "--p2",
+                "b",
+                "--deck2",
+                "MonoBlue",
+            ),
+            {},
+        ),
+        check=_cli_fails("--deck1", "did you mean 'Demonology'"),
+    ),
+]
+
+
+def _innermost_file(exc: BaseException) -> Path:
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return Path(tb.tb_frame.f_code.co_filename).resolve()
+
+
+def _assert_same(before: Any, after: Any) -> None:
+    if isinstance(before, pd.DataFrame):
+        pd.testing.assert_frame_equal(after, before)
+    elif isinstance(before, pd.Series):
+        pd.testing.assert_series_equal(after, before)
+    elif isinstance(before, np.ndarray):
+        assert after.dtype == before.dtype
+        assert np.array_equal(after, before, equal_nan=before.dtype.kind == "f")
+    elif isinstance(before, (list, tuple)):
+        assert type(after) is type(before) and len(after) == len(before)
+        for a, b in zip(before, after):
+            _assert_same(a, b)
+    elif isinstance(before, BaseEstimator):
+        assert type(after) is type(before) and after.get_params() == before.get_params()
+        assert vars(after).keys() == vars(before).keys()
+    elif isinstance(before, dict):
+        assert after.keys() == before.keys()
+        for key in before:
+            _assert_same(before[key], after[key])
+    else:
+        assert after == before or (after != after and before != before)
+
+
+def _assert_probabilities(result: Any) -> None:
+    if isinstance(result, np.ndarray) and result.ndim == 2 and result.shape[1] == 2:
+        assert not np.isnan(result).any()
+        assert np.all((result >= 0) & (result <= 1))
+        assert np.allclose(result.sum(axis=1), 1.0)
+
+
+def test_there_are_at_least_thirty_cases():
+    assert len(CASES) >= 30
+    assert len({c.name for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_bad_input(case, data, fitted, files, capsys):
+    env = {"data": data, "fitted": fitted, "files": files, "capsys": capsys}
+    func, args, kwargs = case.build(env)
+    snapshot = copy.deepcopy((args, kwargs))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if case.error is not None:
+            with pytest.raises(case.error) as info:
+                func(*args, **kwargs)
+            message = str(info.value)
+            assert re.search(case.match, message), message[:400]
+            assert len(message) < 400, f"message of {len(message)} characters"
+            where = _innermost_file(info.value)
+            home = SKLEARN if case.sklearn_error else PACKAGE
+            assert home in where.parents, f"raised in {where}"
+        else:
+            result = func(*args, **kwargs)
+            _assert_probabilities(result)
+            case.check(result, env)
+    _assert_same(snapshot, (args, kwargs))

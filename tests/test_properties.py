@@ -1,0 +1,351 @@
+"""Property tests: deck notation, encoding invariances, probabilities, the large-data path."""
+
+import string
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+
+from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier
+from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks, parse_deck
+from skcodex.data import Vocabulary, check_match_table, encode
+from skcodex.datasets import make_matches
+
+SETTINGS = settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0}
+DRAFT = legal_decks("draft")
+
+# -- deck notation ---------------------------------------------------------------------
+
+
+def _respell(text: str, data: st.DataObject) -> str:
+    """The same deck as a forum poster might type it: any case, spaces around the parts."""
+    out = []
+    for ch in text:
+        ch = ch.upper() if data.draw(st.booleans()) else ch.lower()
+        if ch in "/[]" and data.draw(st.booleans()):
+            ch = f"{' ' * data.draw(st.integers(0, 2))}{ch}{' ' * data.draw(st.integers(0, 2))}"
+        out.append(ch)
+    return " " * data.draw(st.integers(0, 2)) + "".join(out) + " " * data.draw(st.integers(0, 2))
+
+
+@settings(max_examples=100, deadline=None)
+@given(deck=st.sampled_from(DRAFT), data=st.data())
+def test_notation_round_trips(deck, data):
+    text = format_deck(deck)
+    assert parse_deck(text) == deck
+    assert parse_deck(_respell(text, data)) == deck
+    assert format_deck(parse_deck(text)) == text
+
+
+NAME = st.text(alphabet=string.ascii_letters + string.digits + "'-_ .", min_size=1, max_size=10)
+
+
+@st.composite
+def catalogues(draw):
+    """Random catalogues: 2-4 starters, each with 1-4 specs, decks of 2-3 specs."""
+    names = draw(
+        st.lists(
+            NAME.map(str.strip).filter(bool),
+            min_size=6,
+            max_size=18,
+            unique_by=str.casefold,
+        )
+    )
+    n_starters = draw(st.integers(2, 4))
+    starters, specs = names[:n_starters], names[n_starters:]
+    assume(len(specs) >= 4)
+    colours = {s: draw(st.sampled_from(starters)) for s in specs}
+    return Catalogue(colours, tuple(starters), {}, draw(st.integers(2, 3)))
+
+
+@SETTINGS
+@given(cat=catalogues(), data=st.data())
+def test_notation_round_trips_for_any_catalogue(cat, data):
+    decks = legal_decks("draft", cat)
+    deck = data.draw(st.sampled_from(decks))
+    text = format_deck(deck, cat)
+    assert parse_deck(text, cat) == deck
+    assert parse_deck(_respell(text, data), cat) == deck
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        {"Fire": "Red", "fire": "Red"},  # differ only in case
+        {"Fire/Ice": "Red"},  # the separator
+        {"[Fire]": "Red"},
+        {" Fire": "Red"},  # surrounding space
+        {"red": "Red"},  # a spec named like a starter but for case
+    ],
+)
+def test_catalogue_refuses_names_notation_cannot_read(names):
+    with pytest.raises(ValueError, match="spec and starter names"):
+        Catalogue(names, ("Red",), {}, 1)
+
+
+# -- encoding ----------------------------------------------------------------------------
+
+PLAYERS = st.one_of(
+    st.lists(st.text(min_size=1, max_size=8), min_size=2, max_size=6, unique=True),
+    st.lists(st.integers(-1000, 1000), min_size=2, max_size=6, unique=True),
+)
+
+
+@st.composite
+def match_tables(draw, min_rows=1, max_rows=12):
+    players = draw(PLAYERS)
+    n = draw(st.integers(min_rows, max_rows))
+    rows = []
+    for _ in range(n):
+        p1, p2 = draw(st.lists(st.sampled_from(players), min_size=2, max_size=2, unique=True))
+        d1, d2 = draw(st.sampled_from(DRAFT)), draw(st.sampled_from(DRAFT))
+        rows.append((p1, p2, format_deck(d1), format_deck(d2), draw(st.sampled_from("ABC"))))
+    return pd.DataFrame(rows, columns=["player1", "player2", "deck1", "deck2", "period"])
+
+
+def _codes(X):
+    table = check_match_table(X)
+    vocab = Vocabulary.from_table(table)
+    codes = encode(table, vocab)
+    return vocab, codes
+
+
+def _assert_same_codes(a, b):
+    (va, ca), (vb, cb) = a, b
+    assert va == vb
+    for name in ("player1", "player2", "starter1", "starter2", "specs1", "specs2"):
+        assert np.array_equal(getattr(ca, name), getattr(cb, name)), name
+    assert (ca.n_players, ca.n_starters, ca.n_specs) == (cb.n_players, cb.n_starters, cb.n_specs)
+
+
+@SETTINGS
+@given(X=match_tables(), data=st.data())
+def test_encoding_ignores_column_order_dtypes_and_extras(X, data):
+    reference = _codes(X)
+    order = data.draw(st.permutations(list(X.columns)))
+    _assert_same_codes(reference, _codes(X[order]))
+    as_category = X.astype({c: "category" for c in data.draw(st.sets(st.sampled_from(order)))})
+    _assert_same_codes(reference, _codes(as_category))
+    as_object = X.astype(object)
+    _assert_same_codes(reference, _codes(as_object))
+    as_decks = X.assign(
+        deck1=pd.Series([parse_deck(t) for t in X["deck1"]], dtype=object),
+        deck2=pd.Series([parse_deck(t) for t in X["deck2"]], dtype=object),
+    )
+    _assert_same_codes(reference, _codes(as_decks))
+    _assert_same_codes(reference, _codes(X.assign(notes="anything", y=0)))
+    shifted = X.set_axis(pd.Index(range(100, 100 + len(X))))
+    _assert_same_codes(reference, _codes(shifted))
+
+
+# -- probabilities ---------------------------------------------------------------------
+
+
+def _assert_probabilities(proba, n):
+    assert proba.shape == (n, 2)
+    assert np.all(np.isfinite(proba))
+    assert np.all((proba >= 0) & (proba <= 1))
+    assert np.allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_matches(n_players=16, n_matches=240, n_tournaments=4, random_state=5)
+
+
+@pytest.fixture(scope="module")
+def bayes(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return BayesianMatchupClassifier(**TINY).fit(data.X, data.y)
+
+
+@SETTINGS
+@given(X=match_tables(max_rows=20), known=st.floats(0, 1))
+def test_bayesian_probabilities_are_probabilities(bayes, data, X, known):
+    # mix players seen in fit with new ones (the new ones draw fresh skills)
+    seen = list(bayes.vocabulary_.players)
+    if X["player1"].map(type).eq(str).all():
+        k = int(known * len(X))
+        X = X.copy()
+        X.loc[X.index[:k], "player1"] = seen[0]
+        X.loc[X.index[:k], "player2"] = seen[1]
+    _assert_probabilities(bayes.predict_proba(X), len(X))
+
+
+@SETTINGS
+@given(
+    X=match_tables(min_rows=1, max_rows=30),
+    outcomes=st.lists(st.booleans(), min_size=30, max_size=30),
+    k=st.floats(1e-3, 1e4),
+    rating=st.floats(-1e5, 1e5),
+    advantage=st.one_of(st.just("auto"), st.floats(-2000, 2000)),
+)
+def test_rating_probabilities_are_probabilities(X, outcomes, k, rating, advantage):
+    y = np.asarray(outcomes[: len(X)], dtype=int)
+    for model in (
+        EloClassifier(k_factor=k, initial_rating=rating, first_mover_advantage=advantage),
+        Glicko2Classifier(initial_rating=rating, first_mover_advantage=advantage),
+    ):
+        model.fit(X, y)
+        _assert_probabilities(model.predict_proba(X), len(X))
+        _assert_probabilities(model.predict_proba(X.iloc[::-1]), len(X))
+
+
+# -- the large-data path ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_layouts(data):
+    from skcodex.model import Layout, ModelOptions
+
+    table = check_match_table(data.X.iloc[:80])
+    vocab = Vocabulary.from_table(table)
+    codes = encode(table, vocab)
+    out = []
+    for options in (
+        ModelOptions(),
+        ModelOptions(prior="balanced", synergy=True),
+        ModelOptions(familiarity=True),
+    ):
+        layout = Layout(*vocab.sizes, vocab.specs_per_deck, options)
+        out.append((layout, layout.index_matrix(codes)))
+    return out
+
+
+_REFERENCE: dict = {}  # PyMC's own log density and gradient, compiled once per layout
+
+
+@pytest.mark.parametrize(
+    "which", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
+)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), luck=st.booleans())
+def test_variational_density_is_the_models(small_layouts, data, which, seed, luck):
+    """The NumPy log density and gradient ADVI climbs are PyMC's, to rounding."""
+    import pymc as pm
+    import pytensor
+    import pytensor.tensor as pt
+
+    from skcodex import approximate
+    from skcodex.model import build_model, default_priors
+
+    layout, index = small_layouts[which]
+    rng = np.random.default_rng(seed)
+    y = data.y[:80].astype(float) - (0.2 * rng.uniform(size=80) if luck else 0.0)
+    priors = default_priors(layout.options)
+    funcs = approximate._compile(layout, index, y)
+    pm.set_data(
+        {"prior_loc": np.asarray(priors.loc), "prior_scale": np.asarray(priors.scale)},
+        model=funcs.model,
+    )
+    post = approximate._Posterior(funcs, index, y, layout)
+    if layout not in _REFERENCE:
+        model = build_model(index, y, layout, priors)
+        logp = model.logp(jacobian=True)
+        _REFERENCE[layout] = (
+            model,
+            pytensor.function(model.value_vars, [logp, *pt.grad(logp, model.value_vars)]),
+        )
+    model, reference = _REFERENCE[layout]
+    pm.set_data({"y": y}, model=model)
+    u = rng.normal(size=post.m + layout.n_free) * rng.uniform(0.1, 1.5)
+    phi, z = funcs.split(u)
+    value, *grads = reference(*phi, z)
+    mine, grad = post.value_grad(u)
+    assert mine == pytest.approx(float(value), rel=1e-10, abs=1e-8)
+    np.testing.assert_allclose(
+        grad, np.concatenate([np.ravel(g) for g in grads]), rtol=1e-8, atol=1e-8
+    )
+    rows = np.sort(rng.choice(80, size=20, replace=False))
+    batch, batch_grad = post.value_grad(u, post.X[rows], post.y[rows], 4.0)
+    assert np.isfinite(batch) and batch_grad.shape == grad.shape
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp
+
+
+@pytest.fixture(scope="module")
+def advi(data, monkeypatch_module):
+    from skcodex import approximate
+
+    monkeypatch_module.setattr(approximate, "STEPS", 2000)  # plenty for 240 matches
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return BayesianMatchupClassifier(method="advi", **TINY).fit(data.X, data.y)
+
+
+def test_variational_posterior_has_the_nuts_shape(advi, bayes, data):
+    post, ref = advi.idata_.posterior, bayes.idata_.posterior
+    assert set(post.data_vars) == set(ref.data_vars)
+    for name in ref.data_vars:
+        assert post[name].dims == ref[name].dims, name
+        assert post[name].shape[2:] == ref[name].shape[2:], name
+    assert post.sizes["chain"] == 1 and post.sizes["draw"] == TINY["draws"] * TINY["chains"]
+    assert post.attrs["inference_method"] == "advi"
+    assert advi.effect_draws_.shape == bayes.effect_draws_.shape
+    _assert_probabilities(advi.predict_proba(data.X), len(data.X))
+
+
+def test_variational_forecasts_agree_with_nuts(advi, bayes, data):
+    """Close to NUTS, though mean-field ADVI shrinks more: 15 players, 240 matches is
+    little data, and its spreads come out lower (see docs/reliability.md)."""
+    p_advi = advi.predict_proba(data.X)[:, 1]
+    p_nuts = bayes.predict_proba(data.X)[:, 1]
+    assert np.mean(np.abs(p_advi - p_nuts)) < 0.1
+    assert np.corrcoef(p_advi, p_nuts)[0, 1] > 0.95
+    skill_advi = advi.idata_.posterior["skill"].mean(("chain", "draw"))
+    skill_nuts = bayes.idata_.posterior["skill"].mean(("chain", "draw"))
+    assert np.corrcoef(skill_advi, skill_nuts)[0, 1] > 0.95
+    sd_advi, sd_nuts = advi.spread_draws_.mean(axis=0), bayes.spread_draws_.mean(axis=0)
+    assert np.all(sd_advi > 0.3 * sd_nuts) and np.all(sd_advi < 1.5 * sd_nuts)
+
+
+def test_variational_fit_is_reproducible(advi, data, monkeypatch_module):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        again = BayesianMatchupClassifier(method="advi", **TINY).fit(data.X, data.y)
+    assert np.array_equal(again.predict_proba(data.X), advi.predict_proba(data.X))
+
+
+def test_variational_refuses_the_skill_walk(data):
+    clf = BayesianMatchupClassifier(method="advi", time_varying=True, **TINY)
+    with pytest.raises(ValueError, match="does not support time_varying=True"):
+        clf.fit(data.X, data.y)
+
+
+def test_few_steps_warn(data):
+    from skcodex import approximate
+    from skcodex.inference import SamplingOptions
+    from skcodex.model import Layout, default_priors
+
+    table = check_match_table(data.X)
+    vocab = Vocabulary.from_table(table)
+    layout = Layout(*vocab.sizes, vocab.specs_per_deck)
+    index = layout.index_matrix(encode(table, vocab))
+    with pytest.warns(ConvergenceWarning, match="may not have converged"):
+        approximate.advi_posterior(
+            index,
+            data.y.astype(float),
+            layout,
+            default_priors(layout.options),
+            SamplingOptions(draws=10, chains=1),
+            steps=30,
+        )
+
+
+def test_catalogue_deck_strings_are_canonical():
+    """Every nickname's deck formats to notation that reads back to it."""
+    for deck in CODEX.nicknames.values():
+        assert parse_deck(format_deck(deck)) == deck
+    assert isinstance(parse_deck("monored"), Deck)
