@@ -33,6 +33,7 @@ from skcodex import (
     brier_score,
     brier_scorer,
 )
+from skcodex.classifier import SEED_PRIORS
 from skcodex.datasets import load_codex_matches
 from skcodex.evaluation import bootstrap_against_best_other, forward_forecasts, score_table
 
@@ -53,7 +54,10 @@ def baselines(catalogue, draws: int) -> dict:
         ),
         "Elo": EloClassifier(),
         "Glicko-2": Glicko2Classifier(),
-        "Bayesian (seed model)": BayesianMatchupClassifier(
+        "Bayesian (seed priors)": BayesianMatchupClassifier(
+            catalogue=catalogue, draws=draws, tune=draws, random_state=0, **SEED_PRIORS
+        ),
+        "Bayesian (default)": BayesianMatchupClassifier(
             catalogue=catalogue, draws=draws, tune=draws, random_state=0
         ),
     }
@@ -77,19 +81,24 @@ def main(argv: list[str] | None = None) -> dict:
     table = score_table(forecasts)
     boot = bootstrap_against_best_other(forecasts)
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        full = BayesianMatchupClassifier(
-            catalogue=catalogue, draws=args.draws, tune=args.draws, random_state=0
-        ).fit(X, y)
-    in_sample = brier_score(y, full.predict_proba(X)[:, 1])
+    in_sample = {}
+    for name, priors in (("seed priors", SEED_PRIORS), ("default", {})):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            full = BayesianMatchupClassifier(
+                catalogue=catalogue, draws=args.draws, tune=args.draws, random_state=0, **priors
+            ).fit(X, y)
+        in_sample[name] = brier_score(y, full.predict_proba(X)[:, 1])
 
     with np.printoptions(precision=4):
         print("\nBrier score by tournament (lower is better)")
         print(table.round(4).to_string())
         print("\nPooled Brier difference from the best other model (95% paired bootstrap)")
         print(boot.round(4).to_string())
-    print(f"\nIn-sample Brier of the Bayesian model on all {len(X)} matches: {in_sample:.4f}")
+    for name, value in in_sample.items():
+        print(
+            f"In-sample Brier of the Bayesian model ({name}) on all {len(X)} matches: {value:.4f}"
+        )
     print(f"Fits that warned about convergence: {forecasts.attrs['convergence']}")
     print(f"({elapsed:.0f} s for the forward-chained fits)")
 

@@ -65,7 +65,14 @@ INTERVAL = 0.90
 NASH_DRAWS = 500
 
 # The model's free parameters (under either spread prior), checked for convergence.
-_FREE_VARIABLES = ("log_sd", "log_total", "skill_share", "deck_split", "log_sd_extra", "z")
+_FREE_VARIABLES = (
+    "log_sd",
+    "log_total",
+    "skill_share_logit",
+    "deck_split_logits",
+    "log_sd_extra",
+    "z",
+)
 
 # Bytes of working memory one chunk of matchup draws may use.
 _CHUNK_BYTES = 64 * 2**20

@@ -44,6 +44,14 @@ def check_luck(luck: Any, n_matches: int) -> np.ndarray:
     return arr
 
 
+#: The seed model's priors: N(0, 0.5) on every log-spread.
+SEED_PRIORS = {
+    "log_sd_player_loc": 0.0,
+    "log_sd_stst_loc": 0.0,
+    "log_sd_stsp_loc": 0.0,
+    "log_sd_spsp_loc": 0.0,
+}
+
 # Largest draws x matches whose pointwise log-likelihood is kept in idata_ (160 MB).
 _MAX_LOG_LIKELIHOOD = 20_000_000
 
@@ -70,13 +78,34 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     ----------
     log_sd_player_loc, log_sd_player_scale : float, default 0.0, 0.5
         Prior on the log of the player-skill spread.
-    log_sd_stst_loc, log_sd_stst_scale : float, default 0.0, 0.5
+    log_sd_stst_loc, log_sd_stst_scale : float, default -1.0, 0.5
         Prior on the log of the starter-vs-starter spread.
-    log_sd_stsp_loc, log_sd_stsp_scale : float, default 0.0, 0.5
+    log_sd_stsp_loc, log_sd_stsp_scale : float, default -1.5, 0.5
         Prior on the log of the spread shared by starter-vs-spec and
         spec-vs-starter effects.
-    log_sd_spsp_loc, log_sd_spsp_scale : float, default 0.0, 0.5
-        Prior on the log of the spec-vs-spec spread.
+    log_sd_spsp_loc, log_sd_spsp_scale : float, default -2.0, 0.5
+        Prior on the log of the spec-vs-spec spread. The deck defaults are
+        tighter than the seed's N(0, 0.5) for every spread (`SEED_PRIORS`
+        restores it): centred near 0.37, 0.22 and 0.14, so the sum of 16
+        deck effects has about the player spread a priori. They forecast the
+        real tournaments better out of sample (see docs/model-choice.md).
+    time_varying : bool, default False
+        Let each player's skill follow a Gaussian random walk over rating
+        periods (needs a ``period`` column); forecasts use the latest skill,
+        widened by one step.
+    synergy : bool, default False
+        Add within-deck starter-spec and spec-spec pair effects (deck strength).
+    familiarity : bool, default False
+        Add player-starter and player-spec effects, shrunk hard.
+    prior : {"lognormal", "balanced"}, default "lognormal"
+        ``"balanced"``: a total log-odds spread (``log_total_loc``,
+        ``log_total_scale``) split equally a priori between skill and decks.
+        With ``sampler="auto"`` it is sampled by PyMC's NUTS, which builds its
+        model in seconds where nutpie's backend takes minutes.
+    log_sd_syn_loc, log_sd_syn_scale, log_sd_fam_loc, log_sd_fam_scale, \
+log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
+        Priors of the optional blocks' log-spreads and of the balanced prior's
+        log total spread.
     draws, tune : int, default 1000
         Posterior draws kept, and tuning steps, per chain.
     chains : int, default 4
@@ -110,8 +139,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     layout_ : skcodex.model.Layout
     effect_draws_ : ndarray of shape (n_draws, n_effects)
         Every effect for every posterior draw (the flat ``theta`` of `Layout`).
-    spread_draws_ : ndarray of shape (n_draws, 4)
-        The four spreads per draw, in the order player, stst, stsp, spsp.
+    spread_draws_ : ndarray of shape (n_draws, n_spreads)
+        The spreads per draw: player, stst, stsp, spsp, then those of the
+        optional blocks switched on (syn, fam, step).
     convergence_problems_ : list of str
         Failed convergence checks (empty when R-hat, ESS and divergences are fine).
 
@@ -150,11 +180,11 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         *,
         log_sd_player_loc: float = 0.0,
         log_sd_player_scale: float = 0.5,
-        log_sd_stst_loc: float = 0.0,
+        log_sd_stst_loc: float = -1.0,
         log_sd_stst_scale: float = 0.5,
-        log_sd_stsp_loc: float = 0.0,
+        log_sd_stsp_loc: float = -1.5,
         log_sd_stsp_scale: float = 0.5,
-        log_sd_spsp_loc: float = 0.0,
+        log_sd_spsp_loc: float = -2.0,
         log_sd_spsp_scale: float = 0.5,
         time_varying: bool = False,
         synergy: bool = False,
@@ -272,7 +302,11 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             tune=self.tune,
             chains=self.chains,
             target_accept=self.target_accept,
-            sampler=self.sampler,
+            # The balanced prior's model takes minutes to build for nutpie's numba
+            # backend; PyMC's NUTS (C backend) builds it in seconds.
+            sampler="pymc"
+            if self.sampler == "auto" and model_options.prior == "balanced"
+            else self.sampler,
             seed=seed,
             progressbar=self.progressbar,
             cores=self.cores,

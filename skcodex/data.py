@@ -11,6 +11,7 @@ Everything past this module works on the integer arrays of `MatchCodes`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,13 +73,19 @@ def _check_ids(col: pd.Series, name: str) -> type | None:
     return kinds[0] if kinds else None
 
 
+@functools.lru_cache(maxsize=2**16)
+def _parse_remembered(text: str, catalogue: Catalogue) -> Deck:
+    """`parse_deck`, remembered across calls (decks and catalogues are immutable)."""
+    return parse_deck(text, catalogue)
+
+
 def _to_deck(value: Any, catalogue: Catalogue, cache: dict) -> Deck:
     if isinstance(value, Deck):
         return value
     if isinstance(value, str):
         deck = cache.get(value)
         if deck is None:
-            deck = cache[value] = parse_deck(value, catalogue)
+            deck = cache[value] = _parse_remembered(value, catalogue)
         return deck
     if isinstance(value, tuple) and len(value) == 2 and not isinstance(value[1], str):
         return Deck(value[0], value[1])

@@ -23,9 +23,9 @@ Optional extensions (`ModelOptions`), each a block of effects of its own:
   spread ``sd_step``;
 - ``prior="balanced"``: instead of four independent log-normal spreads, a total
   log-odds spread ``sigma`` with ``log sigma ~ N(loc, scale)`` split between the
-  skill difference and the deck matchup by a share ``rho ~ Beta(2, 2)``
-  (equal a priori), and the deck part split among its three kinds by
-  ``Dirichlet(1, 1, 1)``: ``2 sd_player^2 = rho sigma^2``,
+  skill difference and the deck matchup by a share ``rho = sigmoid(N(0, 1))``
+  (symmetric about 1/2: equal a priori), and the deck part split among its
+  three kinds by ``pi = softmax(0, N(0, 1), N(0, 1))``: ``2 sd_player^2 = rho sigma^2``,
   ``sd_stst^2 = (1 - rho) pi_1 sigma^2``, ``2k sd_stsp^2 = (1 - rho) pi_2 sigma^2``,
   ``k^2 sd_spsp^2 = (1 - rho) pi_3 sigma^2``.
 
@@ -311,17 +311,13 @@ BLOCK_DIMS = {
 
 def balanced_spreads(log_total, share, split, k: int, xp=np):
     """The seed model's four spreads from a total spread, a skill share and a deck split."""
-    total2 = xp.exp(2 * log_total)
-    deck2 = (1 - share) * total2
-    return xp.stack(
-        [
-            xp.sqrt(share * total2 / 2),
-            xp.sqrt(deck2 * split[..., 0]),
-            xp.sqrt(deck2 * split[..., 1] / (2 * k)),
-            xp.sqrt(deck2 * split[..., 2] / k**2),
-        ],
-        axis=-1,
-    )
+    # One vector expression rather than a stack of four scalars: PyTensor rewrites a
+    # gather from a stack of scalars (theta = z * sd[group]) into a vector built from
+    # one scalar per effect, which takes numba minutes to compile.
+    total2 = xp.expand_dims(xp.exp(2 * log_total), -1)
+    share = xp.expand_dims(share, -1)
+    deck = (1 - share) * split * np.array([1.0, 1.0 / (2 * k), 1.0 / k**2])
+    return xp.sqrt(xp.concatenate([share / 2, deck], axis=-1) * total2)
 
 
 def build_model(
@@ -352,8 +348,8 @@ def build_model(
     -------
     pymc.Model
         Free variables ``z`` (the standard-normal effects) and the spread
-        parameters (``log_sd``; or ``log_total``, ``skill_share``,
-        ``deck_split`` and ``log_sd_extra`` under the balanced prior);
+        parameters (``log_sd``; or ``log_total``, ``skill_share_logit``,
+        ``deck_split_logits`` and ``log_sd_extra`` under the balanced prior);
         deterministics ``sd`` and one per effect block with named dims. The
         data (``index``, ``y``) and the prior locations and scales are
         ``pm.Data`` containers, so one compiled model serves new data and priors.
@@ -391,8 +387,14 @@ def build_model(
             sd = pm.Deterministic("sd", pt.exp(log_sd), dims="spread")
         else:
             log_total = pm.Normal("log_total", loc[0], scale[0])
-            share = pm.Beta("skill_share", 2.0, 2.0)
-            split = pm.Dirichlet("deck_split", np.ones(3))
+            # Logistic-normal share and split: symmetric (equal a priori) and cheap to
+            # compile, unlike Beta/Dirichlet transforms.
+            share_logit = pm.Normal("skill_share_logit", 0.0, 1.0)
+            share = pm.Deterministic("skill_share", pt.sigmoid(share_logit))
+            split_logits = pm.Normal("deck_split_logits", 0.0, 1.0, shape=2)
+            split = pm.Deterministic(
+                "deck_split", pt.special.softmax(pt.concatenate([pt.zeros(1), split_logits]))
+            )
             base = balanced_spreads(log_total, share, split, layout.specs_per_deck, pt)
             parts = [base]
             if len(opts.spreads) > len(SPREADS):

@@ -271,3 +271,28 @@ class TournamentSplit(GroupsConsumerMixin, BaseCrossValidator):
                 )
             )
         return folds, end
+
+
+def prior_grid() -> list[dict[str, list[float]]]:
+    """A small default grid over the spread priors for `GridSearchCV`.
+
+    Three settings of the deck-spread prior locations (the seed's 0 for all
+    three; the package default -1, -1.5, -2; and tighter still, -1.5, -2,
+    -2.5) crossed with two player-spread locations (0 and -0.5): 6 candidates.
+
+    Examples
+    --------
+    >>> from skcodex.model_selection import prior_grid
+    >>> sum(len(g["log_sd_player_loc"]) for g in prior_grid())
+    6
+    """
+    decks = [(0.0, 0.0, 0.0), (-1.0, -1.5, -2.0), (-1.5, -2.0, -2.5)]
+    return [
+        {
+            "log_sd_player_loc": [0.0, -0.5],
+            "log_sd_stst_loc": [stst],
+            "log_sd_stsp_loc": [stsp],
+            "log_sd_spsp_loc": [spsp],
+        }
+        for stst, stsp, spsp in decks
+    ]

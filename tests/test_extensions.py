@@ -104,8 +104,9 @@ def test_balanced_prior_puts_skill_and_decks_level_a_priori():
     rng = np.random.default_rng(2)
     n = 200_000
     log_total = rng.normal(0.5, 0.5, n)
-    share = rng.beta(2, 2, n)
-    split = rng.dirichlet(np.ones(3), n)
+    share = 1 / (1 + np.exp(-rng.normal(0, 1, n)))
+    logits = np.column_stack([np.zeros(n), rng.normal(0, 1, (n, 2))])
+    split = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
     sd = balanced_spreads(log_total, share, split, 3)
     skill_var = 2 * sd[:, 0] ** 2
     deck_var = sd[:, 1] ** 2 + 6 * sd[:, 2] ** 2 + 9 * sd[:, 3] ** 2

@@ -1,0 +1,321 @@
+"""Inference speed machinery: padding, the compile cache, the C wrappers, NumPy prediction."""
+
+import ctypes
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV, TimeSeriesSplit
+
+from skcodex import BayesianMatchupClassifier, inference, prediction
+from skcodex.data import Vocabulary, check_match_table, encode
+from skcodex.datasets import make_matches
+from skcodex.inference import (
+    SamplingOptions,
+    compile_count,
+    embedding,
+    padded_layout,
+    sample_posterior,
+)
+from skcodex.model import Layout, ModelOptions, SpreadPriors, build_model
+
+TINY = {"draws": 60, "tune": 60, "chains": 2}
+
+
+def tiny(**kwargs):
+    return BayesianMatchupClassifier(**{**TINY, "random_state": 0, **kwargs})
+
+
+def quiet_fit(clf, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return clf.fit(X, y)
+
+
+def layout_of(X):
+    vocab = Vocabulary.from_table(check_match_table(X))
+    return Layout(*vocab.sizes, vocab.specs_per_deck)
+
+
+def index_of(X, layout=None):
+    table = check_match_table(X)
+    vocab = Vocabulary.from_table(table)
+    layout = layout or Layout(*vocab.sizes, vocab.specs_per_deck)
+    return layout.index_matrix(encode(table, vocab)), layout
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_matches(n_players=16, n_matches=200, n_tournaments=4, random_state=3)
+
+
+# -- padding -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [ModelOptions(), ModelOptions(synergy=True, familiarity=True), ModelOptions(time_varying=True)],
+)
+def test_padded_layout_contains_the_layout_and_embeds_it(options):
+    layout = Layout(37, 7, 19, 3, options, 5 if options.time_varying else 1)
+    padded = padded_layout(layout)
+    assert (padded.n_players, padded.n_starters, padded.n_specs) == (64, 8, 20)
+    assert padded.n_epochs == (8 if options.time_varying else 1)
+    assert padded.options == options and padded_layout(padded) == padded
+    theta_pos, z_pos = embedding(layout, padded)
+    assert len(set(theta_pos)) == layout.size and len(set(z_pos)) == layout.n_free
+    rng = np.random.default_rng(0)
+    big = rng.normal(size=(3, padded.size))
+    small = layout.unflatten(big[:, theta_pos])
+    for name, block in padded.unflatten(big).items():
+        corner = block[(slice(None), *(slice(0, n) for n in layout.shapes[name]))]
+        np.testing.assert_array_equal(small[name], corner)
+    # The effects of the padded model, read through the embedding, are the layout's
+    # effects computed from the embedded standard normals (the skill walk included).
+    z = rng.normal(size=(3, padded.n_free))
+    sd = np.exp(rng.normal(size=(3, len(layout.spreads))))
+    np.testing.assert_allclose(
+        padded.theta(z, sd)[:, theta_pos], layout.theta(z[:, z_pos], sd), atol=1e-12
+    )
+
+
+def test_embedding_rejects_a_smaller_layout():
+    with pytest.raises(ValueError, match="does not contain"):
+        embedding(Layout(40, 7, 20), Layout(32, 8, 20))
+
+
+# -- the compiled log-density ------------------------------------------------------
+
+
+def _call_logp(compiled, x):
+    out, logp = np.zeros_like(x), np.zeros(1)
+    ptr = ctypes.POINTER(ctypes.c_double)
+    code = compiled.compiled_logp_func.ctypes(
+        len(x),
+        x.ctypes.data_as(ptr),
+        out.ctypes.data_as(ptr),
+        logp.ctypes.data_as(ptr),
+        ctypes.c_void_p(compiled.user_data.ctypes.data),
+    )
+    return code, logp[0], out
+
+
+def test_compiled_wrapper_matches_pymc_logp_and_gradient_for_new_data(data):
+    pytest.importorskip("nutpie")
+    index, layout = index_of(data.X)
+    padded = padded_layout(layout)
+    theta_pos, _ = embedding(layout, padded)
+    compiled = inference._compiled("nutpie", padded, theta_pos[index], data.y.astype(float))
+    if not hasattr(compiled, "shared_names"):
+        pytest.skip("nutpie's own compile is in use")
+    rng = np.random.default_rng(1)
+    x = rng.normal(scale=0.5, size=compiled.n_dim)
+    # Other matches (a different number of them) and other priors, swapped in.
+    for n, priors in (
+        (200, SpreadPriors()),
+        (57, SpreadPriors((0.1, -0.2, 0.3, 0.0), (1, 2, 3, 4))),
+    ):
+        y = rng.integers(0, 2, size=n).astype(float)
+        idx = theta_pos[index[:n]]
+        swapped = compiled.with_data(
+            index=idx, y=y, prior_loc=np.array(priors.loc), prior_scale=np.array(priors.scale)
+        )
+        code, logp, grad = _call_logp(swapped, x)
+        model = build_model(idx, y, padded, priors)
+        point = {"log_sd": x[:4], "z": x[4:]}
+        assert code == 0
+        assert logp == pytest.approx(float(model.compile_logp()(point)), rel=1e-10)
+        np.testing.assert_allclose(grad, model.compile_dlogp()(point), rtol=1e-9, atol=1e-9)
+
+
+def test_refits_with_the_same_or_a_smaller_vocabulary_do_not_recompile(data):
+    first = quiet_fit(tiny(), data.X, data.y)
+    before = compile_count()
+    gone = ["player01", "player02"]
+    fewer = ~(data.X["player1"].isin(gone) | data.X["player2"].isin(gone)).to_numpy()
+    assert layout_of(data.X[fewer]).n_players == first.layout_.n_players - 2
+    assert padded_layout(layout_of(data.X[fewer])) == padded_layout(first.layout_)
+    quiet_fit(tiny(random_state=1), data.X[fewer], data.y[fewer])
+    quiet_fit(tiny(log_sd_player_loc=0.5, log_sd_spsp_scale=0.2), data.X, data.y)
+    assert compile_count() == before
+
+
+def test_swapped_data_give_the_same_draws_as_a_fresh_compile(data):
+    quiet_fit(tiny(), data.X, data.y)  # compiled with other data
+    reused = quiet_fit(tiny(random_state=4), data.X[:120], data.y[:120])
+    before = compile_count()
+    inference.clear_compiled()
+    fresh = quiet_fit(tiny(random_state=4), data.X[:120], data.y[:120])
+    assert compile_count() == before + 1
+    np.testing.assert_allclose(fresh.effect_draws_, reused.effect_draws_, rtol=0, atol=1e-12)
+
+
+def test_sampled_posterior_is_in_the_data_layout(data):
+    index, layout = index_of(data.X)
+    idata = sample_posterior(
+        index, data.y, layout, SpreadPriors(), SamplingOptions(draws=20, tune=20, chains=1)
+    )
+    post = idata.posterior
+    assert post["z"].shape == (1, 20, layout.n_free)
+    for name, shape in layout.shapes.items():
+        assert post[name].shape == (1, 20, *shape)
+    theta = layout.flatten({name: np.asarray(post[name]) for name in layout.shapes})
+    np.testing.assert_allclose(
+        theta, np.asarray(post["z"]) * np.asarray(post["sd"])[..., layout.group]
+    )
+    assert "diverging" in idata.sample_stats
+
+
+def test_fitted_estimator_pickles_predicts_identically_and_refits(data):
+    clf = quiet_fit(tiny(), data.X, data.y)
+    copy = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(copy.predict_proba(data.X), clf.predict_proba(data.X))
+    before = compile_count()
+    quiet_fit(copy, data.X[:150], data.y[:150])
+    assert compile_count() == before
+    assert copy.effect_draws_.shape[0] == TINY["draws"] * TINY["chains"]
+
+
+def test_grid_search_runs_in_parallel_workers(data):
+    search = GridSearchCV(
+        tiny(draws=30, tune=30),
+        {"log_sd_player_scale": [0.3, 0.6]},
+        cv=TimeSeriesSplit(2),
+        scoring="neg_brier_score",
+        n_jobs=2,
+        error_score="raise",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        search.fit(data.X, data.y)
+    scores = search.cv_results_["mean_test_score"]
+    assert np.all(np.isfinite(scores)) and np.all((scores > -0.5) & (scores < 0))
+
+
+@pytest.mark.slow
+def test_falls_back_to_nutpies_own_compile(data, monkeypatch):
+    pytest.importorskip("nutpie")
+
+    def broken(*args, **kwargs):
+        raise AttributeError("no such internals")
+
+    monkeypatch.setattr(inference, "_fast_nutpie_model", broken)
+    monkeypatch.setattr(inference, "_COMPILED", {})
+    with pytest.warns(RuntimeWarning, match="falling back"):
+        clf = quiet_fit(tiny(), data.X, data.y)
+    assert clf.effect_draws_.shape == (120, clf.layout_.size)
+
+
+@pytest.mark.slow
+def test_padding_leaves_the_posterior_of_the_real_effects_unchanged(data, monkeypatch):
+    """Padded and exact layouts: posterior means agree within Monte Carlo error."""
+    import arviz as az
+
+    settings_ = {"draws": 500, "tune": 400, "chains": 2, "random_state": 5}
+    padded = quiet_fit(BayesianMatchupClassifier(**settings_), data.X, data.y)
+    monkeypatch.setattr(inference, "padded_layout", lambda layout: layout)
+    exact = quiet_fit(BayesianMatchupClassifier(**{**settings_, "random_state": 6}), data.X, data.y)
+    assert padded.effect_draws_.shape == exact.effect_draws_.shape
+
+    def mean_and_mcse(clf):
+        draws = np.concatenate([clf.effect_draws_, clf.spread_draws_], axis=1)
+        draws = draws.reshape(settings_["chains"], settings_["draws"], -1)
+        mcse = np.asarray(az.mcse(az.convert_to_dataset({"x": draws}), method="mean")["x"])
+        return draws.mean(axis=(0, 1)), mcse
+
+    (m1, s1), (m2, s2) = mean_and_mcse(padded), mean_and_mcse(exact)
+    z = np.abs(m1 - m2) / np.hypot(s1, s2)
+    assert np.mean(z < 3) >= 0.97 and z.max() < 5, np.sort(z)[-5:]
+
+
+# -- prediction --------------------------------------------------------------------
+
+
+def _problem(n_matches, n_effects, n_draws, width=18, n_distinct=None, seed=0):
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(scale=0.7, size=(n_draws, n_effects))
+    if n_distinct is None:
+        index = rng.integers(0, n_effects, size=(n_matches, width))
+    else:  # many repeated deck parts, players drawn freely
+        decks = rng.integers(0, n_effects, size=(n_distinct, width - 2))
+        index = np.column_stack(
+            [
+                rng.integers(0, n_effects, size=(n_matches, 2)),
+                decks[rng.integers(0, n_distinct, n_matches)],
+            ]
+        )
+    signs = np.ones(width)
+    signs[1] = -1.0
+    return theta, index, signs
+
+
+@pytest.mark.parametrize("engine", ["numba", "numpy"])
+@pytest.mark.parametrize("n_distinct", [None, 5])
+def test_prediction_equals_the_reference_computation(engine, n_distinct):
+    theta, index, signs = _problem(700, 300, 203, n_distinct=n_distinct)
+    index[::7] = index[3]  # repeated whole rows too
+    reference = expit(theta[:, index] @ signs)
+    draws = prediction.win_probability_draws(theta, index, signs, engine=engine)
+    mean = prediction.mean_win_probability(theta, index, signs, engine=engine)
+    np.testing.assert_allclose(draws, reference, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(mean, reference.mean(axis=0), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["numba", "numpy"])
+@pytest.mark.parametrize("n_distinct", [None, 4])
+def test_chunk_and_block_boundaries(engine, n_distinct, monkeypatch):
+    """Chunks of draws and blocks of matches whose sizes do not divide the totals."""
+    theta, index, signs = _problem(101, 13, 37, width=6, n_distinct=n_distinct, seed=2)
+    reference = expit(theta[:, index] @ signs)
+    monkeypatch.setattr(prediction, "_MIN_CHUNK_DRAWS", 1)
+    monkeypatch.setattr(prediction, "_TABLE_BYTES", 8 * 8 * (13 + 4))  # 8 draws or fewer
+    monkeypatch.setattr(prediction, "_BLOCK_BYTES", 8 * 8 * 7)  # 7 matches per block
+    assert len(prediction._draw_chunks(37, 13 + 4)) > 1
+    draws = prediction.win_probability_draws(theta, index, signs, engine=engine)
+    mean = prediction.mean_win_probability(theta, index, signs, engine=engine)
+    np.testing.assert_allclose(draws, reference, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(mean, reference.mean(axis=0), rtol=0, atol=1e-12)
+
+
+def test_prediction_handles_extreme_log_odds_and_bad_input():
+    theta = np.array([[800.0, -800.0, 0.0], [-800.0, 800.0, 0.0]])
+    index = np.array([[0, 1], [1, 0], [2, 2]])
+    signs = np.array([1.0, -1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        draws = prediction.win_probability_draws(theta, index, signs)
+        mean = prediction.mean_win_probability(theta, index, signs)
+    np.testing.assert_array_equal(draws, [[1.0, 0.0, 0.5], [0.0, 1.0, 0.5]])
+    np.testing.assert_array_equal(mean, [0.5, 0.5, 0.5])
+    with pytest.raises(ValueError, match="outside theta"):
+        prediction.mean_win_probability(theta, index + 5, signs)
+    with pytest.raises(ValueError, match="engine"):
+        prediction.mean_win_probability(theta, index, signs, engine="gpu")
+    assert prediction.mean_win_probability(theta, index[:0], signs).shape == (0,)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(np.int64, st.tuples(st.integers(0, 40), st.integers(1, 4)), elements=st.integers(0, 3))
+)
+def test_unique_rows(a):
+    rows, inverse = prediction.unique_rows(a)
+    np.testing.assert_array_equal(rows[inverse], a)
+    assert len({tuple(r) for r in rows}) == len(rows) == len({tuple(r) for r in a})
+    if len(a):  # in order of first appearance
+        firsts = [int(np.flatnonzero(inverse == k)[0]) for k in range(len(rows))]
+        assert firsts == sorted(firsts)
+
+
+def test_unique_rows_survives_hash_collisions(monkeypatch):
+    monkeypatch.setattr(prediction, "_row_keys", lambda a: np.zeros(len(a), dtype=np.uint64))
+    a = np.array([[3, 1], [0, 2], [3, 1], [5, 5], [0, 2]])
+    rows, inverse = prediction.unique_rows(a)
+    np.testing.assert_array_equal(rows, [[3, 1], [0, 2], [5, 5]])
+    np.testing.assert_array_equal(inverse, [0, 1, 0, 2, 1])
