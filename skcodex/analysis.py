@@ -64,15 +64,6 @@ INTERVAL = 0.90
 #: Posterior draws used for Nash weights unless asked otherwise.
 NASH_DRAWS = 500
 
-# The model's free parameters (under either spread prior), checked for convergence.
-_FREE_VARIABLES = (
-    "log_sd",
-    "log_total",
-    "skill_share_logit",
-    "deck_split_logits",
-    "log_sd_extra",
-    "z",
-)
 
 # Bytes of working memory one chunk of matchup draws may use.
 _CHUNK_BYTES = 64 * 2**20
@@ -1033,6 +1024,8 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
 
     check_is_fitted(clf, "idata_")
     post = clf.idata_.posterior
+    from skcodex.inference import _FREE_VARIABLES
+
     post = post[[v for v in _FREE_VARIABLES if v in post]]
     chains, draws = post.sizes["chain"], post.sizes["draw"]
 
