@@ -28,6 +28,7 @@ Usage::
 
     python benchmarks/fit_speed.py                    # everything (about 1-2 hours)
     python benchmarks/fit_speed.py --sections real    # one section
+    python benchmarks/fit_speed.py --sections scaling --update  # keep the others
     python benchmarks/fit_speed.py --quick            # tiny draws, a smoke test
 
 Writes ``benchmarks/results/fit_speed.json`` and prints Markdown tables.
@@ -669,6 +670,9 @@ def main(argv=None) -> None:
     parser.add_argument("--no-nutpie-own", dest="nutpie_own", action="store_false")
     parser.add_argument("--quick", action="store_true", help="tiny draws: a smoke test")
     parser.add_argument("--output", default="fit_speed")
+    parser.add_argument(
+        "--update", action="store_true", help="keep the other sections of an earlier result file"
+    )
     parser.add_argument("--compile-only", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.compile_only:
@@ -679,6 +683,10 @@ def main(argv=None) -> None:
         args.synthetic = 2000
     sections = set(args.sections.split(","))
     results = {"machine": machine(), "settings": vars(args), "stan_program": STAN_PROGRAM}
+    earlier = RESULTS / f"{args.output}.json"
+    if args.update and earlier.exists():
+        kept = json.loads(earlier.read_text())
+        results = {**kept, **results, "earlier_settings": kept.get("settings")}
     if {"real", "padding"} & sections:
         X, y, catalogue = load_real()
     if "real" in sections:
