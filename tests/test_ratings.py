@@ -363,6 +363,36 @@ def test_elo_fit_equals_sequential_replay(data, updates):
     np.testing.assert_allclose([got[p] for p in ref], list(ref.values()), rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("periods", [None, 40, 3])
+def test_elo_compiled_replay_equals_the_python_loop_to_the_bit(periods):
+    rng = np.random.default_rng(7)
+    n, n_players = 3_000, 60
+    a = rng.integers(0, n_players, n)
+    b = (a + rng.integers(1, n_players, n)) % n_players
+    per = np.arange(n) if periods is None else np.sort(rng.integers(0, periods, n))
+    per = np.unique(per, return_inverse=True)[1]
+    score = rng.random(n)  # scores off {0, 1}, as with luck
+    loop, compiled = np.full(n_players, 1500.0), np.full(n_players, 1500.0)
+    elo_module._replay(a, b, per, score, loop, 24.0, 31.0, engine="python")
+    elo_module._replay(a, b, per, score, compiled, 24.0, 31.0, engine="numba")
+    assert np.array_equal(loop, compiled)
+    assert not np.allclose(loop, 1500.0)
+
+
+@pytest.mark.parametrize("updates", ["match", "period"])
+def test_elo_fit_on_a_large_table_uses_the_compiled_replay(monkeypatch, updates):
+    data = make_matches(n_matches=1_200, n_players=30, n_tournaments=6, random_state=3)
+    monkeypatch.setattr(elo_module, "_KERNEL_MIN_MATCHES", 1_000)
+    calls = []
+    kernel = elo_module._replay_kernel()
+    monkeypatch.setattr(elo_module, "_replay_kernel", lambda: calls.append(1) or kernel)
+    compiled = EloClassifier(updates=updates).fit(data.X, data.y)
+    assert calls
+    ref = ref_elo_replay(data.X, data.y, k=20, by_period=updates == "period")
+    got = _ratings(compiled)
+    np.testing.assert_allclose([got[p] for p in ref], list(ref.values()), rtol=0, atol=1e-9)
+
+
 def test_elo_probabilities_identical_to_skelo(data):
     skelo_elo = pytest.importorskip("skelo.model.elo")
     X = data.X.assign(t=np.arange(len(data.X)))  # skelo orders by timestamp: make it row order

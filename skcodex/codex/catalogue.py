@@ -134,14 +134,18 @@ class Catalogue:
         return self  # immutable
 
     def __hash__(self) -> int:
-        return hash(
-            (
-                tuple(sorted(self.spec_colours.items())),
-                self.starters,
-                tuple(sorted(self.nicknames.items())),
-                self.specs_per_deck,
+        cached = self.__dict__.get("_hash")
+        if cached is None:  # computed once: catalogues are immutable and hashed on every deck read
+            cached = hash(
+                (
+                    tuple(sorted(self.spec_colours.items())),
+                    self.starters,
+                    tuple(sorted(self.nicknames.items())),
+                    self.specs_per_deck,
+                )
             )
-        )
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     @property
     def specs(self) -> tuple[str, ...]:
