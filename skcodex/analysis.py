@@ -1018,23 +1018,15 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
         ``problems``, the failed checks of
         `skcodex.inference.convergence_problems` (empty when all pass).
     """
-    import arviz as az
-
-    from skcodex.inference import convergence_problems
+    from skcodex import diagnostics
+    from skcodex.inference import convergence_problems, free_parameter_draws
 
     check_is_fitted(clf, "idata_")
-    post = clf.idata_.posterior
-    from skcodex.inference import _FREE_VARIABLES
-
-    post = post[[v for v in _FREE_VARIABLES if v in post]]
-    chains, draws = post.sizes["chain"], post.sizes["draw"]
-
-    def values(ds) -> np.ndarray:
-        return np.concatenate([np.asarray(v).ravel() for v in ds.data_vars.values()])
-
-    max_rhat = float(np.nanmax(values(az.rhat(post)))) if chains > 1 else None
-    ess_bulk = float(np.nanmin(values(az.ess(post, method="bulk"))))
-    ess_tail = float(np.nanmin(values(az.ess(post, method="tail"))))
+    draws = np.concatenate(list(free_parameter_draws(clf.idata_).values()), axis=2)
+    chains, n_draws = draws.shape[:2]
+    max_rhat = float(np.nanmax(diagnostics.rhat(draws))) if chains > 1 else None
+    ess_bulk = float(np.nanmin(diagnostics.ess_bulk(draws)))
+    ess_tail = float(np.nanmin(diagnostics.ess_tail(draws)))
     stats = getattr(clf.idata_, "sample_stats", None)
     divergences = 0
     if stats is not None and "diverging" in stats:
@@ -1044,7 +1036,7 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
         problems = convergence_problems(clf.idata_)
     return {
         "chains": int(chains),
-        "draws": int(draws),
+        "draws": int(n_draws),
         "max_rhat": max_rhat,
         "min_ess_bulk": ess_bulk,
         "min_ess_tail": ess_tail,

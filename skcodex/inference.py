@@ -564,35 +564,38 @@ def sample_posterior(
 # -- convergence checks ----------------------------------------------------------
 
 
+def free_parameter_draws(idata) -> dict[str, np.ndarray]:
+    """The sampled (free) parameters' draws, each as a (chains, draws, n) array."""
+    post = idata.posterior
+    out = {}
+    for var in _FREE_VARIABLES:
+        if var in post:
+            values = np.asarray(post[var])
+            out[var] = values.reshape(values.shape[0], values.shape[1], -1)
+    return out
+
+
 def convergence_problems(idata, min_ess: float = 400.0, max_rhat: float = 1.01) -> list[str]:
     """Plain-language descriptions of every failed convergence check (empty when all pass)."""
-    import arviz as az
+    from skcodex import diagnostics
 
-    free = [v for v in _FREE_VARIABLES if v in idata.posterior]
-    post = idata.posterior[free]
     problems = []
-    n_chains = post.sizes["chain"]
-    names = {v: ("effect" if v == "z" else "spread") for v in free}
-    if n_chains > 1:
-        rhat = az.rhat(post)
-        for var in free:
-            values = np.asarray(rhat[var]).ravel()
-            bad = np.flatnonzero(values > max_rhat)
+    for var, draws in free_parameter_draws(idata).items():
+        kind = "effect" if var == "z" else "spread"
+        found = []
+        if draws.shape[0] > 1:
+            rhat = diagnostics.rhat(draws)
+            bad = np.flatnonzero(rhat > max_rhat)
             if len(bad):
-                problems.append(
-                    f"R-hat above {max_rhat} for {len(bad)} {names[var]} parameter(s) "
-                    f"({var}[{', '.join(map(str, bad[:5]))}{', ...' if len(bad) > 5 else ''}]; "
-                    f"worst {values[bad].max():.3f})"
-                )
-    ess = az.ess(post, method="bulk")
-    for var in free:
-        values = np.asarray(ess[var]).ravel()
-        bad = np.flatnonzero(values < min_ess)
+                found.append((f"R-hat above {max_rhat:g}", bad, f"worst {rhat[bad].max():.3f}"))
+        ess = diagnostics.ess_bulk(draws)
+        bad = np.flatnonzero(ess < min_ess)
         if len(bad):
+            found.append((f"bulk ESS below {min_ess:g}", bad, f"lowest {ess[bad].min():.0f}"))
+        for what, bad, extreme in found:
+            shown = ", ".join(map(str, bad[:5])) + (", ..." if len(bad) > 5 else "")
             problems.append(
-                f"bulk ESS below {min_ess:g} for {len(bad)} {names[var]} parameter(s) "
-                f"({var}[{', '.join(map(str, bad[:5]))}{', ...' if len(bad) > 5 else ''}]; "
-                f"lowest {values[bad].min():.0f})"
+                f"{what} for {len(bad)} {kind} parameter(s) ({var}[{shown}]; {extreme})"
             )
     stats = getattr(idata, "sample_stats", None)
     if stats is not None and "diverging" in stats:

@@ -1,0 +1,116 @@
+"""Convergence diagnostics: equal to ArviZ's, parameter by parameter, and right on known chains."""
+
+from __future__ import annotations
+
+import warnings
+
+import arviz as az
+import numpy as np
+import pytest
+from scipy.stats import rankdata
+
+from skcodex import diagnostics
+
+
+def ar1(rng, chains, draws, n, phi):
+    """AR(1) chains with unit innovations: integrated autocorrelation time (1 + phi) / (1 - phi)."""
+    x = np.zeros((chains, draws, n))
+    noise = rng.normal(size=(chains, draws, n))
+    x[:, 0] = noise[:, 0] / np.sqrt(1 - phi**2)
+    for t in range(1, draws):
+        x[:, t] = phi * x[:, t - 1] + noise[:, t]
+    return x
+
+
+def arviz_values(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = az.convert_to_dataset({"v": x})
+        return (
+            np.asarray(az.rhat(ds)["v"]),
+            np.asarray(az.ess(ds, method="bulk")["v"]),
+            np.asarray(az.ess(ds, method="tail")["v"]),
+        )
+
+
+def cases():
+    rng = np.random.default_rng(20261130)
+    shifted = ar1(rng, 4, 400, 20, 0.9) + rng.normal(size=(4, 1, 20))  # chains disagree
+    return {
+        "autocorrelated": ar1(rng, 4, 500, 30, 0.8),
+        "alternating": ar1(rng, 4, 301, 30, -0.6),  # odd draws: the middle one is dropped
+        "non-converged": shifted,
+        "independent": rng.normal(size=(4, 1000, 30)),
+        "heavy tails": rng.standard_t(2, size=(2, 300, 20)),
+        "ties": rng.integers(0, 3, size=(4, 200, 10)).astype(float),
+        "short": rng.normal(size=(3, 7, 5)),
+        "one chain": ar1(rng, 1, 400, 10, 0.5),
+        "mixed constant": np.concatenate(
+            [np.ones((4, 100, 2)), rng.normal(size=(4, 100, 3))], axis=2
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", list(cases()))
+def test_equal_to_arviz_parameter_by_parameter(name):
+    x = cases()[name]
+    r_ref, bulk_ref, tail_ref = arviz_values(x)
+    np.testing.assert_allclose(diagnostics.ess_bulk(x), bulk_ref, rtol=1e-10)
+    np.testing.assert_allclose(diagnostics.ess_tail(x), tail_ref, rtol=1e-10)
+    if x.shape[0] > 1:
+        np.testing.assert_allclose(diagnostics.rhat(x), r_ref, rtol=1e-12)
+    else:
+        assert np.isnan(diagnostics.rhat(x)).all()
+
+
+def test_known_autocorrelation_time():
+    rng = np.random.default_rng(5)
+    phi, chains, draws = 0.7, 4, 5000
+    ess = diagnostics.ess_bulk(ar1(rng, chains, draws, 40, phi))
+    expected = chains * draws * (1 - phi) / (1 + phi)
+    assert abs(np.median(ess) / expected - 1) < 0.05
+    assert np.all(np.abs(ess / expected - 1) < 0.25)
+
+
+def test_rhat_flags_chains_that_disagree():
+    rng = np.random.default_rng(6)
+    good = rng.normal(size=(4, 500, 5))
+    bad = good + np.arange(4)[:, None, None]  # every chain centred elsewhere
+    assert np.all(diagnostics.rhat(good) < 1.01)
+    assert np.all(diagnostics.rhat(bad) > 1.3)
+
+
+def test_nan_draws_and_too_few_draws_give_nan():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(4, 100, 3))
+    x[2, 50, 1] = np.nan
+    for f in (diagnostics.rhat, diagnostics.ess_bulk, diagnostics.ess_tail):
+        values = f(x)
+        assert np.isnan(values[1]) and np.isfinite(values[[0, 2]]).all()
+        assert np.isnan(f(rng.normal(size=(4, 3, 2)))).all()
+
+
+def test_two_dimensional_input_is_one_parameter_and_bad_shapes_are_refused():
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(4, 200))
+    assert diagnostics.ess_bulk(x).shape == (1,)
+    np.testing.assert_allclose(diagnostics.ess_bulk(x), diagnostics.ess_bulk(x[:, :, None]))
+    with pytest.raises(ValueError, match="chains, draws, n_parameters"):
+        diagnostics.rhat(np.zeros(10))
+
+
+def test_input_is_not_modified():
+    x = cases()["ties"]
+    before = x.copy()
+    diagnostics.rhat(x), diagnostics.ess_bulk(x), diagnostics.ess_tail(x)
+    assert np.array_equal(x, before)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_average_ranks_equal_scipy(seed):
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, 4 + 10 * seed, size=(6, 50)).astype(float)
+    rows[0] = rng.normal(size=50)  # a row without ties beside rows with many
+    np.testing.assert_array_equal(
+        diagnostics.average_ranks(rows), rankdata(rows, method="average", axis=1)
+    )
