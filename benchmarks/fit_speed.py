@@ -51,7 +51,6 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -97,20 +96,8 @@ model {
 
 def load_real(path: Path = CODEXDATA):
     """The default-filtered codexdata matches (771), their outcomes and the catalogue."""
-    try:
-        from skcodex.datasets import load_codex_matches
-    except ImportError:  # before the loader existed: the same filter by hand, in file order
-        raw = pd.read_csv(Path(path) / "matches.csv")
-        keep = (
-            (raw["victory"] == "normal")
-            & raw["map"].isna()
-            & ~raw["deck1"].astype(str).str.contains("F20")
-            & ~raw["deck2"].astype(str).str.contains("F20")
-            & raw[["deck1", "deck2", "victor"]].notna().all(axis=1)
-        )
-        raw = raw[keep].reset_index(drop=True)
-        y = (raw["victor"] == raw["player1"]).to_numpy().astype(int)
-        return raw[["player1", "player2", "deck1", "deck2"]], y, None
+    from skcodex.datasets import load_codex_matches
+
     X, y = load_codex_matches(path)
     return X, np.asarray(y), X.attrs.get("catalogue")
 

@@ -353,7 +353,7 @@ def _probability(value: str) -> float:
     return x
 
 
-def _sampling_options(p: argparse.ArgumentParser, draws: int) -> None:
+def _sampling_options(p: argparse.ArgumentParser, draws: int, nash_draws: int = 500) -> None:
     p.add_argument(
         "--draws", type=_positive, default=draws, help=f"posterior draws per chain ({draws})"
     )
@@ -369,8 +369,8 @@ def _sampling_options(p: argparse.ArgumentParser, draws: int) -> None:
     p.add_argument(
         "--nash-draws",
         type=_positive,
-        default=500,
-        help="posterior draws the Nash games are solved for (500)",
+        default=nash_draws,
+        help=f"posterior draws the Nash games are solved for ({nash_draws})",
     )
 
 
@@ -422,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--top", type=_positive, default=10, help="players to list (10)")
     demo.add_argument("--out", default=DEMO_DIR, metavar="DIR", help=f"output ({DEMO_DIR})")
     demo.add_argument("--no-report", action="store_true", help="print only; write nothing")
-    _sampling_options(demo, 500)
+    _sampling_options(demo, 500, nash_draws=200)
     demo.set_defaults(run=_cmd_demo)
     return parser
 
