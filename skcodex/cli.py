@@ -417,12 +417,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"estimates against the truth, and write the report into DIR ({DEMO_DIR}/ by "
         "default).",
     )
-    demo.add_argument("--players", type=_positive, default=40, help="number of players (40)")
-    demo.add_argument("--matches", type=_positive, default=1200, help="number of matches (1200)")
+    demo.add_argument("--players", type=_positive, default=32, help="number of players (32)")
+    demo.add_argument("--matches", type=_positive, default=800, help="number of matches (800)")
     demo.add_argument("--top", type=_positive, default=10, help="players to list (10)")
     demo.add_argument("--out", default=DEMO_DIR, metavar="DIR", help=f"output ({DEMO_DIR})")
     demo.add_argument("--no-report", action="store_true", help="print only; write nothing")
-    _sampling_options(demo, 500, nash_draws=200)
+    _sampling_options(demo, 500, nash_draws=100)
     demo.set_defaults(run=_cmd_demo)
     return parser
 
