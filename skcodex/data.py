@@ -51,6 +51,10 @@ def _check_ids(col: pd.Series, name: str) -> type | None:
     if null.any():
         pos = int(np.flatnonzero(null)[0])
         raise MatchTableError(f"column {name!r} is missing a value at {_row_label(col.index, pos)}")
+    if isinstance(col.dtype, pd.StringDtype):  # pandas' string columns hold only str
+        return str
+    if col.dtype.kind in "iu":
+        return int
     values = col.to_numpy()
     fast = pd.api.types.infer_dtype(values, skipna=False)
     if fast in ("string", "integer"):
@@ -150,7 +154,9 @@ def check_match_table(
             f"{_plain(table['player1'].iloc[0])!r} and {_plain(table['player2'].iloc[0])!r} at "
             f"{_row_label(X.index, 0)}; use one type for every player"
         )
-    same = (table["player1"].to_numpy() == table["player2"].to_numpy()).nonzero()[0]
+    same = np.flatnonzero(
+        (table["player1"] == table["player2"]).to_numpy(dtype=bool, na_value=False)
+    )
     if len(same):
         pos = int(same[0])
         raise MatchTableError(
@@ -160,10 +166,11 @@ def check_match_table(
     cache: dict[str, Deck] = {}
     sizes: set[int] = set()
     for name in ("deck1", "deck2"):
-        col = table[name].astype(object).to_numpy()
         try:  # read each distinct deck once
-            codes, distinct = pd.factorize(col, use_na_sentinel=True)
+            codes, distinct = pd.factorize(table[name], use_na_sentinel=True)
+            distinct = np.asarray(distinct, dtype=object)
         except TypeError:  # unhashable values: read them one by one
+            col = table[name].astype(object).to_numpy()
             codes, distinct = np.arange(len(col)), col
         missing = np.flatnonzero(codes < 0)
         if len(missing):
