@@ -1024,9 +1024,10 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
     check_is_fitted(clf, "idata_")
     draws = np.concatenate(list(free_parameter_draws(clf.idata_).values()), axis=2)
     chains, n_draws = draws.shape[:2]
-    max_rhat = float(np.nanmax(diagnostics.rhat(draws))) if chains > 1 else None
-    ess_bulk = float(np.nanmin(diagnostics.ess_bulk(draws)))
-    ess_tail = float(np.nanmin(diagnostics.ess_tail(draws)))
+    values = diagnostics.convergence_statistics(draws, tail=True)
+    max_rhat = float(np.nanmax(values["rhat"])) if chains > 1 else None
+    ess_bulk = float(np.nanmin(values["ess_bulk"]))
+    ess_tail = float(np.nanmin(values["ess_tail"]))
     stats = getattr(clf.idata_, "sample_stats", None)
     divergences = 0
     if stats is not None and "diverging" in stats:

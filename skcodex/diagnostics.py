@@ -21,7 +21,7 @@ import numpy as np
 from scipy.fft import next_fast_len
 from scipy.special import ndtri
 
-__all__ = ["ess_bulk", "ess_tail", "rhat"]
+__all__ = ["convergence_statistics", "ess_bulk", "ess_tail", "rhat"]
 
 _MIN_DRAWS = 4
 
@@ -128,79 +128,96 @@ def _ess(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _invalid(x: np.ndarray, min_chains: int) -> np.ndarray | None:
-    """None when the shape allows the statistic, else all-NaN; NaN draws handled by callers."""
-    if x.shape[1] < min_chains or x.shape[2] < _MIN_DRAWS:
-        return np.full(x.shape[0], np.nan)
-    return None
+def _rank_rhat(split: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The larger of the bulk R-hat (``z``: normal scores of ``split``) and the folded R-hat."""
+    if split.shape[1] < 4:  # fewer than 2 chains before splitting
+        return np.full(len(split), np.nan)
+    median = np.median(split.reshape(len(split), -1), axis=1)[:, None, None]
+    return np.maximum(_rhat(z), _rhat(_z_scale(np.abs(split - median))))
 
 
-def _nan_where_missing(x: np.ndarray, values: np.ndarray) -> np.ndarray:
-    values[np.isnan(x).any(axis=(1, 2))] = np.nan
-    return values
+def _tail_ess(x: np.ndarray) -> np.ndarray:
+    """The smaller ESS of the indicators of the 5% and 95% quantiles."""
+    flat = x.reshape(len(x), -1)
+    values = []
+    for p in (0.05, 0.95):
+        cut = np.quantile(flat, p, axis=1)
+        values.append(_ess(_split_chains((x <= cut[:, None, None]).astype(float))))
+    return np.minimum(*values)
+
+
+def convergence_statistics(draws, *, tail: bool = False) -> dict[str, np.ndarray]:
+    """R-hat and bulk ESS (and tail ESS if asked) of every parameter, in one pass.
+
+    The rank-normalised split chains that R-hat and bulk ESS share are computed
+    once; the values equal those of `rhat`, `ess_bulk` and `ess_tail`.
+
+    Parameters
+    ----------
+    draws : array-like of shape (chains, draws, n_parameters) or (chains, draws)
+    tail : bool
+        Also compute the tail ESS.
+
+    Returns
+    -------
+    dict of ndarray of shape (n_parameters,)
+        ``rhat`` (NaN with fewer than 2 chains), ``ess_bulk`` and, with
+        ``tail=True``, ``ess_tail``; NaN for a parameter with a NaN draw and for
+        all with fewer than 4 draws.
+    """
+    x = _as_draws(draws)
+    names = ["rhat", "ess_bulk", "ess_tail"] if tail else ["rhat", "ess_bulk"]
+    if x.shape[2] < _MIN_DRAWS:
+        return {name: np.full(len(x), np.nan) for name in names}
+    split = _split_chains(x)
+    z = _z_scale(split)
+    out = {"rhat": _rank_rhat(split, z), "ess_bulk": _ess(z)}
+    if tail:
+        out["ess_tail"] = _tail_ess(x)
+    return _nan_where_missing(x, out)
+
+
+def _nan_where_missing(x: np.ndarray, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    missing = np.isnan(x).any(axis=(1, 2))
+    for values in out.values():
+        values[missing] = np.nan
+    return out
+
+
+def _one(draws, name: str, compute) -> np.ndarray:
+    x = _as_draws(draws)
+    if x.shape[2] < _MIN_DRAWS:
+        return np.full(len(x), np.nan)
+    return _nan_where_missing(x, {name: compute(x)})[name]
 
 
 def rhat(draws) -> np.ndarray:
     """Rank-normalised split R-hat: the larger of the bulk and folded (tail) R-hat.
 
-    Parameters
-    ----------
-    draws : array-like of shape (chains, draws, n_parameters) or (chains, draws)
-
-    Returns
-    -------
-    ndarray of shape (n_parameters,)
-        NaN with fewer than 2 chains or 4 draws.
+    Takes draws shaped (chains, draws, n_parameters) or (chains, draws); NaN
+    with fewer than 2 chains or 4 draws. See `convergence_statistics`.
     """
-    x = _as_draws(draws)
-    bad = _invalid(x, min_chains=2)
-    if bad is not None:
-        return bad
-    split = _split_chains(x)
-    bulk = _rhat(_z_scale(split))
-    folded = np.abs(split - np.median(split.reshape(len(split), -1), axis=1)[:, None, None])
-    tail = _rhat(_z_scale(folded))
-    return _nan_where_missing(x, np.maximum(bulk, tail))
+
+    def compute(x):
+        split = _split_chains(x)
+        return _rank_rhat(split, _z_scale(split))
+
+    return _one(draws, "rhat", compute)
 
 
 def ess_bulk(draws) -> np.ndarray:
     """Bulk effective sample size (of the rank-normalised split chains).
 
-    Parameters
-    ----------
-    draws : array-like of shape (chains, draws, n_parameters) or (chains, draws)
-
-    Returns
-    -------
-    ndarray of shape (n_parameters,)
+    Takes draws shaped (chains, draws, n_parameters) or (chains, draws). See
+    `convergence_statistics`.
     """
-    x = _as_draws(draws)
-    bad = _invalid(x, min_chains=1)
-    if bad is not None:
-        return bad
-    return _nan_where_missing(x, _ess(_z_scale(_split_chains(x))))
+    return _one(draws, "ess_bulk", lambda x: _ess(_z_scale(_split_chains(x))))
 
 
-def ess_tail(draws, prob: tuple[float, float] = (0.05, 0.95)) -> np.ndarray:
+def ess_tail(draws) -> np.ndarray:
     """Tail effective sample size: the smaller ESS of the 5% and 95% quantile indicators.
 
-    Parameters
-    ----------
-    draws : array-like of shape (chains, draws, n_parameters) or (chains, draws)
-    prob : (float, float)
-        The two quantiles.
-
-    Returns
-    -------
-    ndarray of shape (n_parameters,)
+    Takes draws shaped (chains, draws, n_parameters) or (chains, draws). See
+    `convergence_statistics`.
     """
-    x = _as_draws(draws)
-    bad = _invalid(x, min_chains=1)
-    if bad is not None:
-        return bad
-    flat = x.reshape(len(x), -1)
-    values = []
-    for p in prob:
-        cut = np.quantile(flat, p, axis=1)
-        values.append(_ess(_split_chains((x <= cut[:, None, None]).astype(float))))
-    return _nan_where_missing(x, np.minimum(*values))
+    return _one(draws, "ess_tail", _tail_ess)

@@ -583,12 +583,12 @@ def convergence_problems(idata, min_ess: float = 400.0, max_rhat: float = 1.01) 
     for var, draws in free_parameter_draws(idata).items():
         kind = "effect" if var == "z" else "spread"
         found = []
+        stats = diagnostics.convergence_statistics(draws)
+        rhat, ess = stats["rhat"], stats["ess_bulk"]
         if draws.shape[0] > 1:
-            rhat = diagnostics.rhat(draws)
             bad = np.flatnonzero(rhat > max_rhat)
             if len(bad):
                 found.append((f"R-hat above {max_rhat:g}", bad, f"worst {rhat[bad].max():.3f}"))
-        ess = diagnostics.ess_bulk(draws)
         bad = np.flatnonzero(ess < min_ess)
         if len(bad):
             found.append((f"bulk ESS below {min_ess:g}", bad, f"lowest {ess[bad].min():.0f}"))

@@ -120,6 +120,14 @@ class Catalogue:
         object.__setattr__(self, "_lookup", lookup)
         nick = {name.casefold(): deck for name, deck in self.nicknames.items()}
         object.__setattr__(self, "_nick_lookup", nick)
+        # Hashed on every deck read (parsing is memoised per catalogue): computed once.
+        key = (
+            tuple(sorted(spec_colours.items())),
+            starters,
+            tuple(sorted(self.nicknames.items())),
+            self.specs_per_deck,
+        )
+        object.__setattr__(self, "_hash", hash(key))
 
     def __reduce__(self):
         return (
@@ -134,18 +142,7 @@ class Catalogue:
         return self  # immutable
 
     def __hash__(self) -> int:
-        cached = self.__dict__.get("_hash")
-        if cached is None:  # computed once: catalogues are immutable and hashed on every deck read
-            cached = hash(
-                (
-                    tuple(sorted(self.spec_colours.items())),
-                    self.starters,
-                    tuple(sorted(self.nicknames.items())),
-                    self.specs_per_deck,
-                )
-            )
-            object.__setattr__(self, "_hash", cached)
-        return cached
+        return self._hash  # type: ignore[attr-defined]
 
     @property
     def specs(self) -> tuple[str, ...]:

@@ -77,17 +77,10 @@ def _replay_kernel():
 
     @numba.njit(cache=True, nogil=True)
     def replay(a, b, starts, ends, score, rating, k, h, total):  # pragma: no cover - compiled
-        # The same float operations, in the same order, as `_replay_loop`.
+        # The same float operations, in the same order, as `_replay_loop` (a one-match
+        # period adds 0.0 + change and 0.0 - change: exactly its direct update).
         for t in range(len(starts)):
             lo, hi = starts[t], ends[t]
-            if hi - lo == 1:
-                i, j = a[lo], b[lo]
-                change = k * (
-                    score[lo] - 1.0 / (1.0 + 10.0 ** ((rating[j] - (rating[i] + h)) / 400.0))
-                )
-                rating[i] += change
-                rating[j] -= change
-                continue
             for m in range(lo, hi):
                 i, j = a[m], b[m]
                 change = k * (
