@@ -18,7 +18,6 @@ Intervals are equal-tailed credible intervals, 90% unless asked otherwise.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,8 +32,6 @@ from sklearn.utils.validation import check_is_fitted
 from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks, parse_deck
 from skcodex.data import check_match_table, encode
 from skcodex.metrics import brier_score
-from skcodex.model import Layout
-from skcodex.prediction import extend_effects
 
 __all__ = [
     "INTERVAL",
@@ -190,7 +187,7 @@ def _matchup_logits(
 
     The decks are encoded against the fitted vocabulary once; a starter or
     spec never seen in fit gets one fresh population draw per posterior draw
-    (`skcodex.prediction.extend_effects`), shared by every deck holding it.
+    (`skcodex.prediction.unseen_draws`), shared by every deck holding it.
     With one-hot starters G and spec indicators H, the seed's sum over the 16
     components is ``G1 a G2' + G1 b H2' + H1 c G2' + H1 d H2'``. A model with
     deck synergy adds ``syn(deck1) - syn(deck2)``; familiarity effects are
@@ -208,14 +205,7 @@ def _matchup_logits(
         }
     )
     codes = encode(table, vocab)
-    fitted: Layout = clf.layout_
-    layout = dataclasses.replace(
-        fitted, n_players=codes.n_players, n_starters=codes.n_starters, n_specs=codes.n_specs
-    )
-    theta = clf.effect_draws_
-    if layout != fitted:
-        seed = int(getattr(clf, "_unseen_seed", 0))
-        theta = extend_effects(theta, clf.spread_draws_, fitted, layout, seed)
+    theta, layout = clf.effect_draws_for(codes)
     starter, specs = codes.starter1, codes.specs1
     G = np.zeros((n, layout.n_starters))
     G[np.arange(n), starter] = 1.0
@@ -1014,21 +1004,21 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
     dict
         ``chains``, ``draws`` (per chain), ``max_rhat`` (None with one chain),
         ``min_ess_bulk``, ``min_ess_tail``, ``divergences`` over the free
-        parameters (the log-spreads and standardised effects), and
+        parameters (the spread parameters and every effect), and
         ``problems``, the failed checks of
         `skcodex.inference.convergence_problems` (empty when all pass).
     """
-    from skcodex import diagnostics
-    from skcodex.inference import convergence_problems, free_parameter_draws
+    from skcodex import diagnostics, posterior
+    from skcodex.inference import convergence_problems, monitored_draws
 
     check_is_fitted(clf, "idata_")
-    draws = np.concatenate(list(free_parameter_draws(clf.idata_).values()), axis=2)
+    draws = np.concatenate(list(monitored_draws(clf.idata_).values()), axis=2)
     chains, n_draws = draws.shape[:2]
     values = diagnostics.convergence_statistics(draws, tail=True)
     max_rhat = float(np.nanmax(values["rhat"])) if chains > 1 else None
     ess_bulk = float(np.nanmin(values["ess_bulk"]))
     ess_tail = float(np.nanmin(values["ess_tail"]))
-    stats = getattr(clf.idata_, "sample_stats", None)
+    stats = posterior.group(clf.idata_, "sample_stats")
     divergences = 0
     if stats is not None and "diverging" in stats:
         divergences = int(np.asarray(stats["diverging"]).sum())

@@ -298,7 +298,7 @@ def advi_posterior(
 
     Returns
     -------
-    arviz.InferenceData
+    dict of str to xarray.Dataset
         A ``posterior`` group with one chain and the same variables and
         dimensions as the NUTS posterior; its attributes record the method
         and the optimisation's settings and diagnostics.
@@ -309,7 +309,6 @@ def advi_posterior(
         If the averaged parameters still moved by more than `TOLERANCE`
         posterior standard deviations between the last two sixths of the steps.
     """
-    import arviz as az
     import pymc as pm
 
     if layout.options.time_varying or layout.n_free != layout.size:
@@ -354,16 +353,20 @@ def advi_posterior(
             if name not in columns:
                 columns[name] = np.empty((1, n_draws, *np.shape(value)))
             columns[name][0, d] = value
+    import xarray as xr
+
     model = funcs.model
     dims = {k: list(v) for k, v in model.named_vars_to_dims.items() if k in columns}
-    used = {d for v in dims.values() for d in v}
-    coords = {k: list(v) for k, v in model.coords.items() if k in used}
-    idata = az.from_dict(
-        posterior=columns,
-        coords=coords,
-        dims=dims,
-    )
-    idata.posterior.attrs.update(
+    data = {}
+    for name, values in columns.items():
+        if name == "z":  # the standard normals behind the effects are not kept
+            continue
+        extra = dims.get(name) or [f"{name}_dim_{i}" for i in range(values.ndim - 2)]
+        data[name] = (("chain", "draw", *extra), values)
+    out = xr.Dataset(data, coords={"chain": [0], "draw": np.arange(n_draws)})
+    if "spread" in out.dims:
+        out = out.assign_coords(spread=list(model.coords["spread"]))
+    out.attrs.update(
         {
             "inference_method": "advi",
             "advi_steps": int(info["steps"]),
@@ -373,7 +376,7 @@ def advi_posterior(
             "advi_movement": float(info["moved"]),
         }
     )
-    return idata
+    return {"posterior": out}
 
 
 def fit_approximate(
@@ -395,8 +398,9 @@ def fit_approximate(
 
     Returns
     -------
-    arviz.InferenceData
-        Posterior draws with the same variables and dimensions as NUTS gives.
+    dict of str to xarray.Dataset
+        Posterior draws (group ``posterior``) with the same variables and
+        dimensions as NUTS gives.
     """
     if method == "advi":
         return advi_posterior(index, y, layout, priors, options)

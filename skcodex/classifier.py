@@ -2,30 +2,38 @@
 
 from __future__ import annotations
 
+import dataclasses
+import weakref
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy.special import log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex.approximate import METHODS, fit_approximate
+from skcodex import backend, posterior
+from skcodex.approximate import METHODS
 from skcodex.codex import Catalogue
 from skcodex.data import (
+    MatchCodes,
     MatchTableError,
     Vocabulary,
     check_match_table,
     check_outcome,
     encode,
 )
-from skcodex.inference import SAMPLERS, SamplingOptions, sample_posterior, warn_if_not_converged
+from skcodex.inference import SAMPLERS, SamplingOptions, warn_if_not_converged
 from skcodex.model import PRIORS, SPREADS, Layout, ModelOptions, SpreadPriors
 from skcodex.persistence import PersistenceMixin
-from skcodex.prediction import extend_effects, mean_win_probability, win_probability_draws
+from skcodex.prediction import (
+    chunks_with_unseen,
+    extend_effects,
+    mean_win_probability,
+    win_probability_draws,
+)
 
 
 def check_luck(luck: Any, n_matches: int) -> np.ndarray:
@@ -51,9 +59,6 @@ SEED_PRIORS = {
     "log_sd_stsp_loc": 0.0,
     "log_sd_spsp_loc": 0.0,
 }
-
-# Largest draws x matches whose pointwise log-likelihood is kept in idata_ (160 MB).
-_MAX_LOG_LIKELIHOOD = 20_000_000
 
 # Constructor prefixes of each prior's loc/scale, by the model's prior names.
 _PRIOR_PARAMS_BY_NAME = {
@@ -264,6 +269,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> BayesianMatchupClassifier:
         """Sample the posterior given a match table and outcomes.
 
+        A fit that fails (bad input, a sampler error, an interrupt) leaves a
+        previously fitted estimator exactly as it was.
+
         Parameters
         ----------
         X : pandas.DataFrame
@@ -288,74 +296,166 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
             outcome = outcome - check_luck(luck, len(table))
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
+        layout = self._training_layout(vocab, codes)
+        rng = check_random_state(self.random_state)
+        seed, unseen_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
+        idata = backend.run(
+            layout.index_matrix(codes),
+            outcome,
+            layout,
+            self.priors,
+            self._sampling_options(seed),
+            method=self.method,
+            coords=_level_names(vocab, layout, table),
+        )
+        # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
+        # methods check their own optimisation and warn from fit_approximate.
+        problems = warn_if_not_converged(idata) if self.method == "nuts" else []
+        columns = np.asarray(table.columns, dtype=object)
+        # Every fitted attribute at once: an earlier fit stays whole until this line.
+        self.__dict__.update(
+            idata_=idata,
+            vocabulary_=vocab,
+            layout_=layout.static(),
+            _unseen_seed=unseen_seed,
+            classes_=np.array([0, 1]),
+            feature_names_in_=columns,
+            n_features_in_=len(columns),
+            convergence_problems_=problems,
+        )
+        return self
+
+    def _training_layout(self, vocab: Vocabulary, codes) -> Layout:
         model_options = self.options
         if model_options.time_varying and codes.epoch is None:
             raise MatchTableError(
                 "time_varying=True needs a 'period' column (rating period or tournament)"
             )
         n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
-        layout = Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs)
-        rng = check_random_state(self.random_state)
-        seed, self._unseen_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
-        options = SamplingOptions(
+        return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs)
+
+    def _sampling_options(self, seed: int) -> SamplingOptions:
+        return SamplingOptions(
             draws=self.draws,
             tune=self.tune,
             chains=self.chains,
             target_accept=self.target_accept,
-            # The balanced prior's model takes minutes to build for nutpie's numba
-            # backend; PyMC's NUTS (C backend) builds it in seconds.
-            sampler="pymc"
-            if self.sampler == "auto" and model_options.prior == "balanced"
-            else self.sampler,
+            sampler=self.sampler,
             seed=seed,
             progressbar=self.progressbar,
             cores=self.cores,
         )
-        index = layout.index_matrix(codes)
-        if self.method == "nuts":
-            idata = sample_posterior(index, outcome, layout, self.priors, options)
-        else:
-            idata = fit_approximate(index, outcome, layout, self.priors, options, self.method)
-        periods = list(pd.unique(table["period"])) if "period" in table.columns else []
-        self.idata_ = _name_coordinates(idata, vocab, layout, periods)
-        post = self.idata_.posterior
-        sd = np.asarray(post["sd"]).reshape(-1, len(layout.spreads))
-        z = np.asarray(post["z"]).reshape(sd.shape[0], -1)
-        self.spread_draws_ = sd
-        theta = layout.theta(z, sd)
-        _add_log_likelihood(self.idata_, theta, layout.index_matrix(codes), layout.signs, outcome)
-        self.effect_draws_, self.layout_ = _current_effects(theta, sd, layout, self._unseen_seed)
-        self.vocabulary_ = vocab
-        self.classes_ = np.array([0, 1])
-        self.feature_names_in_ = np.asarray(table.columns, dtype=object)
-        self.n_features_in_ = len(self.feature_names_in_)
-        # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
-        # methods check their own optimisation and warn from fit_approximate.
-        self.convergence_problems_ = (
-            warn_if_not_converged(self.idata_) if self.method == "nuts" else []
+
+    # -- views of the posterior --------------------------------------------------
+
+    def _views(self) -> dict:
+        """Flat effect and spread draws derived from ``idata_`` (computed once, kept in memory)."""
+        idata = self.__dict__.get("idata_")
+        if idata is None:
+            raise AttributeError("this BayesianMatchupClassifier is not fitted yet")
+        cached = _VIEWS.get(self)
+        if cached is not None and cached[0] is idata:
+            return cached[1]
+        fitted = _fitted_layout(idata, self.vocabulary_)
+        sd = posterior.draws(idata, "sd").astype(np.float64)
+        theta, _ = _current_effects(
+            backend.effect_draws(idata, fitted), sd, fitted, self._unseen_seed
         )
-        return self
+        views = {"effects": theta, "spreads": sd}
+        _VIEWS[self] = (idata, views)
+        return views
+
+    @property
+    def effect_draws_(self) -> np.ndarray:
+        """Every effect per posterior draw, (n_draws, ``layout_.size``), derived from ``idata_``.
+
+        With the time-varying skill walk, each player's skill is their skill in
+        the last training period plus one more step of the walk.
+        """
+        return self._views()["effects"]
+
+    @property
+    def spread_draws_(self) -> np.ndarray:
+        """The spreads per draw, (n_draws, n_spreads), derived from ``idata_``."""
+        return self._views()["spreads"]
+
+    def _restore_derived(self) -> None:
+        """Recompute what a saved file leaves out (the pointwise log-likelihood)."""
+        if "log_likelihood" not in posterior.group_names(self.idata_):
+            fitted = _fitted_layout(self.idata_, self.vocabulary_)
+            self.idata_ = backend.add_log_likelihood(self.idata_, fitted)
+
+    def effect_draws_for(self, codes: MatchCodes) -> tuple[np.ndarray, Layout]:
+        """Effect draws in the layout grown to hold ``codes``' never-seen levels.
+
+        Effects of levels seen in fit are their posterior draws; every effect
+        involving a never-seen level is a fresh N(0, sd) draw per posterior
+        draw, keyed to the levels' names (see `skcodex.prediction.unseen_draws`).
+
+        Parameters
+        ----------
+        codes : skcodex.data.MatchCodes
+            Matches encoded against `vocabulary_` (`skcodex.data.encode`).
+
+        Returns
+        -------
+        theta : ndarray of shape (n_draws, layout.size)
+        layout : Layout
+        """
+        check_is_fitted(self, "idata_")
+        layout = self._grown_layout(codes)
+        theta = self.effect_draws_
+        if layout == self.layout_:
+            return theta, layout
+        return (
+            extend_effects(
+                theta,
+                self.spread_draws_,
+                self.layout_,
+                layout,
+                self._unseen_seed,
+                self._levels(codes),
+            ),
+            layout,
+        )
+
+    def _grown_layout(self, codes) -> Layout:
+        return dataclasses.replace(
+            self.layout_,
+            n_players=codes.n_players,
+            n_starters=codes.n_starters,
+            n_specs=codes.n_specs,
+        )
+
+    def _levels(self, codes) -> dict:
+        vocab = self.vocabulary_
+        return {
+            "player": [*vocab.players, *codes.unseen_players],
+            "starter": [*vocab.starters, *codes.unseen_starters],
+            "spec": [*vocab.specs, *codes.unseen_specs],
+        }
 
     # -- prediction ----------------------------------------------------------
 
-    def _effects_for(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, Layout]:
-        """Effect draws extended with fresh population draws for unseen levels, and the index."""
-        check_is_fitted(self, "effect_draws_")
+    def _chunks(self, X: pd.DataFrame):
+        """Row numbers, effect draws and index of each chunk of ``X``'s matches."""
+        check_is_fitted(self, "idata_")
         table = check_match_table(X, self.catalogue)
         codes = encode(table, self.vocabulary_)
-        layout = Layout(
-            codes.n_players,
-            codes.n_starters,
-            codes.n_specs,
-            self.layout_.specs_per_deck,
-            self.layout_.options,
+        layout = self._grown_layout(codes)
+        index = layout.index_matrix(codes)
+        if layout == self.layout_:
+            return len(table), [(np.arange(len(table)), self.effect_draws_, index)]
+        chunks = chunks_with_unseen(
+            self.effect_draws_,
+            self.spread_draws_,
+            self.layout_,
+            layout,
+            index,
+            self._levels(codes),
+            self._unseen_seed,
         )
-        theta = self.effect_draws_
-        if layout != self.layout_:
-            theta = extend_effects(
-                theta, self.spread_draws_, self.layout_, layout, self._unseen_seed
-            )
-        return theta, layout.index_matrix(codes), layout
+        return len(table), chunks
 
     def predict_proba_draws(self, X: pd.DataFrame) -> np.ndarray:
         """P(player 1 wins) for every posterior draw.
@@ -364,23 +464,31 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         -------
         ndarray of shape (n_draws, n_matches)
         """
-        theta, index, layout = self._effects_for(X)
-        return win_probability_draws(theta, index, layout.signs)
+        n, chunks = self._chunks(X)
+        out = np.empty((self.effect_draws_.shape[0], n))
+        for rows, theta, index in chunks:
+            out[:, rows] = win_probability_draws(theta, index, self.layout_.signs)
+        return out
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Posterior mean probabilities, columns in `classes_` order.
 
         A player, starter or spec never seen in fit gets a fresh effect from
         its population distribution, N(0, sd), for every posterior draw, so
-        its uncertainty is integrated over rather than set to zero.
+        its uncertainty is integrated over rather than set to zero. Those
+        draws are keyed to the level's name: a row's forecast does not depend
+        on the other rows passed with it, and repeats exactly. Memory stays
+        bounded however many levels are new (matches are processed in chunks).
 
         Returns
         -------
         ndarray of shape (n_matches, 2)
             Column 0: P(player 2 wins); column 1: P(player 1 wins).
         """
-        theta, index, layout = self._effects_for(X)
-        p1 = mean_win_probability(theta, index, layout.signs)
+        n, chunks = self._chunks(X)
+        p1 = np.empty(n)
+        for rows, theta, index in chunks:
+            p1[rows] = mean_win_probability(theta, index, self.layout_.signs)
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
@@ -395,23 +503,21 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         return tags
 
 
-def _add_log_likelihood(idata, theta, index, signs, outcome) -> None:
-    """Store each match's log-likelihood per draw (for PSIS-LOO) when it fits in memory."""
-    import xarray as xr
+#: Derived views of each fitted estimator's posterior, kept out of its state.
+_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    n_chains, n_draws = idata.posterior.sizes["chain"], idata.posterior.sizes["draw"]
-    if theta.shape[0] * len(index) > _MAX_LOG_LIKELIHOOD:
-        return
-    loglik = np.empty((theta.shape[0], len(index)))
-    step = max(1, 2**23 // (theta.shape[0] * index.shape[1]))  # 64 MB of gathered effects
-    for start in range(0, len(index), step):
-        q = theta[:, index[start : start + step]] @ signs
-        r = outcome[start : start + step]
-        loglik[:, start : start + step] = r * log_expit(q) + (1 - r) * log_expit(-q)
-    values = loglik.reshape(n_chains, n_draws, len(index))
-    idata.add_groups(
-        log_likelihood=xr.Dataset({"outcome": (("chain", "draw", "match"), values)}),
+
+def _fitted_layout(idata, vocab: Vocabulary) -> Layout:
+    """The layout a posterior was sampled in, read from the blocks it holds."""
+    post = posterior.group(idata, "posterior")
+    options = ModelOptions(
+        time_varying="walk" in post,
+        synergy="syn_stsp" in post,
+        familiarity="fam_st" in post,
+        prior="balanced" if "log_total" in post else "lognormal",
     )
+    n_epochs = post.sizes["epoch"] if "walk" in post else 1
+    return Layout(*vocab.sizes, vocab.specs_per_deck, options, n_epochs)
 
 
 def _current_effects(
@@ -437,8 +543,8 @@ def _current_effects(
     return static.flatten(current), static
 
 
-def _name_coordinates(idata, vocab: Vocabulary, layout: Layout, periods: list):
-    """Label the posterior's dimensions with the vocabulary's names."""
+def _level_names(vocab: Vocabulary, layout: Layout, table: pd.DataFrame) -> dict[str, list]:
+    """The names of the posterior's dimensions, from the vocabulary and the periods."""
     names = {
         "player": list(vocab.players),
         "starter1": list(vocab.starters),
@@ -448,9 +554,7 @@ def _name_coordinates(idata, vocab: Vocabulary, layout: Layout, periods: list):
         "spread": list(layout.spreads),
     }
     if layout.options.time_varying:
+        periods = list(pd.unique(table["period"])) if "period" in table.columns else []
         labels = [*periods, *(f"epoch {i}" for i in range(layout.n_epochs))]
         names["epoch"] = labels[: layout.n_epochs]
-    data = idata.posterior
-    present = {k: v for k, v in names.items() if k in data.dims}
-    idata.posterior = data.assign_coords(present)
-    return idata
+    return names

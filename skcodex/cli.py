@@ -64,7 +64,7 @@ def load_model(path: str | os.PathLike) -> Any:
         clf = load(p)
     except ValueError as err:
         raise CommandError(f"cannot read a fitted model: {err}") from None
-    if not hasattr(clf, "effect_draws_"):
+    if not hasattr(clf, "idata_"):
         raise CommandError(f"{p} does not hold a fitted BayesianMatchupClassifier")
     return clf
 

@@ -28,8 +28,6 @@ therefore pickles.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import importlib.util
 import multiprocessing
 import os
@@ -42,8 +40,20 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex.model import Layout, SpreadPriors, build_model
+from skcodex.nutpie_compile import compile_nutpie
 
 SAMPLERS = ("auto", "nutpie", "pymc")
+
+# The spread each effect block is drawn with, where it is not the block's own name.
+_BLOCK_SPREAD = {
+    "skill": "player",
+    "spst": "stsp",
+    "syn_stsp": "syn",
+    "syn_spsp": "syn",
+    "fam_st": "fam",
+    "fam_sp": "fam",
+    "walk": "step",
+}
 
 # The model's free parameters, under either spread prior.
 _FREE_VARIABLES = (
@@ -220,7 +230,7 @@ def _compiled(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) ->
         found = _COMPILED.get(key)
         if found is None:
             model = build_model(index, y, padded)
-            found = _compile_nutpie(model) if sampler == "nutpie" else model
+            found = compile_nutpie(model, _stored_names(model)) if sampler == "nutpie" else model
             _COMPILED[key] = found
             _COMPILE_COUNT[sampler] += 1
         return found
@@ -232,207 +242,6 @@ def _stored_names(model) -> list[str]:
 
     deterministics = [v.name for v in model.deterministics if v.name not in BLOCK_DIMS]
     return [*(rv.name for rv in model.free_RVs), *deterministics]
-
-
-def _compile_nutpie(model) -> Any:
-    """Compile for nutpie with C-callable wrappers that are cheap to build and disk-cached.
-
-    nutpie's own wrappers around the PyTensor functions take most of a first
-    compile and cannot be cached on disk. Ours read the data through a flat
-    table of pointers and shapes instead; if they cannot be built (another
-    nutpie or PyTensor version), nutpie's own compile is used.
-    """
-    import nutpie
-
-    var_names = _stored_names(model)
-    try:
-        return _fast_nutpie_model(model, var_names)
-    except Exception as err:
-        warnings.warn(
-            f"falling back to nutpie's slower compile ({type(err).__name__}: {err})",
-            RuntimeWarning,
-            stacklevel=4,
-        )
-        return nutpie.compile_pymc_model(model, var_names=var_names)
-
-
-_FAST_CLASS: list[type] = []
-
-
-def _fast_model_class() -> type:
-    """A nutpie compiled-model class whose data live in a table of pointers and shapes."""
-    if _FAST_CLASS:
-        return _FAST_CLASS[0]
-    from nutpie.compile_pymc import CompiledPyMCModel
-
-    @dataclass(frozen=True)
-    class FastCompiledModel(CompiledPyMCModel):
-        shared_names: tuple = ()
-
-        def with_data(self, **updates):
-            shared = dict(self.shared_data)
-            for name, value in updates.items():
-                if name not in shared:
-                    raise KeyError(f"Unknown shared variable: {name}")
-                old = shared[name]
-                new = np.array(value, dtype=old.dtype, order="C", copy=True)
-                if new.ndim != old.ndim:
-                    raise ValueError(f"Shared variable {name} must have rank {old.ndim}")
-                new.flags.writeable = False
-                shared[name] = new
-            table = _pointer_table(shared, self.shared_names)
-            return dataclasses.replace(self, shared_data=shared, user_data=table)
-
-    _FAST_CLASS.append(FastCompiledModel)
-    return FastCompiledModel
-
-
-def _pointer_table(shared: dict[str, np.ndarray], names: tuple) -> np.ndarray:
-    """Data pointer then shape of each shared array, as int64: what the wrappers read."""
-    table = []
-    for name in names:
-        arr = shared[name]
-        table.append(arr.ctypes.data)
-        table.extend(arr.shape)
-    return np.array(table or [0], dtype=np.int64)
-
-
-def _fast_nutpie_model(model, var_names: list[str]):
-    from nutpie.compile_pymc import _make_functions, _prepare_dims_and_coords, _wrap_with_lock
-    from pymc.initial_point import make_initial_point_fn
-
-    initial_point = make_initial_point_fn(
-        model=model,
-        default_strategy="support_point",
-        jitter_rvs=set(model.free_RVs),
-        return_transformed=True,
-    )
-    n_dim, n_expanded, logp_fn, expand_fn, initial_fn, shape_info = _make_functions(
-        model,
-        mode="NUMBA",
-        compute_grad=True,
-        join_expanded=True,
-        pymc_initial_point_fn=_wrap_with_lock(initial_point),
-        var_names=var_names,
-    )
-    shared: dict[str, np.ndarray] = {}
-    for var in [*logp_fn.get_shared(), *expand_fn.get_shared()]:
-        if var.name not in shared:
-            arr = np.array(var.get_value(), order="C", copy=True)
-            arr.flags.writeable = False
-            shared[var.name] = arr
-    names = tuple(shared)
-    offsets, at = {}, 0
-    for name in names:
-        offsets[name] = at
-        at += 1 + shared[name].ndim
-    logp_c = _make_cfunc("logp", logp_fn, n_dim, n_dim, shared, offsets, at)
-    expand_c = _make_cfunc("expand", expand_fn, n_dim, n_expanded, shared, offsets, at)
-    dims, coords = _prepare_dims_and_coords(model, shape_info)
-    cls = _fast_model_class()
-    return cls(
-        _n_dim=n_dim,
-        dims=dims,
-        _coords=coords,
-        _shapes={name: tuple(shape) for name, _, shape in zip(*shape_info)},
-        compiled_logp_func=logp_c,
-        compiled_expand_func=expand_c,
-        initial_point_func=initial_fn,
-        shared_data=shared,
-        user_data=_pointer_table(shared, names),
-        n_expanded=n_expanded,
-        shape_info=shape_info,
-        logp_func=logp_fn,
-        expand_func=expand_fn,
-        shared_names=names,
-    )
-
-
-_LOGP_SOURCE = """
-def skcodex_logp(dim, x_, out_, logp_, table_):
-    if dim != {n_dim}:
-        return -1
-    table = numba.carray(table_, ({n_table},), np.int64)
-{unpack}
-    x = numba.carray(x_, ({n_dim},))
-    out = numba.carray(out_, ({n_dim},))
-    value, grad = inner({args})
-    logp_[0] = value
-    finite = True
-    for i in range({n_dim}):
-        out[i] = grad[i]
-        if not np.isfinite(grad[i]):
-            finite = False
-    if not finite:
-        return 3
-    if not np.isfinite(value):
-        return 4
-    return 0
-"""
-
-_EXPAND_SOURCE = """
-def skcodex_expand(dim, expanded, x_, out_, table_):
-    if dim != {n_dim} or expanded != {n_out}:
-        return -1
-    table = numba.carray(table_, ({n_table},), np.int64)
-{unpack}
-    x = numba.carray(x_, ({n_dim},))
-    out = numba.carray(out_, ({n_out},))
-    (values,) = inner({args})
-    for i in range({n_out}):
-        out[i] = values[i]
-    return 0
-"""
-
-
-def _make_cfunc(kind, fn, n_dim, n_out, shared, offsets, n_table):
-    """A C-callable numba wrapper around a compiled PyTensor function, disk-cached if possible."""
-    import numba
-    from numba import types
-    from nutpie.compile_pymc import address_as_void_pointer
-    from pytensor.link.numba.cache import CACHED_SRC_FUNCTIONS, compile_numba_function_src
-
-    inner = fn.vm.jit_fn
-    unpack, args = [], ["x"]
-    for i, var in enumerate(fn.get_shared()):
-        arr, at = shared[var.name], offsets[var.name]
-        shape = "".join(f"table[{at + 1 + d}], " for d in range(arr.ndim))
-        unpack.append(
-            f"    s{i} = numba.carray(as_pointer(table[{at}]), ({shape}), np.{arr.dtype.name})"
-        )
-        args.append(f"s{i}")
-    template = _LOGP_SOURCE if kind == "logp" else _EXPAND_SOURCE
-    source = template.format(
-        n_dim=n_dim,
-        n_out=n_out,
-        n_table=max(n_table, 1),
-        unpack="\n".join(unpack),
-        args=", ".join(args),
-    )
-    double = types.CPointer(types.double)
-    if kind == "logp":
-        signature = types.int64(types.uint64, double, double, double, types.voidptr)
-    else:
-        signature = types.int64(types.uint64, types.uint64, double, double, types.voidptr)
-    inner_key = CACHED_SRC_FUNCTIONS.get(inner.py_func)
-    # numba keys its disk cache on bytecode, which leaves out the constants (sizes) in
-    # the source, so the key names the source itself as well as the inner function.
-    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
-    key = None if inner_key is None else f"skcodex-{kind}-{digest}-{inner_key}"
-    env = {
-        "__name__": __name__,
-        "numba": numba,
-        "np": np,
-        "as_pointer": address_as_void_pointer,
-        "inner": inner,
-    }
-    func = compile_numba_function_src(source, f"skcodex_{kind}", env, cache_key=key)
-    if key is not None:
-        try:
-            return numba.cfunc(signature, cache=True)(func)
-        except Exception:
-            pass
-    return numba.cfunc(signature)(func)
 
 
 # -- sampling ------------------------------------------------------------------
@@ -484,39 +293,58 @@ def _sample_pymc(model, data: dict, options: SamplingOptions):
         )
 
 
-def _posterior_in_layout(idata, layout: Layout, z_pos: np.ndarray):
-    """The padded model's draws restricted to ``layout``, with its effect blocks."""
-    import arviz as az
+# Sampler statistics kept per draw (others, such as per-parameter arrays, are dropped).
+_KEPT_STATS = (
+    "diverging",
+    "energy",
+    "energy_error",
+    "step_size",
+    "n_steps",
+    "tree_depth",
+    "depth",
+    "lp",
+    "logp",
+    "acceptance_rate",
+    "mean_tree_accept",
+    "reached_max_treedepth",
+    "maxdepth_reached",
+)
+
+
+def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray) -> dict:
+    """The padded model's draws restricted to ``layout``: named effect blocks, no ``z``.
+
+    Returns ``{"posterior": Dataset, "sample_stats": Dataset}``; the effect blocks
+    carry integer coordinates (the estimator names them).
+    """
     import xarray as xr
 
+    from skcodex import posterior
     from skcodex.model import BLOCK_DIMS
 
-    post = idata.posterior
+    post = posterior.group(sampled, "posterior")
     keep = [v for v in post.data_vars if v not in BLOCK_DIMS and v != "z" and "__" not in v]
-    out = post[keep].copy()
-    z = np.asarray(post["z"])[..., z_pos]
-    out["z"] = xr.DataArray(z, dims=("chain", "draw", "z_dim_0"))
+    out = xr.Dataset({v: post[v] for v in keep})
+    n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
+    out = out.assign_coords(chain=np.arange(n_chains), draw=np.arange(n_draws))
     out = out.assign_coords(spread=list(layout.spreads))
-    theta = layout.theta(z, np.asarray(post["sd"]))
-    sizes = {
-        "player": layout.n_players,
-        "starter1": layout.n_starters,
-        "starter2": layout.n_starters,
-        "spec1": layout.n_specs,
-        "spec2": layout.n_specs,
-        "epoch": layout.n_epochs,
-    }
+    z = post["z"].transpose("chain", "draw", ...).to_numpy()[..., z_pos]
+    theta = layout.theta(z, post["sd"].transpose("chain", "draw", ...).to_numpy())
     for name, block in layout.unflatten(theta).items():
-        dims = BLOCK_DIMS[name]
-        out[name] = xr.DataArray(
-            block, dims=("chain", "draw", *dims), coords={d: np.arange(sizes[d]) for d in dims}
-        )
-    out.attrs = dict(post.attrs)
+        out[name] = xr.DataArray(block, dims=("chain", "draw", *BLOCK_DIMS[name]))
+    out.attrs = {k: v for k, v in post.attrs.items() if isinstance(v, (str, int, float))}
     groups = {"posterior": out}
-    stats = getattr(idata, "sample_stats", None)
+    stats = posterior.group(sampled, "sample_stats")
     if stats is not None:
-        groups["sample_stats"] = stats
-    return az.InferenceData(**groups)
+        kept = [
+            v
+            for v in stats.data_vars
+            if v in _KEPT_STATS and set(stats[v].dims) == {"chain", "draw"}
+        ]
+        groups["sample_stats"] = xr.Dataset({v: stats[v] for v in kept}).assign_coords(
+            chain=np.arange(n_chains), draw=np.arange(n_draws)
+        )
+    return groups
 
 
 def sample_posterior(
@@ -555,49 +383,100 @@ def sample_posterior(
     data = _data(theta_pos[index] if index.size else index, y, priors)
     compiled = _compiled(sampler, padded, data["index"], data["y"])
     if sampler == "nutpie":
-        idata = _sample_nutpie(compiled, data, options)
+        sampled = _sample_nutpie(compiled, data, options)
     else:
-        idata = _sample_pymc(compiled, data, options)
-    return _posterior_in_layout(idata, layout, z_pos)
+        sampled = _sample_pymc(compiled, data, options)
+    return _posterior_in_layout(sampled, layout, z_pos)
 
 
 # -- convergence checks ----------------------------------------------------------
 
 
-def free_parameter_draws(idata) -> dict[str, np.ndarray]:
-    """The sampled (free) parameters' draws, each as a (chains, draws, n) array."""
-    post = idata.posterior
+def monitored_draws(idata) -> dict[str, np.ndarray]:
+    """The draws convergence is judged on, each variable as a (chains, draws, n) array.
+
+    These are the spread parameters as sampled (``log_sd``, or the balanced
+    prior's ``log_total``, ``skill_share_logit``, ``deck_split_logits`` and
+    ``log_sd_extra``) and, for every effect block, its standardised effects
+    (each effect over its spread; for the skill walk, each step over the step
+    spread): the sampler's own coordinates, so the checks are those of the
+    parameters it moved, named as the effects they scale.
+    """
+    from skcodex import posterior
+    from skcodex.model import BLOCK_DIMS
+
+    post = posterior.group(idata, "posterior")
     out = {}
     for var in _FREE_VARIABLES:
         if var in post:
-            values = np.asarray(post[var])
+            values = post[var].transpose("chain", "draw", ...).to_numpy()
             out[var] = values.reshape(values.shape[0], values.shape[1], -1)
+    for var in BLOCK_DIMS:
+        if var not in post:
+            continue
+        values = post[var].transpose("chain", "draw", *BLOCK_DIMS[var]).to_numpy()
+        values = values.astype(np.float64)
+        spread = _BLOCK_SPREAD.get(var, var)
+        sd = post["sd"].sel(spread=spread).transpose("chain", "draw").to_numpy()
+        if var == "walk":
+            values = np.diff(values, axis=-1)
+        sd = sd.reshape(*sd.shape, *[1] * (values.ndim - 2))
+        out[var] = (values / sd).reshape(values.shape[0], values.shape[1], -1)
     return out
 
 
+def parameter_labels(idata, var: str, positions) -> list[str]:
+    """Names such as ``spsp[Anarchy, Law]`` for flat positions of a posterior variable."""
+    from skcodex import posterior
+
+    data = posterior.group(idata, "posterior")[var]
+    dims = [d for d in data.dims if d not in ("chain", "draw")]
+    if not dims:
+        return [var for _ in positions]
+    shape = [data.sizes[d] for d in dims]
+    step = var == "walk"  # judged by its steps: step e moves from epoch e - 1 to e
+    if step:
+        shape[-1] -= 1
+    labels = []
+    for pos in positions:
+        where = list(np.unravel_index(int(pos), shape))
+        if step:
+            where[-1] += 1
+        names = [
+            str(data.coords[d].values[i]) if d in data.coords else str(i)
+            for d, i in zip(dims, where)
+        ]
+        labels.append(f"{var}[{', '.join(names)}]")
+    return labels
+
+
 def convergence_problems(idata, min_ess: float = 400.0, max_rhat: float = 1.01) -> list[str]:
-    """Plain-language descriptions of every failed convergence check (empty when all pass)."""
-    from skcodex import diagnostics
+    """Plain-language descriptions of every failed convergence check (empty when all pass).
+
+    Parameters are named by their coordinates (``spsp[Anarchy, Law]``), worst first.
+    """
+    from skcodex import diagnostics, posterior
 
     problems = []
-    for var, draws in free_parameter_draws(idata).items():
-        kind = "effect" if var == "z" else "spread"
+    for var, draws in monitored_draws(idata).items():
+        kind = "spread" if var in _FREE_VARIABLES else "effect"
         found = []
         stats = diagnostics.convergence_statistics(draws)
         rhat, ess = stats["rhat"], stats["ess_bulk"]
         if draws.shape[0] > 1:
             bad = np.flatnonzero(rhat > max_rhat)
             if len(bad):
-                found.append((f"R-hat above {max_rhat:g}", bad, f"worst {rhat[bad].max():.3f}"))
+                bad = bad[np.argsort(-rhat[bad], kind="stable")]
+                found.append((f"R-hat above {max_rhat:g}", bad, f"worst {rhat[bad[0]]:.3f}"))
         bad = np.flatnonzero(ess < min_ess)
         if len(bad):
-            found.append((f"bulk ESS below {min_ess:g}", bad, f"lowest {ess[bad].min():.0f}"))
+            bad = bad[np.argsort(ess[bad], kind="stable")]
+            found.append((f"bulk ESS below {min_ess:g}", bad, f"lowest {ess[bad[0]]:.0f}"))
         for what, bad, extreme in found:
-            shown = ", ".join(map(str, bad[:5])) + (", ..." if len(bad) > 5 else "")
-            problems.append(
-                f"{what} for {len(bad)} {kind} parameter(s) ({var}[{shown}]; {extreme})"
-            )
-    stats = getattr(idata, "sample_stats", None)
+            shown = ", ".join(parameter_labels(idata, var, bad[:5]))
+            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+            problems.append(f"{what} for {len(bad)} {kind} parameter(s) ({shown}{more}; {extreme})")
+    stats = posterior.group(idata, "sample_stats")
     if stats is not None and "diverging" in stats:
         n_div = int(np.asarray(stats["diverging"]).sum())
         if n_div:

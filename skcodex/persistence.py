@@ -12,8 +12,11 @@ A saved estimator is one zip archive (by convention with the extension
     Every numeric array among the fitted attributes, written by NumPy and read
     back with ``allow_pickle=False``.
 ``<attribute>.nc``
-    Each `arviz.InferenceData` attribute (the posterior of
-    `BayesianMatchupClassifier`) as NetCDF-4, written by ArviZ through h5netcdf.
+    Each posterior attribute (``idata_`` of `BayesianMatchupClassifier`: an
+    `arviz.InferenceData` under ArviZ 0.x, an `xarray.DataTree` under 1.x) as
+    NetCDF-4 through h5netcdf (`skcodex.posterior.write_netcdf`), without the
+    groups derived from the others (the pointwise log-likelihood is recomputed
+    on load). A file written under either ArviZ line loads under the other.
 
 Loading executes no code from the file: only the estimator classes and value
 types of a fixed whitelist are rebuilt, NumPy refuses pickled arrays, and
@@ -57,6 +60,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from skcodex import posterior
 from skcodex.codex import Catalogue, Deck
 
 __all__ = [
@@ -73,7 +77,7 @@ __all__ = [
 FORMAT_NAME = "skcodex-model"
 #: The version of the layout described in the module docstring. A change that
 #: older code cannot read raises it; `load` refuses files of any other version.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: The conventional file extension.
 SUFFIX = ".skcodex"
 
@@ -97,8 +101,6 @@ _REQUIRED_STATE = {
     "BayesianMatchupClassifier": (
         "classes_",
         "idata_",
-        "effect_draws_",
-        "spread_draws_",
         "vocabulary_",
         "layout_",
         "_unseen_seed",
@@ -115,6 +117,9 @@ _DATACLASSES = {
     "ModelOptions": "skcodex.model",
     "SpreadPriors": "skcodex.model",
 }
+
+# Posterior groups derived from the others: recomputed on load, not written.
+_DERIVED_GROUPS = ("log_likelihood",)
 
 # Pandas dtypes a saved column or index may have (others would not round trip exactly).
 _PANDAS_DTYPES = ("object", "str", "string", "bool", "category")
@@ -240,10 +245,10 @@ class _Writer:
                 if f.init
             }
             return {_TAG: "dataclass", "class": cls.__name__, "fields": fields}
-        if type(value).__name__ == "InferenceData":
+        if posterior.is_posterior(value):
             key = f"{len(self.netcdf)}_{where.rsplit('.', 1)[-1]}.nc"
             self.netcdf[key] = value
-            return {_TAG: "InferenceData", "member": key}
+            return {_TAG: "posterior", "member": key}
         raise PersistenceError(
             f"cannot save {where}: values of type {type(value).__module__}.{type(value).__name__} "
             "are not supported by the skcodex file format"
@@ -452,7 +457,7 @@ class _Reader:
         fields = {str(k): self.decode(v) for k, v in obj["fields"].items()}
         return cls(**fields)
 
-    def _read_InferenceData(self, obj: dict) -> Any:
+    def _read_posterior(self, obj: dict) -> Any:
         return self.netcdf(str(obj["member"]))
 
 
@@ -491,23 +496,22 @@ def _missing_state(name: str, state: dict) -> list[str]:
 
 
 def _netcdf_bytes(idata: Any) -> bytes:
+    # Derived groups are recomputed on load (`_restore_derived`), never stored twice.
+    idata = posterior.without_groups(idata, _DERIVED_GROUPS)
     with tempfile.TemporaryDirectory(prefix="skcodex-") as folder:
         path = os.path.join(folder, "posterior.nc")
-        idata.to_netcdf(path, engine="h5netcdf")
+        posterior.write_netcdf(idata, path)
         with open(path, "rb") as fh:
             return fh.read()
 
 
 def _netcdf_read(data: bytes, member: str) -> Any:
-    import arviz as az
-
     with tempfile.TemporaryDirectory(prefix="skcodex-") as folder:
         path = os.path.join(folder, "posterior.nc")
         with open(path, "wb") as fh:
             fh.write(data)
         try:
-            with az.rc_context({"data.load": "eager"}):
-                return az.from_netcdf(path, engine="h5netcdf")
+            return posterior.read_netcdf(path)
         except (OSError, ValueError, KeyError) as err:
             raise PersistenceError(f"the posterior {member} cannot be read: {err}") from None
 
@@ -735,4 +739,10 @@ def load(path: str | os.PathLike) -> Any:
         ) from None
     for key, value in state.items():
         setattr(estimator, key, value)
+    restore = getattr(estimator, "_restore_derived", None)
+    if restore is not None:
+        try:
+            restore()
+        except (KeyError, ValueError, TypeError, IndexError) as err:
+            raise PersistenceError(f"{where} holds an inconsistent posterior ({err})") from None
     return estimator

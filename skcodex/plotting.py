@@ -54,7 +54,7 @@ def _figure(ax: Any, figsize: tuple[float, float]):
 
 
 def _is_classifier(obj: Any) -> bool:
-    return hasattr(obj, "effect_draws_")
+    return hasattr(obj, "idata_")
 
 
 def _interval_label(table: pd.DataFrame) -> str:

@@ -1,0 +1,173 @@
+"""One call from encoded matches to the named posterior: NUTS or ADVI behind one dispatcher.
+
+`run` takes the index matrix and outcomes of the training matches, their
+`Layout`, the spread priors, the sampling options, the names of the levels
+and the inference method, and returns the posterior object of the installed
+ArviZ (see `skcodex.posterior`) with the groups
+
+``posterior``
+    The spread parameters as sampled, ``sd`` (dimension ``spread``) and one
+    variable per effect block with named coordinates (``player``,
+    ``starter1``, ``starter2``, ``spec1``, ``spec2``, ``epoch``). The
+    standard normals behind the effects are not kept: each effect is its
+    standard normal times its spread. Draws are stored in single precision,
+    seven significant digits, far finer than their Monte Carlo error.
+``sample_stats``
+    Per-draw sampler statistics (NUTS only).
+``observed_data``, ``constant_data``
+    The outcomes fitted (``outcome``) and what each match reads (``index``,
+    ``signs``), from which the log-likelihood is recomputed.
+``log_likelihood``
+    Each match's log-likelihood per draw (``outcome``), for PSIS-LOO, when
+    draws x matches fits in memory (`MAX_LOG_LIKELIHOOD`). It is derived from
+    the other groups, so a saved model does not store it.
+
+Which sampler runs is decided here: ``sampler="auto"`` takes nutpie when it
+is installed, except under the balanced prior, whose model nutpie's numba
+backend takes minutes to build and PyMC's C backend seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import xarray as xr
+from scipy.special import log_expit
+
+from skcodex import posterior
+from skcodex.inference import SamplingOptions, sample_posterior
+from skcodex.model import BLOCK_DIMS, Layout, SpreadPriors
+
+__all__ = ["MAX_LOG_LIKELIHOOD", "add_log_likelihood", "effect_draws", "run"]
+
+#: Largest draws x matches whose pointwise log-likelihood is kept (160 MB in float64).
+MAX_LOG_LIKELIHOOD = 20_000_000
+
+#: Precision the posterior draws are stored in.
+DRAW_DTYPE = np.float32
+
+
+def _sampling_policy(options: SamplingOptions, layout: Layout) -> SamplingOptions:
+    if options.sampler == "auto" and layout.options.prior == "balanced":
+        return dataclasses.replace(options, sampler="pymc")
+    return options
+
+
+def _sample(index, y, layout, priors, options, method) -> dict[str, xr.Dataset]:
+    if method == "nuts":
+        return sample_posterior(index, y, layout, priors, _sampling_policy(options, layout))
+    from skcodex.approximate import fit_approximate
+
+    return fit_approximate(index, y, layout, priors, options, method)
+
+
+def _named(groups: dict[str, xr.Dataset], coords: dict[str, list]) -> dict[str, xr.Dataset]:
+    """Effect blocks labelled with level names, and draws in single precision."""
+    post = groups["posterior"]
+    present = {k: v for k, v in coords.items() if k in post.dims}
+    post = post.assign_coords(present)
+    for var in post.data_vars:
+        if post[var].dtype.kind == "f":
+            post[var] = post[var].astype(DRAW_DTYPE)
+    return {**groups, "posterior": post}
+
+
+def effect_draws(idata, layout: Layout) -> np.ndarray:
+    """The flat ``theta`` of ``layout`` per draw, (n_draws, layout.size), in float64."""
+    post = posterior.group(idata, "posterior")
+    n = post.sizes["chain"] * post.sizes["draw"]
+    parts = []
+    for name, _ in layout.blocks:
+        values = post[name].transpose("chain", "draw", *BLOCK_DIMS[name]).to_numpy()
+        parts.append(values.reshape(n, -1))
+    return np.concatenate(parts, axis=1).astype(np.float64)
+
+
+def pointwise_log_likelihood(
+    theta: np.ndarray, index: np.ndarray, signs: np.ndarray, outcome: np.ndarray
+) -> np.ndarray:
+    """Each match's log-likelihood per draw, with log-odds ``q = theta[:, index] @ signs``.
+
+    ``r log sigmoid(q) + (1 - r) log sigmoid(-q)`` for outcome ``r``:
+    the Bernoulli log-likelihood for outcomes in {0, 1}; the binomial
+    quasi-log-likelihood for luck-adjusted outcomes. Computed in blocks of
+    matches so the gathered effects never exceed 64 MB.
+    """
+    out = np.empty((theta.shape[0], len(index)))
+    step = max(1, 2**23 // max(1, theta.shape[0] * index.shape[1]))
+    for start in range(0, len(index), step):
+        q = theta[:, index[start : start + step]] @ signs
+        r = outcome[start : start + step]
+        out[:, start : start + step] = r * log_expit(q) + (1 - r) * log_expit(-q)
+    return out
+
+
+def add_log_likelihood(idata, layout: Layout):
+    """``idata`` with its ``log_likelihood`` group recomputed from its data groups.
+
+    Returned unchanged when the table is too large (`MAX_LOG_LIKELIHOOD`) or
+    the data groups are absent.
+    """
+    data = posterior.group(idata, "constant_data")
+    observed = posterior.group(idata, "observed_data")
+    if data is None or observed is None or "index" not in data:
+        return idata
+    post = posterior.group(idata, "posterior")
+    n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
+    index = data["index"].to_numpy().astype(np.int64)
+    if n_chains * n_draws * len(index) > MAX_LOG_LIKELIHOOD:
+        return idata
+    theta = effect_draws(idata, layout)
+    values = pointwise_log_likelihood(
+        theta, index, data["signs"].to_numpy(), observed["outcome"].to_numpy()
+    )
+    loglik = xr.Dataset(
+        {"outcome": (("chain", "draw", "match"), values.reshape(n_chains, n_draws, -1))},
+        coords={"chain": post["chain"].values, "draw": post["draw"].values},
+    )
+    return posterior.with_group(idata, "log_likelihood", loglik)
+
+
+def run(
+    index: np.ndarray,
+    y: np.ndarray,
+    layout: Layout,
+    priors: SpreadPriors,
+    options: SamplingOptions,
+    *,
+    method: str = "nuts",
+    coords: dict[str, list] | None = None,
+):
+    """Fit the model to encoded matches and return its named posterior.
+
+    Parameters
+    ----------
+    index : ndarray of int, shape (n_matches, n_columns)
+        ``layout.index_matrix(codes)`` of the training matches.
+    y : ndarray of float, shape (n_matches,)
+        Outcomes (1 where player 1 won) or luck-adjusted outcomes.
+    layout : Layout
+    priors : SpreadPriors
+    options : SamplingOptions
+    method : {"nuts", "advi"}, default "nuts"
+    coords : dict, optional
+        Level names per dimension (``player``, ``starter1``, ``starter2``,
+        ``spec1``, ``spec2``, ``epoch``); integer positions otherwise.
+
+    Returns
+    -------
+    arviz.InferenceData or xarray.DataTree
+        The groups listed in the module docstring.
+    """
+    index = np.asarray(index, dtype=np.int64)
+    y = np.asarray(y, dtype=float)
+    groups = _named(_sample(index, y, layout, priors, options, method), coords or {})
+    groups["observed_data"] = xr.Dataset({"outcome": ("match", y)})
+    groups["constant_data"] = xr.Dataset(
+        {
+            "index": (("match", "column"), index.astype(np.int32)),
+            "signs": ("column", np.asarray(layout.signs, dtype=float)),
+        }
+    )
+    return add_log_likelihood(posterior.from_groups(groups), layout)

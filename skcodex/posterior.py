@@ -1,0 +1,164 @@
+"""The posterior's one home, on either ArviZ line.
+
+A fitted `BayesianMatchupClassifier` keeps its posterior in one object,
+``idata_``: an `arviz.InferenceData` under ArviZ 0.x, an `xarray.DataTree`
+under ArviZ 1.x, with the same groups, variables and named coordinates, so
+the user's own ArviZ calls (``summary``, ``ess``, ``rhat``, ``loo``,
+``plot_forest``) work on it. The rest of skcodex never asks which line is
+installed: it goes through the handful of functions here.
+
+- `from_groups` builds the object from ``{group name: xarray.Dataset}``;
+- `group` returns one group as an `xarray.Dataset` (or None), `group_names`
+  lists them, `with_group` / `without_groups` return a new object with a
+  group added or removed;
+- `draws` gives a posterior variable's draws as a NumPy array with chains
+  and draws flattened into one leading axis;
+- `write_netcdf` / `read_netcdf` store the object as NetCDF-4 (one netCDF
+  group per ArviZ group, through h5netcdf); a file written under one line
+  reads under the other.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+__all__ = [
+    "ARVIZ_1",
+    "draws",
+    "from_groups",
+    "group",
+    "group_names",
+    "is_posterior",
+    "read_netcdf",
+    "with_group",
+    "without_groups",
+    "write_netcdf",
+]
+
+
+def _arviz_major() -> int:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return int(version("arviz").split(".")[0])
+    except (PackageNotFoundError, ValueError):  # pragma: no cover - arviz is a dependency
+        return 0
+
+
+#: True when the installed ArviZ is 1.x or newer (posteriors are DataTrees).
+ARVIZ_1 = _arviz_major() >= 1
+
+#: The groups in the order ArviZ writes them.
+_GROUP_ORDER = (
+    "posterior",
+    "sample_stats",
+    "log_likelihood",
+    "observed_data",
+    "constant_data",
+)
+
+
+def is_posterior(value: Any) -> bool:
+    """Whether ``value`` is a posterior object of either line (InferenceData or DataTree)."""
+    return type(value).__name__ in ("InferenceData", "DataTree")
+
+
+def from_groups(groups: Mapping[str, xr.Dataset]) -> Any:
+    """The installed ArviZ's posterior object holding ``groups``.
+
+    Parameters
+    ----------
+    groups : mapping of str to xarray.Dataset
+        Group name (``posterior``, ``sample_stats``, ...) to its data.
+
+    Returns
+    -------
+    arviz.InferenceData or xarray.DataTree
+    """
+    ordered = sorted(groups, key=lambda g: ((*_GROUP_ORDER, g)).index(g))
+    if ARVIZ_1:
+        return xr.DataTree.from_dict({name: groups[name] for name in ordered})
+    import warnings
+
+    import arviz as az
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return az.InferenceData(**{name: groups[name] for name in ordered})
+
+
+def group_names(idata: Any) -> list[str]:
+    """The names of the groups ``idata`` holds."""
+    if type(idata).__name__ == "DataTree":
+        return list(idata.children)
+    return list(idata.groups())
+
+
+def group(idata: Any, name: str) -> xr.Dataset | None:
+    """One group of ``idata`` as an `xarray.Dataset`, or None when it has none of that name."""
+    if name not in group_names(idata):
+        return None
+    if type(idata).__name__ == "DataTree":
+        return idata[name].to_dataset()
+    return getattr(idata, name)
+
+
+def with_group(idata: Any, name: str, data: xr.Dataset) -> Any:
+    """A new posterior object: ``idata``'s groups with ``name`` set to ``data``."""
+    groups = {g: group(idata, g) for g in group_names(idata)}
+    groups[name] = data
+    return from_groups(groups)
+
+
+def without_groups(idata: Any, names: Iterable[str]) -> Any:
+    """A new posterior object without the groups ``names`` (absent ones are ignored)."""
+    drop = set(names)
+    return from_groups({g: group(idata, g) for g in group_names(idata) if g not in drop})
+
+
+def draws(idata: Any, var: str) -> np.ndarray:
+    """A posterior variable's draws, shape ``(n_chains * n_draws, *variable shape)``."""
+    post = group(idata, "posterior")
+    if post is None or var not in post:
+        raise KeyError(f"the posterior has no variable {var!r}")
+    values = post[var].transpose("chain", "draw", ...).to_numpy()
+    return values.reshape(-1, *values.shape[2:])
+
+
+def write_netcdf(idata: Any, path: str | os.PathLike) -> None:
+    """Write every group of ``idata`` to one NetCDF-4 file (netCDF groups), via h5netcdf."""
+    mode = "w"
+    for name in group_names(idata):
+        data = group(idata, name)
+        data.to_netcdf(path, mode=mode, group=name, engine="h5netcdf")
+        mode = "a"
+
+
+def read_netcdf(path: str | os.PathLike, names: Iterable[str] | None = None) -> Any:
+    """Read a file written by `write_netcdf` (or by ArviZ) into memory.
+
+    Parameters
+    ----------
+    path : str or path-like
+    names : iterable of str, optional
+        The groups to read; by default every group in the file.
+
+    Returns
+    -------
+    arviz.InferenceData or xarray.DataTree
+    """
+    import h5py
+
+    with h5py.File(path, "r") as fh:
+        present = [k for k in fh if isinstance(fh[k], h5py.Group)]
+    wanted = present if names is None else [n for n in names if n in present]
+    groups = {}
+    for name in wanted:
+        with xr.open_dataset(path, group=name, engine="h5netcdf") as ds:
+            groups[name] = ds.load()
+    return from_groups(groups)
