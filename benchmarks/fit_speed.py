@@ -52,6 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
+from skcodex import posterior as skposterior
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 CODEXDATA = HERE.parents[1] / "shared" / "data" / "codexdata"
@@ -200,15 +202,20 @@ def median(values) -> float:
 
 
 def diagnostics(draws: dict[str, np.ndarray], divergences: int) -> dict:
-    """Min bulk ESS, max R-hat over the free parameters; ``draws`` are (chain, draw, ...)."""
-    import arviz as az
+    """Min bulk ESS, max R-hat over the free parameters; ``draws`` are (chain, draw, ...).
 
-    ds = az.convert_to_dataset({k: np.asarray(v) for k, v in draws.items()})
-    ess = az.ess(ds, method="bulk")
-    rhat = az.rhat(ds)
+    Computed by `skcodex.diagnostics` (equal to ArviZ's rank-normalised split
+    R-hat and bulk ESS), the same on either ArviZ line.
+    """
+    from skcodex.diagnostics import convergence_statistics
+
+    stats = [
+        convergence_statistics(np.asarray(v).reshape(v.shape[0], v.shape[1], -1))
+        for v in draws.values()
+    ]
     return {
-        "min_ess": float(min(np.nanmin(np.asarray(ess[k])) for k in draws)),
-        "max_rhat": float(max(np.nanmax(np.asarray(rhat[k])) for k in draws)),
+        "min_ess": float(min(np.nanmin(s["ess_bulk"]) for s in stats)),
+        "max_rhat": float(max(np.nanmax(s["rhat"]) for s in stats)),
         "divergences": int(divergences),
     }
 
@@ -263,9 +270,13 @@ def skcodex_fit(X, y, catalogue, *, draws, tune, seed):
         warnings.simplefilter("ignore", ConvergenceWarning)
         with Timer() as t:
             clf.fit(X, y)
-    post = clf.idata_.posterior
-    log_sd, z = np.asarray(post["log_sd"]), np.asarray(post["z"])
-    stats = clf.idata_.sample_stats
+    from skcodex.inference import monitored_draws
+
+    # The standard normals behind the effects: each effect over its spread, in layout order.
+    monitored = monitored_draws(clf.idata_)
+    log_sd = monitored.pop("log_sd")
+    z = np.concatenate(list(monitored.values()), axis=-1)
+    stats = skposterior.group(clf.idata_, "sample_stats")
     row = {
         "sample_s": t.seconds,
         **diagnostics({"log_sd": log_sd, "z": z}, stats["diverging"].sum()),
@@ -343,14 +354,19 @@ def stan_build(index, y, layout, seed, program):
     return posterior, t.seconds
 
 
-def stan_fit(posterior, layout, *, draws, tune, chains):
-    import arviz as az
+def _stan_draws(fit, name: str, chains: int) -> np.ndarray:
+    """A Stan parameter's draws as (chain, draw, n), from PyStan's (n, draws * chains) array."""
+    values = np.asarray(fit[name])
+    values = values.reshape(-1, values.shape[-1])  # (n, draws * chains), chains interleaved
+    n, total = values.shape
+    return values.reshape(n, total // chains, chains).transpose(2, 1, 0)
 
+
+def stan_fit(posterior, layout, *, draws, tune, chains):
     with Timer() as t:
         fit = posterior.sample(num_chains=chains, num_samples=draws, num_warmup=tune)
-    idata = az.from_pystan(posterior=fit)
-    log_sd = np.asarray(idata.posterior["log_sd"])
-    z = np.asarray(idata.posterior["z"])
+    log_sd = _stan_draws(fit, "log_sd", chains)
+    z = _stan_draws(fit, "z", chains)
     divergences = int(np.sum(fit["divergent__"]))
     row = {"sample_s": t.seconds, **diagnostics({"log_sd": log_sd, "z": z}, divergences)}
     row["n_steps"] = float(np.mean(fit["n_leapfrog__"]))
@@ -413,18 +429,19 @@ def pymc_plain_fit(X, y, catalogue, *, draws, tune, chains, seed):
                 progressbar=False,
                 compute_convergence_checks=False,
             )
-    post = idata.posterior
+    post = skposterior.group(idata, "posterior")
+    stats = skposterior.group(idata, "sample_stats")
     sample_s = float(post.attrs["sampling_time"])
     blocks = ["z_skill", "z_stst", "z_stsp", "z_spst", "z_spsp"]
     z = np.concatenate([np.asarray(post[b]).reshape(chains, draws, -1) for b in blocks], axis=-1)
     log_sd_draws = np.asarray(post["log_sd"])
-    divergences = int(idata.sample_stats["diverging"].sum())
+    divergences = int(stats["diverging"].sum())
     row = {
         "compile_s": total.seconds - sample_s,
         "sample_s": sample_s,
         **diagnostics({"log_sd": log_sd_draws, "z": z}, divergences),
     }
-    row["n_steps"] = float(np.asarray(idata.sample_stats["n_steps"]).mean())
+    row["n_steps"] = float(np.asarray(stats["n_steps"]).mean())
     return row, summary_of(Layout(P, S, K), log_sd_draws, z)
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, Glicko2Classifier, TournamentSplit
+from skcodex import BayesianMatchupClassifier, Glicko2Classifier, TournamentSplit, posterior
 from skcodex.datasets import load_codex_matches, make_matches
 from skcodex.evaluation import forward_forecasts, paired_bootstrap, score_table
 
@@ -55,7 +55,7 @@ def loo_table(fits: dict, reference: str = "seed") -> dict:
     import arviz as az
 
     out = {}
-    ref = fits[reference].idata_.log_likelihood["outcome"]
+    ref = posterior.group(fits[reference].idata_, "log_likelihood")["outcome"]
     ref_pointwise = None
     for name, clf in fits.items():
         with warnings.catch_warnings():

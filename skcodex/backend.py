@@ -39,7 +39,13 @@ from skcodex import posterior
 from skcodex.inference import SamplingOptions, sample_posterior
 from skcodex.model import BLOCK_DIMS, Layout, SpreadPriors
 
-__all__ = ["MAX_LOG_LIKELIHOOD", "add_log_likelihood", "effect_draws", "run"]
+__all__ = [
+    "MAX_LOG_LIKELIHOOD",
+    "add_log_likelihood",
+    "effect_draws",
+    "from_effect_draws",
+    "run",
+]
 
 #: Largest draws x matches whose pointwise log-likelihood is kept (160 MB in float64).
 MAX_LOG_LIKELIHOOD = 20_000_000
@@ -127,6 +133,47 @@ def add_log_likelihood(idata, layout: Layout):
         coords={"chain": post["chain"].values, "draw": post["draw"].values},
     )
     return posterior.with_group(idata, "log_likelihood", loglik)
+
+
+def from_effect_draws(
+    theta: np.ndarray,
+    sd: np.ndarray,
+    layout: Layout,
+    coords: dict[str, list] | None = None,
+    n_chains: int = 1,
+):
+    """A posterior object holding given effect and spread draws, as `run` lays one out.
+
+    For simulation studies and tests: a classifier whose ``idata_`` is set to
+    it (with ``vocabulary_``, ``layout_`` and ``classes_``) predicts and
+    analyses with these draws.
+
+    Parameters
+    ----------
+    theta : ndarray of shape (n_draws, layout.size)
+    sd : ndarray of shape (n_draws, n_spreads)
+    layout : Layout
+    coords : dict, optional
+        Level names per dimension, as for `run`.
+    n_chains : int, default 1
+        The draws are split into this many chains of equal length.
+
+    Returns
+    -------
+    arviz.InferenceData or xarray.DataTree
+    """
+    theta = np.asarray(theta, dtype=float)
+    sd = np.asarray(sd, dtype=float)
+    n = theta.shape[0] // n_chains
+    data = {"sd": (("chain", "draw", "spread"), sd.reshape(n_chains, n, -1))}
+    for name, block in layout.unflatten(theta).items():
+        data[name] = (
+            ("chain", "draw", *BLOCK_DIMS[name]),
+            block.reshape(n_chains, n, *block.shape[1:]),
+        )
+    post = xr.Dataset(data, coords={"chain": np.arange(n_chains), "draw": np.arange(n)})
+    post = post.assign_coords(spread=list(layout.spreads))
+    return posterior.from_groups(_named({"posterior": post}, coords or {}))
 
 
 def run(

@@ -136,17 +136,27 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     ----------
     classes_ : ndarray of shape (2,)
         ``[0, 1]``: column 1 of `predict_proba` is P(player 1 wins).
-    idata_ : arviz.InferenceData
-        The posterior, with named coordinates ``player``, ``starter1``,
-        ``starter2``, ``spec1``, ``spec2`` and ``spread``.
+    idata_ : arviz.InferenceData or xarray.DataTree
+        The posterior's one home: an ``InferenceData`` under ArviZ 0.x, a
+        ``DataTree`` under ArviZ 1.x, with the groups ``posterior`` (the
+        spread parameters, ``sd`` and every effect block, with named
+        coordinates ``player``, ``starter1``, ``starter2``, ``spec1``,
+        ``spec2``, ``spread`` and, with the skill walk, ``epoch``; draws in
+        single precision), ``sample_stats``, ``log_likelihood`` (for
+        PSIS-LOO), ``observed_data`` and ``constant_data``. ArviZ's own
+        functions (``summary``, ``ess``, ``rhat``, ``loo``, ``plot_forest``)
+        work on it; `skcodex.posterior` reads it on either line.
     vocabulary_ : skcodex.data.Vocabulary
         Players, starters and specs seen in fit.
     layout_ : skcodex.model.Layout
+        Where each effect sits in the flat effect vector used for prediction.
     effect_draws_ : ndarray of shape (n_draws, n_effects)
-        Every effect for every posterior draw (the flat ``theta`` of `Layout`).
+        Every effect for every posterior draw (the flat ``theta`` of `Layout`):
+        a view computed from ``idata_`` on first use and kept in memory, never
+        stored or saved separately.
     spread_draws_ : ndarray of shape (n_draws, n_spreads)
-        The spreads per draw: player, stst, stsp, spsp, then those of the
-        optional blocks switched on (syn, fam, step).
+        The spreads per draw (player, stst, stsp, spsp, then those of the
+        optional blocks switched on: syn, fam, step); a view of ``idata_``.
     convergence_problems_ : list of str
         Failed convergence checks (empty when R-hat, ESS and divergences are fine).
 

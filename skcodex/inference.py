@@ -40,7 +40,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex.model import Layout, SpreadPriors, build_model
-from skcodex.nutpie_compile import compile_nutpie
+from skcodex.nutpie_compile import clear_numba_cache, compile_nutpie
 
 SAMPLERS = ("auto", "nutpie", "pymc")
 
@@ -229,11 +229,29 @@ def _compiled(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) ->
     with _LOCK:
         found = _COMPILED.get(key)
         if found is None:
-            model = build_model(index, y, padded)
-            found = compile_nutpie(model, _stored_names(model)) if sampler == "nutpie" else model
+            try:
+                found = _build(sampler, padded, index, y)
+            except Exception as err:
+                # A damaged on-disk cache (truncated kernel or index files) makes every
+                # compile fail until it is removed: remove it and compile afresh once.
+                if sampler != "nutpie" or not clear_numba_cache():
+                    raise
+                warnings.warn(
+                    "the on-disk compile cache was damaged "
+                    f"({type(err).__name__}: {str(err)[:80]}); it was cleared and the "
+                    "model compiled afresh",
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+                found = _build(sampler, padded, index, y)
             _COMPILED[key] = found
             _COMPILE_COUNT[sampler] += 1
         return found
+
+
+def _build(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) -> Any:
+    model = build_model(index, y, padded)
+    return compile_nutpie(model, _stored_names(model)) if sampler == "nutpie" else model
 
 
 def _stored_names(model) -> list[str]:

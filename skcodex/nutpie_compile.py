@@ -24,11 +24,17 @@ import os
 import warnings
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["FAST_PATH_VERSIONS", "compile_nutpie", "fast_path_supported"]
+__all__ = [
+    "FAST_PATH_VERSIONS",
+    "clear_numba_cache",
+    "compile_nutpie",
+    "fast_path_supported",
+]
 
 #: Versions the fast path was tested with: [lowest, first untested) per library.
 FAST_PATH_VERSIONS = {
@@ -81,6 +87,37 @@ def compile_nutpie(model: Any, var_names: list[str]) -> Any:
                 stacklevel=3,
             )
     return nutpie.compile_pymc_model(model, var_names=var_names)
+
+
+def numba_cache_dir() -> Path | None:
+    """Where PyTensor keeps numba's on-disk cache of compiled kernels (ours included)."""
+    try:
+        import pytensor
+
+        return Path(pytensor.config.base_compiledir) / "numba"
+    except Exception:  # pragma: no cover - PyTensor without this setting
+        return None
+
+
+def clear_numba_cache() -> int:
+    """Delete numba's cache files under PyTensor's compile directory; return how many.
+
+    Called when compiling fails, in case the failure came from a damaged
+    cache (a truncated index or kernel file, which numba does not recover
+    from on its own); the next compile rebuilds what it needs.
+    """
+    folder = numba_cache_dir()
+    if folder is None or not folder.is_dir():
+        return 0
+    removed = 0
+    for path in folder.rglob("*"):
+        if path.suffix in (".nbi", ".nbc") and path.is_file():
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
 
 
 # -- the fast path (private API of nutpie and PyTensor) ----------------------------

@@ -27,7 +27,9 @@ units in the last place.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -86,8 +88,56 @@ def _numba_kernels() -> dict[str, Callable] | None:
                 total += 1.0 / (1.0 + e[i, c])
             acc[i] += total
 
-    _KERNELS.update(gather_sum=gather_sum, logistic_sum=logistic_sum)
+    _KERNELS.update(gather_sum=_recovering(gather_sum), logistic_sum=_recovering(logistic_sum))
     return _KERNELS
+
+
+def _recovering(kernel: Callable) -> Callable:
+    """``kernel``, rebuilt without its disk cache if loading the cache fails.
+
+    numba does not recover from a damaged cache file beside the package (a
+    truncated index raises on every later call, in every process); the
+    kernels themselves raise nothing on the arrays this module passes them.
+    So a failure on first use means a damaged cache: its files are removed,
+    the kernel compiled afresh for this process, and the next process writes
+    a good cache again.
+    """
+    state = {"kernel": kernel}
+
+    def call(*args):
+        try:
+            return state["kernel"](*args)
+        except Exception as err:
+            if state["kernel"] is not kernel:
+                raise
+            _remove_numba_cache(kernel)
+            warnings.warn(
+                f"numba's cache of skcodex's prediction kernels was damaged "
+                f"({type(err).__name__}); it was removed and the kernels compiled afresh",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            import numba
+
+            state["kernel"] = numba.njit(nogil=True)(kernel.py_func)
+            return state["kernel"](*args)
+
+    return call
+
+
+def _remove_numba_cache(kernel: Callable) -> None:
+    """Delete the cache files of a cached numba function (best effort)."""
+    cache = getattr(kernel, "_cache", None)
+    folder = getattr(cache, "_cache_path", None)
+    name = getattr(getattr(kernel, "py_func", None), "__qualname__", "")
+    if not folder or not name:
+        return
+    stem = f"{Path(__file__).stem}.{name.replace('<locals>', 'locals')}"
+    for path in Path(folder).glob(f"{stem}-*.nb[ic]"):
+        try:
+            path.unlink()
+        except OSError:
+            pass
 
 
 def _gather_sum_numpy(table, rows, signs, out) -> None:

@@ -21,3 +21,10 @@ def codexdata_path() -> Path:
 def small_matches():
     """A small synthetic tournament series (30 players, 400 matches)."""
     return make_matches(n_players=30, n_matches=400, n_tournaments=5, random_state=7)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test that reads the real data ``realdata`` (CI runs them on every line)."""
+    for item in items:
+        if "codexdata_path" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.realdata)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logit
 
-from skcodex import BayesianMatchupClassifier
+from skcodex import BayesianMatchupClassifier, backend
 from skcodex.analysis import (
     brier_decomposition,
     convergence_summary,
@@ -109,8 +109,8 @@ def _prior_model(data, **options):
     vocab = Vocabulary.from_table(check_match_table(data.X))
     layout = Layout(*vocab.sizes, vocab.specs_per_deck, clf.options)
     sd = np.exp(rng.normal(-0.3, 0.3, (100, len(layout.spreads))))
-    clf.spread_draws_ = sd
-    clf.effect_draws_ = rng.standard_normal((100, layout.size)) * sd[:, layout.group]
+    theta = rng.standard_normal((100, layout.size)) * sd[:, layout.group]
+    clf.idata_ = backend.from_effect_draws(theta, sd, layout)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 1
     clf.classes_ = np.array([0, 1])
     return clf

@@ -15,7 +15,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skcodex import BayesianMatchupClassifier, MatchupEncoder, brier_score, brier_scorer
+from skcodex import BayesianMatchupClassifier, MatchupEncoder, brier_score, brier_scorer, posterior
 from skcodex.analysis import skill_table
 from skcodex.codex import parse_deck
 from skcodex.data import MatchTableError, check_match_table, encode
@@ -45,7 +45,7 @@ def test_fitted_attributes_and_probabilities(fitted, data):
     n_draws = TINY["draws"] * TINY["chains"]
     assert fitted.effect_draws_.shape == (n_draws, fitted.layout_.size)
     assert fitted.spread_draws_.shape == (n_draws, 4)
-    post = fitted.idata_.posterior
+    post = posterior.group(fitted.idata_, "posterior")
     assert set(post["skill"].coords["player"].values) == set(data.X["player1"]) | set(
         data.X["player2"]
     )
@@ -61,7 +61,7 @@ def test_fitted_attributes_and_probabilities(fitted, data):
 
 def test_probability_is_the_model_formula(fitted, data):
     """Column 1 is the posterior mean of expit(skill1 - skill2 + m), recomputed from blocks."""
-    post = fitted.idata_.posterior.stack(s=("chain", "draw"))
+    post = posterior.group(fitted.idata_, "posterior").astype("float64").stack(s=("chain", "draw"))
     row = data.X.iloc[7]
     d1, d2 = parse_deck(row["deck1"]), parse_deck(row["deck2"])
     q = post["skill"].sel(player=row["player1"]) - post["skill"].sel(player=row["player2"])

@@ -8,7 +8,7 @@ from scipy.special import log_expit
 from scipy.stats import norm
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, brier_score
+from skcodex import BayesianMatchupClassifier, brier_score, posterior
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
 from skcodex.model import Layout, ModelOptions, balanced_spreads, build_model, default_priors
@@ -142,7 +142,9 @@ def test_each_option_fits_and_predicts_with_unseen_levels(options):
     assert p.shape == (len(new), 2) and np.all(np.isfinite(p))
     assert np.allclose(p.sum(axis=1), 1.0)
     assert clf.spread_draws_.shape[1] == len(clf.options.spreads)
-    assert clf.idata_.posterior["sd"].coords["spread"].values.tolist() == list(clf.options.spreads)
+    assert posterior.group(clf.idata_, "posterior")["sd"].coords["spread"].values.tolist() == list(
+        clf.options.spreads
+    )
 
 
 def test_time_varying_needs_periods():

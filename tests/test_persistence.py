@@ -18,7 +18,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 import skcodex
-from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier
+from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier, posterior
 from skcodex.codex import CODEX, Deck
 from skcodex.datasets import make_matches
 from skcodex.persistence import FORMAT_VERSION, PersistenceError, load, save
@@ -98,12 +98,16 @@ def test_bayesian_round_trip_is_exact(bayes, new_matches, tmp_path):
     assert again.layout_ == bayes.layout_
     assert again._unseen_seed == bayes._unseen_seed
     assert again.convergence_problems_ == bayes.convergence_problems_
-    assert again.idata_.groups() == bayes.idata_.groups()
-    assert again.idata_.posterior.equals(bayes.idata_.posterior)
-    assert again.idata_.sample_stats.equals(bayes.idata_.sample_stats)
-    assert list(again.idata_.posterior["skill"].coords["player"].values) == list(
-        bayes.vocabulary_.players
+    assert posterior.group_names(again.idata_) == posterior.group_names(bayes.idata_)
+    assert posterior.group(again.idata_, "posterior").equals(
+        posterior.group(bayes.idata_, "posterior")
     )
+    assert posterior.group(again.idata_, "sample_stats").equals(
+        posterior.group(bayes.idata_, "sample_stats")
+    )
+    assert list(
+        posterior.group(again.idata_, "posterior")["skill"].coords["player"].values
+    ) == list(bayes.vocabulary_.players)
 
 
 @pytest.mark.parametrize("index", range(4))

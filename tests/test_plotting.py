@@ -14,7 +14,7 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.figure import Figure
 
-from skcodex import BayesianMatchupClassifier
+from skcodex import BayesianMatchupClassifier, backend
 from skcodex.analysis import (
     matchup_table,
     nash_weights,
@@ -42,8 +42,8 @@ def prior_model(small_matches):
     layout = Layout(*vocab.sizes, vocab.specs_per_deck)
     sd = np.exp(rng.normal(0.0, 0.5, (200, 4)))
     clf = BayesianMatchupClassifier()
-    clf.spread_draws_ = sd
-    clf.effect_draws_ = rng.standard_normal((200, layout.size)) * sd[:, layout.group]
+    theta = rng.standard_normal((200, layout.size)) * sd[:, layout.group]
+    clf.idata_ = backend.from_effect_draws(theta, sd, layout)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 1
     clf.classes_ = np.array([0, 1])
     return clf

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier
+from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier, posterior
 from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks, parse_deck
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
@@ -286,7 +286,10 @@ def advi(data, monkeypatch_module):
 
 
 def test_variational_posterior_has_the_nuts_shape(advi, bayes, data):
-    post, ref = advi.idata_.posterior, bayes.idata_.posterior
+    post, ref = (
+        posterior.group(advi.idata_, "posterior"),
+        posterior.group(bayes.idata_, "posterior"),
+    )
     assert set(post.data_vars) == set(ref.data_vars)
     for name in ref.data_vars:
         assert post[name].dims == ref[name].dims, name
@@ -304,8 +307,8 @@ def test_variational_forecasts_agree_with_nuts(advi, bayes, data):
     p_nuts = bayes.predict_proba(data.X)[:, 1]
     assert np.mean(np.abs(p_advi - p_nuts)) < 0.1
     assert np.corrcoef(p_advi, p_nuts)[0, 1] > 0.95
-    skill_advi = advi.idata_.posterior["skill"].mean(("chain", "draw"))
-    skill_nuts = bayes.idata_.posterior["skill"].mean(("chain", "draw"))
+    skill_advi = posterior.group(advi.idata_, "posterior")["skill"].mean(("chain", "draw"))
+    skill_nuts = posterior.group(bayes.idata_, "posterior")["skill"].mean(("chain", "draw"))
     assert np.corrcoef(skill_advi, skill_nuts)[0, 1] > 0.95
     sd_advi, sd_nuts = advi.spread_draws_.mean(axis=0), bayes.spread_draws_.mean(axis=0)
     assert np.all(sd_advi > 0.3 * sd_nuts) and np.all(sd_advi < 1.5 * sd_nuts)

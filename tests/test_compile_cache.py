@@ -1,0 +1,89 @@
+"""A damaged on-disk compile cache is detected, rebuilt, and the work goes on."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import skcodex
+
+PREDICT = """
+import warnings
+import numpy as np
+from skcodex.prediction import mean_win_probability
+theta = np.random.default_rng(0).normal(size=(50, 10))
+index = np.array([[0, 1, 2], [3, 4, 5]])
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    p = mean_win_probability(theta, index, np.array([1.0, -1.0, 1.0]), engine="numba")
+print(repr(p.tolist()))
+print("WARNED" if any("damaged" in str(w.message) for w in caught) else "CLEAN")
+"""
+
+FIT = """
+import warnings
+from skcodex import BayesianMatchupClassifier
+from skcodex.datasets import make_matches
+d = make_matches(n_players=10, n_matches=80, n_tournaments=2, random_state=0)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    clf = BayesianMatchupClassifier(draws=30, tune=30, chains=1, random_state=0).fit(d.X, d.y)
+print(repr(clf.predict_proba(d.X[:2])[:, 1].tolist()))
+print("WARNED" if any("cache was damaged" in str(w.message) for w in caught) else "CLEAN")
+"""
+
+
+def _run(code: str, env: dict, cwd: Path) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout.strip().splitlines()[-2:]
+
+
+def _damage(folder: Path) -> int:
+    """Overwrite every numba index and kernel file under ``folder`` with garbage."""
+    count = 0
+    for path in folder.rglob("*"):
+        if path.suffix in (".nbi", ".nbc"):
+            path.write_bytes(b"garbage")
+            count += 1
+    return count
+
+
+@pytest.mark.slow
+def test_damaged_prediction_kernel_cache_is_rebuilt(tmp_path):
+    """The kernels' cache beside the package: damaged, then recovered in one call."""
+    package = tmp_path / "copy" / "skcodex"
+    shutil.copytree(Path(skcodex.__file__).parent, package, ignore=shutil.ignore_patterns("*.nb?"))
+    env = {**os.environ, "PYTHONPATH": str(package.parent)}
+    first = _run(PREDICT, env, tmp_path)
+    assert first[1] == "CLEAN"
+    assert _damage(package / "__pycache__") >= 2
+    second = _run(PREDICT, env, tmp_path)
+    assert second == [first[0], "WARNED"]  # same probabilities, and a warning
+    third = _run(PREDICT, env, tmp_path)
+    assert third == [first[0], "CLEAN"]  # the next process finds a good cache again
+
+
+@pytest.mark.slow
+def test_damaged_model_compile_cache_is_rebuilt(tmp_path):
+    """PyTensor's numba cache (the compiled model): damaged, then cleared and rebuilt."""
+    pytest.importorskip("nutpie")
+    compiledir = tmp_path / "compiledir"
+    env = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={compiledir}"}
+    first = _run(FIT, env, tmp_path)
+    assert first[1] == "CLEAN"
+    assert _damage(compiledir) > 0
+    second = _run(FIT, env, tmp_path)
+    assert second == [first[0], "WARNED"]
+    third = _run(FIT, env, tmp_path)
+    assert third == [first[0], "CLEAN"]
