@@ -156,6 +156,20 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     (2, 2)
     """
 
+    #: The fitted attributes a saved file holds (see `skcodex.persistence`).
+    _persisted_state: ClassVar[tuple[str, ...]] = (
+        "classes_",
+        "idata_",
+        "effect_draws_",
+        "spread_draws_",
+        "vocabulary_",
+        "layout_",
+        "_unseen_seed",
+        "feature_names_in_",
+        "n_features_in_",
+        "convergence_problems_",
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         **{f"{name}_loc": [Interval(Real, None, None, closed="neither")] for name in _PRIOR_PARAMS},
         **{f"{name}_scale": [Interval(Real, 0, None, closed="neither")] for name in _PRIOR_PARAMS},

@@ -185,6 +185,16 @@ class EloClassifier(RatingClassifierMixin):
     [[0.457, 0.543]]
     """
 
+    #: The fitted attributes a saved file holds (see `skcodex.persistence`).
+    _persisted_state: ClassVar[tuple[str, ...]] = (
+        "classes_",
+        "first_mover_advantage_",
+        "n_periods_",
+        "ratings_",
+        "_players",
+        "_rating",
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         "k_factor": [Interval(Real, 0, None, closed="neither")],
         "initial_rating": [Interval(Real, None, None, closed="neither")],

@@ -327,6 +327,17 @@ class Glicko2Classifier(RatingClassifierMixin):
     ([0, 1], True)
     """
 
+    #: The fitted attributes a saved file holds (see `skcodex.persistence`).
+    _persisted_state: ClassVar[tuple[str, ...]] = (
+        "classes_",
+        "first_mover_advantage_",
+        "n_periods_",
+        "ratings_",
+        "_players",
+        "_mu",
+        "_phi2",
+    )
+
     _parameter_constraints: ClassVar[dict] = {
         "tau": [Interval(Real, 0, None, closed="neither")],
         "initial_rating": [Interval(Real, None, None, closed="neither")],
