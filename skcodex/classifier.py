@@ -21,6 +21,7 @@ from skcodex.data import (
     check_match_table,
     check_outcome,
     encode,
+    period_labels,
 )
 from skcodex.inference import SAMPLERS, SamplingOptions, sample_posterior, warn_if_not_converged
 from skcodex.model import PRIORS, SPREADS, Layout, ModelOptions, SpreadPriors
@@ -171,8 +172,11 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     )
 
     _parameter_constraints: ClassVar[dict] = {
-        **{f"{name}_loc": [Interval(Real, None, None, closed="neither")] for name in _PRIOR_PARAMS},
-        **{f"{name}_scale": [Interval(Real, 0, None, closed="neither")] for name in _PRIOR_PARAMS},
+        # Prior bounds on the log of a spread: a loc of +-10 is a spread of e^10 (20,000
+        # log-odds) or e^-10; a scale below 1e-3 pins the spread (and makes the sampler's
+        # step sizes underflow), one above 5 spans e^+-15 within 3 scales.
+        **{f"{name}_loc": [Interval(Real, -10, 10, closed="both")] for name in _PRIOR_PARAMS},
+        **{f"{name}_scale": [Interval(Real, 1e-3, 5, closed="both")] for name in _PRIOR_PARAMS},
         "time_varying": ["boolean"],
         "synergy": ["boolean"],
         "familiarity": ["boolean"],
@@ -330,7 +334,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
             idata = sample_posterior(index, outcome, layout, self.priors, options)
         else:
             idata = fit_approximate(index, outcome, layout, self.priors, options, self.method)
-        periods = list(pd.unique(table["period"])) if "period" in table.columns else []
+        periods = period_labels(table) if "period" in table.columns else []
         self.idata_ = _name_coordinates(idata, vocab, layout, periods)
         post = self.idata_.posterior
         sd = np.asarray(post["sd"]).reshape(-1, len(layout.spreads))

@@ -696,9 +696,21 @@ def saved_kinds(bayes, ratings, data, tmp_path_factory):
         "encoder": MatchupEncoder().fit(data.X),
     }
     return {
-        kind: (model, model.save(root / f"{kind}.skcodex").read_bytes())
-        for kind, model in models.items()
+        kind: _Saved(model, model.save(root / f"{kind}.skcodex")) for kind, model in models.items()
     }
+
+
+class _Saved:
+    """A model and its file's bytes (with a short repr for hypothesis's reports)."""
+
+    def __init__(self, model, path):
+        self.model, self.blob = model, path.read_bytes()
+
+    def __iter__(self):
+        return iter((self.model, self.blob))
+
+    def __repr__(self):
+        return f"<saved {type(self.model).__name__}>"
 
 
 def _same_model(again, model, X) -> None:

@@ -195,12 +195,18 @@ class EloClassifier(RatingClassifierMixin):
         "_rating",
     )
 
+    # Bounds keep every expected score computable (``10 ** (d / 400)`` overflows a float
+    # past d = 123,000 points) and every rating change visible in a float:
     _parameter_constraints: ClassVar[dict] = {
-        "k_factor": [Interval(Real, 0, None, closed="neither")],
-        "initial_rating": [Interval(Real, None, None, closed="neither")],
+        # one match moves a rating by at most K; beyond 1000 points one result outweighs
+        # any history, and repeated swings of that size drive ratings to overflow
+        "k_factor": [Interval(Real, 0, 1000, closed="right")],
+        # the scale is arbitrary; past a million, rounding starts to eat small changes
+        "initial_rating": [Interval(Real, -1e6, 1e6, closed="both")],
         "updates": [StrOptions({"match", "period"})],
+        # 2000 points are odds of 100,000 to 1 for the first mover ("auto" stays within 1200)
         "first_mover_advantage": [
-            Interval(Real, None, None, closed="neither"),
+            Interval(Real, -2000, 2000, closed="both"),
             StrOptions({"auto"}),
         ],
     }
