@@ -35,7 +35,9 @@ Loading executes no code from the file and reads it within fixed bounds:
   is built, and arrays of Python objects are refused;
 - JSON nested deeper than `MAX_JSON_DEPTH` is refused;
 - a posterior whose HDF5 datasets use external storage, virtual datasets or
-  external links is refused before it is opened (`check_hdf5_self_contained`).
+  external links is refused before it is opened (`check_hdf5_self_contained`),
+  and so is one whose datasets would inflate past `MAX_POSTERIOR_BYTES` (or
+  100 times the member's size, if larger).
 
 Every failure to load is a `PersistenceError` that says why (a missing file
 is a `FileNotFoundError`). The digests detect damage (truncation, flipped
@@ -91,6 +93,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_JSON_BYTES",
     "MAX_JSON_DEPTH",
+    "MAX_POSTERIOR_BYTES",
     "SUFFIX",
     "PersistenceError",
     "PersistenceMixin",
@@ -112,6 +115,9 @@ SUFFIX = ".skcodex"
 #: The largest file `load` reads unless told otherwise (``max_bytes``); it also
 #: bounds the memory the posterior's arrays may take once read.
 MAX_FILE_BYTES = 2 * 1024**3
+#: A posterior's datasets may take this much memory once read, or 100 times the
+#: size of its member, whichever is larger (within ``max_bytes``).
+MAX_POSTERIOR_BYTES = 256 * 1024**2
 #: The largest size ``metadata.json`` and ``manifest.json`` may inflate to.
 MAX_JSON_BYTES = 64 * 1024**2
 #: The deepest nesting of lists and objects accepted in the JSON members.
@@ -751,15 +757,26 @@ def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = N
         "params": {k: writer.encode(v, f"{name}.{k}") for k, v in params.items()},
         "state": {k: writer.encode(getattr(estimator, k), f"{name}.{k}") for k in declared},
     }
-    members: dict[str, bytes] = {
-        _METADATA: json.dumps(meta, indent=1, ensure_ascii=False, allow_nan=False).encode("utf-8")
-    }
+    try:
+        text = json.dumps(meta, indent=1, ensure_ascii=False, allow_nan=False)
+        members: dict[str, bytes] = {_METADATA: text.encode("utf-8")}
+    except (UnicodeEncodeError, ValueError) as err:
+        raise PersistenceError(
+            f"cannot save this {name}: it holds text or numbers a file cannot represent ({err})"
+        ) from None
     if writer.arrays:
         buffer = io.BytesIO()
         np.savez(buffer, **writer.arrays)
         members[_ARRAYS] = buffer.getvalue()
     for member, posterior in writer.netcdf.items():
-        members[member] = write_posterior(posterior)
+        try:
+            members[member] = write_posterior(posterior)
+        except Exception as err:  # h5py/h5netcdf errors name their own internals
+            detail = " ".join(str(err).split())[:160]
+            raise PersistenceError(
+                f"cannot save the posterior of this {name} as NetCDF ({type(err).__name__}: "
+                f"{detail})"
+            ) from None
     manifest = json.dumps(
         {
             "format": FORMAT_NAME,
@@ -1039,7 +1056,10 @@ def _build(meta: dict, blobs: dict[str, bytes], limit: int) -> Any:
             path = os.path.join(folder, "posterior.nc")
             with open(path, "wb") as fh:
                 fh.write(blobs[member])
-            check_hdf5_self_contained(path, max_bytes=limit)
+            # compressed HDF5 data may inflate: allow what real posteriors need (they compress
+            # less than 3 to 1), not what a few kilobytes of zeros can claim
+            budget = min(limit, max(MAX_POSTERIOR_BYTES, 100 * len(blobs[member])))
+            check_hdf5_self_contained(path, max_bytes=budget)
             try:
                 return read_posterior(path)
             except Exception as err:

@@ -741,3 +741,32 @@ def test_random_damage_gives_an_error_or_the_same_model(
     except PersistenceError:
         return
     _same_model(again, model, new_matches)
+
+
+def test_posterior_that_would_inflate_is_refused(bayes, tmp_path):
+    """Unwritten HDF5 chunks take no space in the file but all of it once read."""
+    import h5py
+
+    good = bayes.save(tmp_path / "good.skcodex")
+    members = _members(good)
+    member = next(n for n in members if n.endswith(".nc"))
+    nc = tmp_path / "posterior.nc"
+    nc.write_bytes(members[member])
+    with h5py.File(nc, "a") as fh:
+        fh["posterior"].create_dataset("huge", shape=(10**10,), chunks=(10**5,), dtype="f8")
+    members[member] = nc.read_bytes()
+    assert len(members[member]) < 10 * 1024**2
+    bad = tmp_path / "bad.skcodex"
+    _zip_with(bad, _with_manifest(members))
+    with pytest.raises(PersistenceError, match="would take more than"):
+        load(bad)
+
+
+def test_unsavable_text_is_a_persistence_error(ratings, tmp_path):
+    model = copy.deepcopy(ratings[0])
+    model.ratings_ = model.ratings_.assign(
+        player=pd.Series(["bad\udc80"] * len(model.ratings_), dtype=object)
+    )
+    with pytest.raises(PersistenceError, match="cannot save this EloClassifier"):
+        model.save(tmp_path / "x.skcodex")
+    assert not list(tmp_path.iterdir())
