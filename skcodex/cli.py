@@ -147,7 +147,7 @@ def prepare_output(out: Path) -> Path:
     pathlib.Path
         The staging folder.
     """
-    out = Path(out)
+    out = Path(os.path.abspath(out))
     if out.exists() and not out.is_dir():
         raise CommandError(f"--out {out} is a file, not a folder")
     if out.is_dir():
@@ -159,7 +159,7 @@ def prepare_output(out: Path) -> Path:
                 f"--out {out} holds files skcodex did not write ({', '.join(foreign[:3])}); "
                 "a run replaces the whole folder: choose a new or empty folder"
             )
-    parent = out.absolute().parent
+    parent = out.parent
     if not parent.is_dir():
         try:
             parent.mkdir(parents=True, exist_ok=True)
@@ -173,7 +173,7 @@ def prepare_output(out: Path) -> Path:
 
 def publish_output(staging: Path, out: Path) -> None:
     """Swap a complete staging folder in as ``out``; the old outputs go only once it is in."""
-    out = Path(out)
+    out = Path(os.path.abspath(out))
     old = None
     if out.exists():
         old = staging.with_name(staging.name.replace(".partial", ".old"))

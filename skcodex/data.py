@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, parse_deck
+from skcodex.persistence import value_class
 
 REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
 OPTIONAL_COLUMNS = ("period", "date")
@@ -367,6 +368,7 @@ def check_outcome(y: Any, n_matches: int) -> np.ndarray:
     return out
 
 
+@value_class
 @dataclass(frozen=True)
 class Vocabulary:
     """The levels seen in training: players, starters and specs, each in a fixed order."""

@@ -22,6 +22,10 @@ that can be saved names its fitted attributes in the class attribute
 ``_persisted_state`` and registers itself with this module by subclassing
 `PersistenceMixin`. A file's state must name exactly those attributes, so
 nothing in a file can set any other name, such as a method or ``__class__``.
+Value classes among the fitted attributes (frozen dataclasses such as
+`skcodex.data.Vocabulary`) register themselves with the `value_class`
+decorator and are rebuilt from their fields. This module imports none of the
+classes it saves.
 
 Loading executes no code from the file and reads it within fixed bounds:
 
@@ -99,7 +103,10 @@ __all__ = [
     "PersistenceMixin",
     "check_hdf5_self_contained",
     "load",
+    "read_posterior",
     "save",
+    "value_class",
+    "write_posterior",
 ]
 
 #: Written into every file; a file without it is not a saved skcodex estimator.
@@ -139,13 +146,8 @@ _CHUNK = 1 << 20
 #: class that declares ``_persisted_state`` is defined.
 _REGISTRY: dict[str, type] = {}
 
-#: Value classes rebuilt from their dataclass fields, by name.
-_DATACLASSES = {
-    "Vocabulary": "skcodex.data",
-    "Layout": "skcodex.model",
-    "ModelOptions": "skcodex.model",
-    "SpreadPriors": "skcodex.model",
-}
+#: Value classes rebuilt from their dataclass fields, by name; filled by `value_class`.
+_VALUE_CLASSES: dict[str, type] = {}
 
 # Pandas dtypes a saved column or index may have (others would not round trip exactly).
 _PANDAS_DTYPES = ("object", "str", "string", "bool", "category")
@@ -153,6 +155,25 @@ _PANDAS_DTYPES = ("object", "str", "string", "bool", "category")
 
 class PersistenceError(ValueError):
     """An estimator that cannot be saved, or a file that cannot be loaded; the message says why."""
+
+
+def value_class(cls: type) -> type:
+    """Class decorator: let instances of a dataclass be saved, rebuilt from their fields.
+
+    Parameters
+    ----------
+    cls : type
+        A dataclass whose ``__init__`` fields hold all of its state.
+
+    Returns
+    -------
+    type
+        ``cls`` itself, now known to `save` and `load` by its name.
+    """
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls.__name__} is not a dataclass")
+    _VALUE_CLASSES[cls.__name__] = cls
+    return cls
 
 
 class PersistenceMixin:
@@ -293,12 +314,8 @@ class _Writer:
                 _TAG: "RandomState",
                 "state": [name, self.array(keys, where), pos, has_gauss, cached],
             }
-        if dataclasses.is_dataclass(value) and type(value).__name__ in _DATACLASSES:
+        if _VALUE_CLASSES.get(type(value).__name__) is type(value):
             cls = type(value)
-            if cls.__module__ != _DATACLASSES[cls.__name__]:
-                raise PersistenceError(
-                    f"cannot save {where}: unknown class {cls.__module__}.{cls.__name__}"
-                )
             fields = {
                 f.name: self.encode(getattr(value, f.name), f"{where}.{f.name}")
                 for f in dataclasses.fields(value)
@@ -511,9 +528,9 @@ class _Reader:
 
     def _read_dataclass(self, obj: dict) -> Any:
         name = str(obj["class"])
-        if name not in _DATACLASSES:
+        cls = _VALUE_CLASSES.get(name)
+        if cls is None:
             raise PersistenceError(f"unknown value class {name[:40]!r} in the metadata")
-        cls = getattr(import_module(_DATACLASSES[name]), name)
         fields = {str(k): self.decode(v) for k, v in obj["fields"].items()}
         return cls(**fields)
 
