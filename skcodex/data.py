@@ -66,7 +66,8 @@ def _normalise_names(col: pd.Series, name: str, index: pd.Index) -> pd.Series:
     Refuses a name holding a NUL or a lone surrogate, or one that is empty.
     Each distinct name is checked once.
     """
-    codes, distinct = pd.factorize(col.to_numpy(dtype=object))
+    codes, distinct = pd.factorize(col)  # directly: no object copy of a string column
+    distinct = distinct.tolist()
     clean = np.empty(len(distinct), dtype=object)
     for j, value in enumerate(distinct):
         why = _bad_text(value)
@@ -76,7 +77,7 @@ def _normalise_names(col: pd.Series, name: str, index: pd.Index) -> pd.Series:
                 f"column {name!r}: the player name at {_row_label(index, pos)} {why}"
             )
         clean[j] = unicodedata.normalize("NFC", value.strip())
-    if all(a == b for a, b in zip(clean, distinct)):
+    if clean.tolist() == distinct:
         return col
     return pd.Series(clean[codes], index=col.index, dtype=object)
 
