@@ -24,6 +24,7 @@ from skcodex.data import (
     check_match_table,
     check_outcome,
     encode,
+    period_labels,
 )
 from skcodex.inference import SAMPLERS, SamplingOptions, warn_if_not_converged
 from skcodex.model import PRIORS, SPREADS, Layout, ModelOptions, SpreadPriors
@@ -171,9 +172,24 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     (2, 2)
     """
 
+    #: The fitted attributes a saved file holds (see `skcodex.persistence`).
+    _persisted_state: ClassVar[tuple[str, ...]] = (
+        "classes_",
+        "idata_",
+        "vocabulary_",
+        "layout_",
+        "_unseen_seed",
+        "feature_names_in_",
+        "n_features_in_",
+        "convergence_problems_",
+    )
+
     _parameter_constraints: ClassVar[dict] = {
-        **{f"{name}_loc": [Interval(Real, None, None, closed="neither")] for name in _PRIOR_PARAMS},
-        **{f"{name}_scale": [Interval(Real, 0, None, closed="neither")] for name in _PRIOR_PARAMS},
+        # Prior bounds on the log of a spread: a loc of +-10 is a spread of e^10 (20,000
+        # log-odds) or e^-10; a scale below 1e-3 pins the spread (and makes the sampler's
+        # step sizes underflow), one above 5 spans e^+-15 within 3 scales.
+        **{f"{name}_loc": [Interval(Real, -10, 10, closed="both")] for name in _PRIOR_PARAMS},
+        **{f"{name}_scale": [Interval(Real, 1e-3, 5, closed="both")] for name in _PRIOR_PARAMS},
         "time_varying": ["boolean"],
         "synergy": ["boolean"],
         "familiarity": ["boolean"],
@@ -564,7 +580,7 @@ def _level_names(vocab: Vocabulary, layout: Layout, table: pd.DataFrame) -> dict
         "spread": list(layout.spreads),
     }
     if layout.options.time_varying:
-        periods = list(pd.unique(table["period"])) if "period" in table.columns else []
+        periods = period_labels(table) if "period" in table.columns else []
         labels = [*periods, *(f"epoch {i}" for i in range(layout.n_epochs))]
         names["epoch"] = labels[: layout.n_epochs]
     return names

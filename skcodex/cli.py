@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -125,6 +127,67 @@ def read_matches(path: str | os.PathLike) -> tuple[pd.DataFrame, np.ndarray, Any
     return table, y, None
 
 
+# -- the output folder -----------------------------------------------------------------
+
+#: What one run writes into its output folder (besides the report's CSV tables).
+_OUTPUTS = (MODEL_FILE, "report.html")
+
+
+def prepare_output(out: Path) -> Path:
+    """Check ``out`` before any fitting and create the staging folder beside it.
+
+    One run's outputs are written into a hidden sibling folder and swapped in
+    by `publish_output` only when all are written, so an interrupted or
+    failed run leaves the previous outputs as they were. ``out`` must be a
+    folder (or not exist yet) in a writable parent, holding nothing but the
+    outputs of an earlier run (they are replaced as a whole).
+
+    Returns
+    -------
+    pathlib.Path
+        The staging folder.
+    """
+    out = Path(os.path.abspath(out))
+    if out.exists() and not out.is_dir():
+        raise CommandError(f"--out {out} is a file, not a folder")
+    if out.is_dir():
+        foreign = sorted(
+            p.name for p in out.iterdir() if p.name not in _OUTPUTS and p.suffix != ".csv"
+        )
+        if foreign:
+            raise CommandError(
+                f"--out {out} holds files skcodex did not write ({', '.join(foreign[:3])}); "
+                "a run replaces the whole folder: choose a new or empty folder"
+            )
+    parent = out.parent
+    if not parent.is_dir():
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise CommandError(f"--out {out}: cannot create {parent}: {err.strerror}") from None
+    try:
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
+    except OSError as err:
+        raise CommandError(f"--out {out}: cannot write in {parent}: {err.strerror}") from None
+
+
+def publish_output(staging: Path, out: Path) -> None:
+    """Swap a complete staging folder in as ``out``; the old outputs go only once it is in."""
+    out = Path(os.path.abspath(out))
+    old = None
+    if out.exists():
+        old = staging.with_name(staging.name.replace(".partial", ".old"))
+        os.replace(out, old)
+    try:
+        os.replace(staging, out)
+    except BaseException:
+        if old is not None and not out.exists():
+            os.replace(old, out)  # put the previous outputs back
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 # -- fitting and reporting -------------------------------------------------------------
 
 
@@ -190,23 +253,31 @@ def _fit_and_report(
 ):
     from skcodex.report import write_report
 
-    held_out = None if args.no_holdout else _held_out(X, y, catalogue, args)
-    clf = _fit(X, y, catalogue, args, "on every match")
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        model = save_model(clf, out)
-        print("Writing the report (Nash weights take a few seconds) ...")
-        page = write_report(
-            clf,
-            X,
-            y,
-            out,
-            title=title,
-            held_out=held_out,
-            nash_draws=args.nash_draws,
-            true_skills=true_skills,
-        )
-        print(f"Wrote {model}\nWrote {page} and the tables as CSV beside it.")
+    staging = None if out is None else prepare_output(out)  # checked before the fit
+    try:
+        held_out = None if args.no_holdout else _held_out(X, y, catalogue, args)
+        clf = _fit(X, y, catalogue, args, "on every match")
+        if staging is not None:
+            save_model(clf, staging)
+            print("Writing the report (Nash weights take a few seconds) ...")
+            write_report(
+                clf,
+                X,
+                y,
+                staging,
+                title=title,
+                held_out=held_out,
+                nash_draws=args.nash_draws,
+                true_skills=true_skills,
+            )
+            publish_output(staging, out)
+            print(
+                f"Wrote {out / MODEL_FILE}\nWrote {out / 'report.html'} and the tables as CSV "
+                "beside it."
+            )
+    finally:
+        if staging is not None and staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
     return clf, held_out
 
 

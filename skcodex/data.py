@@ -12,6 +12,7 @@ Everything past this module works on the integer arrays of `MatchCodes`.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, parse_deck
+from skcodex.persistence import value_class
 
 REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
 OPTIONAL_COLUMNS = ("period", "date")
@@ -43,6 +45,41 @@ def _id_kind(value: Any) -> type | None:
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return int
     return None
+
+
+def _bad_text(value: str) -> str | None:
+    """Why a name cannot be used (a NUL, a lone surrogate, nothing but spaces), or None."""
+    if "\0" in value:
+        return "holds a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode (it holds a lone surrogate)"
+    if not value.strip():
+        return "is empty or only spaces"
+    return None
+
+
+def _normalise_names(col: pd.Series, name: str, index: pd.Index) -> pd.Series:
+    """Player names stripped of surrounding spaces and in Unicode NFC, as deck names are read.
+
+    Refuses a name holding a NUL or a lone surrogate, or one that is empty.
+    Each distinct name is checked once.
+    """
+    codes, distinct = pd.factorize(col)  # directly: no object copy of a string column
+    distinct = distinct.tolist()
+    clean = np.empty(len(distinct), dtype=object)
+    for j, value in enumerate(distinct):
+        why = _bad_text(value)
+        if why is not None:
+            pos = int(np.flatnonzero(codes == j)[0])
+            raise MatchTableError(
+                f"column {name!r}: the player name at {_row_label(index, pos)} {why}"
+            )
+        clean[j] = unicodedata.normalize("NFC", value.strip())
+    if clean.tolist() == distinct:
+        return col
+    return pd.Series(clean[codes], index=col.index, dtype=object)
 
 
 def _check_ids(col: pd.Series, name: str) -> type | None:
@@ -148,6 +185,8 @@ def check_match_table(
         if isinstance(table[name].dtype, pd.CategoricalDtype):
             table[name] = table[name].astype(object)
         kinds[name] = _check_ids(table[name], name)
+        if kinds[name] is str:
+            table[name] = _normalise_names(table[name], name, X.index)
     if None not in kinds.values() and kinds["player1"] is not kinds["player2"]:
         raise MatchTableError(
             "columns 'player1' and 'player2' mix str and int player ids: "
@@ -159,10 +198,13 @@ def check_match_table(
     )
     if len(same):
         pos = int(same[0])
-        raise MatchTableError(
-            f"player {_plain(table['player1'].iloc[pos])!r} faces themself at "
-            f"{_row_label(X.index, pos)}"
-        )
+        raw1, raw2 = _plain(X["player1"].iloc[pos]), _plain(X["player2"].iloc[pos])
+        if raw1 != raw2:
+            raise MatchTableError(
+                f"player {raw1!r} faces {raw2!r} at {_row_label(X.index, pos)}: the same "
+                "player once surrounding spaces and Unicode normal form are set aside"
+            )
+        raise MatchTableError(f"player {raw1!r} faces themself at {_row_label(X.index, pos)}")
     cache: dict[str, Deck] = {}
     sizes: set[int] = set()
     for name in ("deck1", "deck2"):
@@ -200,6 +242,7 @@ def check_match_table(
             )
         if isinstance(table["period"].dtype, pd.CategoricalDtype):
             table["period"] = table["period"].astype(object)
+        _check_periods(table["period"], X.index)
     if "date" in table.columns:
         try:
             table["date"] = pd.to_datetime(table["date"])
@@ -208,6 +251,84 @@ def check_match_table(
                 f"column 'date' holds a value that is not a date: {err}"
             ) from None
     return table.reset_index(drop=True)
+
+
+def _check_periods(period: pd.Series, index: pd.Index) -> None:
+    """Period labels must be hashable scalars; text labels must be storable text."""
+    try:
+        codes, labels = pd.factorize(period)
+    except TypeError:
+        for pos, value in enumerate(period.to_numpy(dtype=object)):
+            try:
+                hash(value)
+            except TypeError:
+                raise MatchTableError(
+                    f"column 'period' holds a {type(value).__name__} at "
+                    f"{_row_label(index, pos)}; give one label (text, number or date) per match"
+                ) from None
+        raise MatchTableError("column 'period' holds values that cannot be compared") from None
+    for j, value in enumerate(np.asarray(labels, dtype=object)):
+        why = None
+        if isinstance(value, str):
+            why = _bad_text(value)
+        elif isinstance(value, (list, tuple, set, frozenset, dict, np.ndarray)):
+            why = f"is a {type(value).__name__}, not one label"
+        if why is not None:
+            pos = int(np.flatnonzero(codes == j)[0])
+            raise MatchTableError(f"column 'period': the label at {_row_label(index, pos)} {why}")
+
+
+def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None:
+    """The stable order of a checked match table's rows in time, or None when they are in it.
+
+    Time is the ``date`` column when there is one. Without it, ``period``
+    labels that are all numbers or all dates are read as times; text labels
+    have no order of their own, so their periods follow the rows. Rows with
+    equal times keep their order.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table returned by `check_match_table`.
+    strict : bool, default True
+        Refuse a missing date; otherwise rows without a date come last.
+
+    Returns
+    -------
+    ndarray of int or None
+        Row positions in time order; None when the rows already are in it.
+
+    Raises
+    ------
+    MatchTableError
+        If the ``date`` column is missing a value.
+    """
+    if "date" in table.columns:
+        missing = np.flatnonzero(table["date"].isna().to_numpy())
+        if len(missing) and strict:
+            raise MatchTableError(
+                f"column 'date' is missing a value at row {int(missing[0])}: give every match "
+                "a date, or drop the column"
+            )
+        key = table["date"]
+    elif "period" in table.columns:
+        key = table["period"]
+        if key.dtype == object and len(key):
+            kind = pd.api.types.infer_dtype(key, skipna=False)
+            if kind in ("integer", "floating", "mixed-integer-float"):
+                key = key.astype(float)
+            elif kind in ("datetime64", "datetime"):
+                key = pd.to_datetime(key)
+        if not (
+            pd.api.types.is_datetime64_any_dtype(key)
+            or (pd.api.types.is_numeric_dtype(key) and not pd.api.types.is_bool_dtype(key))
+        ):
+            return None
+    else:
+        return None
+    if key.is_monotonic_increasing:
+        return None
+    return np.argsort(key.to_numpy(), kind="stable")
 
 
 def check_outcome(y: Any, n_matches: int) -> np.ndarray:
@@ -248,6 +369,7 @@ def check_outcome(y: Any, n_matches: int) -> np.ndarray:
     return out
 
 
+@value_class
 @dataclass(frozen=True)
 class Vocabulary:
     """The levels seen in training: players, starters and specs, each in a fixed order."""
@@ -336,7 +458,11 @@ def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
     )
     starters = starters[deck_codes]
     specs = specs.reshape(len(decks), k)[deck_codes]
-    epoch = epochs(table["period"]) if "period" in table.columns else None
+    epoch = (
+        epochs(table["period"], time_order(table, strict=False))
+        if "period" in table.columns
+        else None
+    )
     return MatchCodes(
         player1=players[:n],
         player2=players[n:],
@@ -355,13 +481,27 @@ def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
     )
 
 
-def epochs(period: pd.Series) -> np.ndarray:
+def epochs(period: pd.Series, order: np.ndarray | None = None) -> np.ndarray:
     """Rating epoch of each row: how many distinct periods have begun by then, minus one.
 
-    Rows are in time order, so a period begins at its first row. A match of a
+    Rows are taken in time order (``order``, from `time_order`; row order when
+    None), so a period begins at its first match in time. A match of a
     long-running series that began earlier belongs to the epoch of the latest
     period begun by the time it is played, so epochs follow time even when
     tournaments overlap.
     """
-    first = ~pd.Series(period.to_numpy()).duplicated().to_numpy()
-    return np.cumsum(first).astype(np.int64) - 1
+    values = period.to_numpy()
+    if order is None:
+        first = ~pd.Series(values).duplicated().to_numpy()
+        return np.cumsum(first).astype(np.int64) - 1
+    first = ~pd.Series(values[order]).duplicated().to_numpy()
+    out = np.empty(len(values), dtype=np.int64)
+    out[order] = np.cumsum(first) - 1
+    return out
+
+
+def period_labels(table: pd.DataFrame) -> list:
+    """The ``period`` labels of a checked table in the order their periods begin in time."""
+    order = time_order(table, strict=False)
+    period = table["period"] if order is None else table["period"].iloc[order]
+    return list(pd.unique(period))

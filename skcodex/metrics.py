@@ -35,6 +35,29 @@ def _check_pair(y_true: Any, p_win: Any) -> tuple[np.ndarray, np.ndarray]:
     return y, p
 
 
+def _check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    """Validate match weights as scikit-learn does: n finite, non-negative numbers, not all 0."""
+    if sample_weight is None:
+        return None
+    try:
+        w = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"sample_weight must be numbers: {err}") from None
+    if w.ndim != 1:
+        raise ValueError(f"sample_weight must be one-dimensional, got shape {w.shape}")
+    if len(w) != n:
+        raise ValueError(f"sample_weight has {len(w)} weights but there are {n} matches")
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if len(bad):
+        raise ValueError(
+            f"sample_weight must be finite and non-negative; found {float(w[bad[0]])!r} "
+            f"at position {int(bad[0])}"
+        )
+    if not w.sum() > 0:
+        raise ValueError("sample_weight sums to zero: at least one match must have weight")
+    return w
+
+
 def brier_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:
     """Mean squared difference between outcome and forecast win probability.
 
@@ -48,7 +71,7 @@ def brier_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:
     p_win : array-like of shape (n_matches,)
         Forecast probability that player 1 wins.
     sample_weight : array-like, optional
-        Weights of the matches.
+        Weights of the matches: finite, non-negative, not all zero, one per match.
 
     Examples
     --------
@@ -59,7 +82,8 @@ def brier_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:
     0.025
     """
     y, p = _check_pair(y_true, p_win)
-    return float(np.average((y - p) ** 2, weights=sample_weight))
+    weights = _check_weights(sample_weight, len(y))
+    return float(np.average((y - p) ** 2, weights=weights))
 
 
 def brier_skill_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:

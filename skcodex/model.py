@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from skcodex.data import MatchCodes
+from skcodex.persistence import value_class
 
 #: The four spreads of the seed model, in the order of the spread vector.
 SPREADS = ("player", "stst", "stsp", "spsp")
@@ -54,6 +55,7 @@ PRIORS = ("lognormal", "balanced")
 EXTRA_PRIOR_DEFAULTS = {"syn": (-1.5, 0.5), "fam": (-2.0, 0.5), "step": (-2.0, 0.5)}
 
 
+@value_class
 @dataclass(frozen=True)
 class ModelOptions:
     """Which extensions of the seed model are switched on (all off: the seed model)."""
@@ -88,6 +90,7 @@ class ModelOptions:
         return ("total", *extra) if self.prior == "balanced" else self.spreads
 
 
+@value_class
 @dataclass(frozen=True)
 class SpreadPriors:
     """Normal priors on the log-spreads, ``log sd_x ~ N(loc_x, scale_x)``.
@@ -113,6 +116,7 @@ class SpreadPriors:
             raise ValueError(f"spread prior scales must be positive, got {self.scale!r}")
 
 
+@value_class
 @dataclass(frozen=True)
 class Layout:
     """Where each effect sits in the flat vector ``theta``, and what each match reads.

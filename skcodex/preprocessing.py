@@ -13,9 +13,10 @@ from sklearn.utils.validation import check_is_fitted
 from skcodex.codex import Catalogue
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.model import Layout
+from skcodex.persistence import PersistenceMixin
 
 
-class MatchupEncoder(TransformerMixin, BaseEstimator):
+class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     """Encode a match table as the Bayesian model's design: players plus 16 deck components.
 
     Each row has +1 in player 1's skill column, -1 in player 2's, and a 1 in
@@ -46,6 +47,9 @@ class MatchupEncoder(TransformerMixin, BaseEstimator):
     >>> model.fit(data.X, data.y).predict_proba(data.X[:1]).shape
     (1, 2)
     """
+
+    #: The fitted attributes a saved file holds (see `skcodex.persistence`).
+    _persisted_state: ClassVar[tuple[str, ...]] = ("vocabulary_", "layout_")
 
     _parameter_constraints: ClassVar[dict] = {"catalogue": [Catalogue, None]}
 

@@ -17,9 +17,13 @@ The table is reproduced in docs/reliability.md.
 from __future__ import annotations
 
 import copy
+import hashlib
+import io
+import json
 import re
 import shutil
 import warnings
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +75,7 @@ def fitted(data):
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory, fitted):
+def files(tmp_path_factory, fitted, data):
     """Files the loaders and the command line are pointed at."""
     root = tmp_path_factory.mktemp("bad-inputs")
     no_victor = root / "no_victor"
@@ -88,7 +92,13 @@ def files(tmp_path_factory, fitted):
     broken.write_bytes(model.read_bytes()[:1000])
     table = root / "table.csv"
     table.write_text("player1,player2,deck1,y\nann,bob,MonoRed,1\n")
+    matches = root / "matches.csv"
+    data.X.assign(y=data.y).to_csv(matches, index=False)
+    hostile = _hostile_files(root, model, fitted["glicko"].save(root / "glicko.skcodex"))
     return {
+        **hostile,
+        "matches": matches,
+        "signed": fitted["glicko"].save(root / "signed.skcodex", key=b"ours"),
         "root": root,
         "no_victor": no_victor,
         "empty": empty,
@@ -97,6 +107,143 @@ def files(tmp_path_factory, fitted):
         "broken": broken,
         "table": table,
     }
+
+
+def _members(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _write_hostile(path: Path, members: dict[str, bytes], fix: bool = True) -> Path:
+    """A model file as its author could write it, digests recomputed (unless ``fix`` is off)."""
+    members = dict(members)
+    if fix:
+        manifest = json.loads(members["manifest.json"])
+        manifest["members"] = {
+            n: {"sha256": hashlib.sha256(b).hexdigest(), "bytes": len(b)}
+            for n, b in members.items()
+            if n not in ("manifest.json", "signature")
+        }
+        members["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, blob in members.items():
+            method = zipfile.ZIP_DEFLATED if name.endswith(".json") else zipfile.ZIP_STORED
+            archive.writestr(name, blob, compress_type=method)
+    return path
+
+
+def _edit_meta(members: dict, edit: Callable) -> dict:
+    meta = json.loads(members["metadata.json"])
+    edit(meta)
+    return {**members, "metadata.json": json.dumps(meta).encode()}
+
+
+def _npz(extra: dict[str, bytes], base: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as npz:
+        with zipfile.ZipFile(io.BytesIO(base)) as real:
+            for name in real.namelist():
+                npz.writestr(name, real.read(name))
+        for name, blob in extra.items():
+            npz.writestr(name, blob)
+    return buffer.getvalue()
+
+
+def _posterior_reaching_out(root: Path, members: dict, kind: str) -> dict:
+    import h5py
+
+    member = next(n for n in members if n.endswith(".nc"))
+    nc = root / f"posterior-{kind}.nc"
+    nc.write_bytes(members[member])
+    secret = root / "secret.h5"
+    if not secret.exists():
+        with h5py.File(secret, "w") as fh:
+            fh.create_dataset("data", data=np.arange(4.0))
+    with h5py.File(nc, "a") as fh:
+        del fh["posterior/sd"]
+        group = fh["posterior"]
+        if kind == "external":
+            group.create_dataset("sd", shape=(8,), dtype="u1", external=[(str(secret), 0, 8)])
+        elif kind == "virtual":
+            layout = h5py.VirtualLayout(shape=(4,), dtype="f8")
+            layout[:] = h5py.VirtualSource(str(secret), "data", shape=(4,))
+            group.create_virtual_dataset("sd", layout)
+        else:
+            group["sd"] = h5py.ExternalLink(str(secret), "/data")
+    return {**members, member: nc.read_bytes()}
+
+
+def _hostile_files(root: Path, bayes_file: Path, glicko_file: Path) -> dict[str, Path]:
+    """Model files a hostile author could hand over, by name."""
+    import os
+
+    out: dict[str, Path] = {}
+    g = _members(glicko_file)
+    for name, edit in {
+        "state_class": lambda m: m["state"].update(__class__="x"),
+        "state_method": lambda m: m["state"].update(predict_proba=1),
+        "state_dict": lambda m: m["state"].update(__dict__={}),
+        "param_class": lambda m: m["params"].update(__class__="x"),
+        "param_invalid": lambda m: m["params"].update(tau="fast"),
+        "estimator_load": lambda m: m.update(estimator="load"),
+        "state_list": lambda m: m.update(state=[]),
+        "deep": lambda m: m.update(junk=json.loads("[" * 5000 + "]" * 5000)),
+    }.items():
+        out[name] = _write_hostile(root / f"{name}.skcodex", _edit_meta(g, edit))
+    out["edited"] = _write_hostile(
+        root / "edited.skcodex", _edit_meta(g, lambda m: m["params"].update(tau=0.9)), fix=False
+    )
+    out["huge_npz"] = _write_hostile(
+        root / "huge_npz.skcodex",
+        {
+            **g,
+            "arrays.npz": _npz({"a999.npy": _npy_header((10**12,)) + b"\0" * 8}, g["arrays.npz"]),
+        },
+    )
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, a0=np.zeros(3))
+    out["compressed_npz"] = _write_hostile(
+        root / "cnpz.skcodex", {**g, "arrays.npz": buffer.getvalue()}
+    )
+    buffer = io.BytesIO()
+    np.savez(buffer, a0=np.array([1, "x"], dtype=object))
+    out["object_npz"] = _write_hostile(
+        root / "onpz.skcodex", {**g, "arrays.npz": buffer.getvalue()}
+    )
+    out["extra_member"] = _write_hostile(root / "extra.skcodex", {**g, "payload.pkl": b"x"})
+    out["v1"] = root / "v1.skcodex"
+    with zipfile.ZipFile(out["v1"], "w") as archive:
+        archive.writestr("metadata.json", json.dumps({"format": "skcodex-model"}))
+    out["duplicate"] = root / "duplicate.skcodex"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with zipfile.ZipFile(out["duplicate"], "w") as archive:
+            for name, blob in g.items():
+                archive.writestr(name, blob)
+            archive.writestr("metadata.json", b"{}")
+    out["bomb"] = root / "bomb.skcodex"
+    with zipfile.ZipFile(out["bomb"], "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("metadata.json", "w", force_zip64=True) as fh:
+            for _ in range(100):
+                fh.write(b"\0" * (1 << 20))
+    b = _members(bayes_file)
+    for kind in ("external", "virtual", "link"):
+        out[f"nc_{kind}"] = _write_hostile(
+            root / f"nc_{kind}.skcodex", _posterior_reaching_out(root, b, kind)
+        )
+    out["fifo"] = root / "pipe.skcodex"
+    os.mkfifo(out["fifo"])
+    out["device_link"] = root / "zero.skcodex"
+    out["device_link"].symlink_to("/dev/zero")
+    return out
+
+
+def _npy_header(shape: tuple) -> bytes:
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buffer, {"descr": "<f8", "fortran_order": False, "shape": shape}
+    )
+    return buffer.getvalue()
 
 
 @dataclass
@@ -177,6 +324,63 @@ def _run_cli(env: dict) -> Callable:
         return code, env["capsys"].readouterr().err
 
     return run
+
+
+def _ids(env: dict, which: str, name: str) -> pd.Series:
+    """The player column with one name replaced at row 3."""
+    col = list(env["data"].X["player1" if which == "p1" else "player2"])
+    col[3] = name
+    return pd.Series(col, index=env["data"].X.index, dtype=object)  # str columns refuse surrogates
+
+
+def _pair(a: str, b: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "player1": ["bob", a],
+            "player2": ["cat", b],
+            "deck1": ["MonoRed", "MonoRed"],
+            "deck2": ["MonoBlue", "MonoBlue"],
+        }
+    )
+
+
+def _refit_proba(make: type, data: Any, shuffle: bool, key: str = "date") -> np.ndarray:
+    X, y = data.X, data.y
+    if key == "numeric":
+        X = X.drop(columns="date").assign(period=pd.factorize(X["period"])[0] * 10)
+    else:  # one date per match, so that the time order is complete
+        X = X.assign(date=pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(len(X)), "h"))
+    if shuffle:
+        order = np.random.default_rng(0).permutation(len(X))
+        X, y = X.iloc[order], y[order]
+    return make().fit(X, y).predict_proba(data.X)
+
+
+def _elo_by_period() -> EloClassifier:
+    return EloClassifier(updates="period")
+
+
+def _with_nat(env: dict) -> pd.Series:
+    dates = env["data"].X["date"].copy()
+    dates.iloc[3] = pd.NaT
+    return dates
+
+
+def _spaced_names_proba(clean: bool = False) -> np.ndarray:
+    X = pd.DataFrame(
+        {
+            "player1": ["ann", "Zo\u00eb", "bob"] * 4,
+            "player2": ["bob", "ann", "Zo\u00eb"] * 4,
+            "deck1": ["MonoRed"] * 12,
+            "deck2": ["MonoBlue"] * 12,
+        }
+    )
+    y = np.array([1, 0, 1] * 4)
+    model = EloClassifier().fit(X, y)
+    if not clean:
+        X = X.replace({"ann": " ann ", "Zo\u00eb": "Zoe\u0308"})
+        model = EloClassifier().fit(X, y)
+    return model.predict_proba(X)
 
 
 HUGE = "x" * 1_000_000
@@ -516,6 +720,269 @@ CASES = [
         PersistenceError,
         "truncated or corrupted",
     ),
+    # -- skcodex.load: files that are not regular files, too large, or hostile --------------
+    *[
+        Case(
+            f"skcodex.load: {what}",
+            lambda e, key=key: (skcodex.load, (e["files"][key],), {}),
+            PersistenceError,
+            pattern,
+        )
+        for what, key, pattern in [
+            ("a FIFO", "fifo", "not a regular file"),
+            ("a symlink to /dev/zero", "device_link", "not a regular file"),
+            ("the folder of the files", "root", "is a folder"),
+            ("state key __class__", "state_class", "'__class__', which is not a fitted"),
+            ("state key named like a method", "state_method", "'predict_proba', which is not"),
+            ("state key __dict__", "state_dict", "'__dict__', which is not a fitted"),
+            ("parameter __class__", "param_class", "does not have"),
+            ("a parameter of the wrong type", "param_invalid", "invalid parameter"),
+            ("estimator named 'load'", "estimator_load", "unknown estimator class 'load'"),
+            ("state that is a list", "state_list", "no fitted state"),
+            ("JSON nested 5000 deep", "deep", "nested"),
+            ("metadata edited without its digest", "edited", "metadata.json does not match"),
+            ("npz header claiming 8 TB", "huge_npz", "claims 8000000000000 bytes"),
+            ("compressed npz", "compressed_npz", "compressed"),
+            ("npz of Python objects", "object_npz", "dtype object"),
+            ("an extra member", "extra_member", "unexpected member 'payload.pkl'"),
+            ("format version 1", "v1", "format version 1"),
+            ("a member name twice", "duplicate", "member name twice"),
+            ("a zip bomb (100 MB of zeros)", "bomb", "claims 104857600 bytes"),
+            ("posterior with HDF5 external storage", "nc_external", "external file"),
+            ("posterior with a virtual dataset", "nc_virtual", "virtual dataset"),
+            ("posterior with an external link", "nc_link", "external link"),
+        ]
+    ],
+    Case(
+        "skcodex.load: /dev/zero",
+        lambda e: (skcodex.load, ("/dev/zero",), {}),
+        PersistenceError,
+        "not a regular file",
+    ),
+    Case(
+        "skcodex.load: larger than max_bytes",
+        lambda e: (skcodex.load, (e["files"]["model"],), {"max_bytes": 100}),
+        PersistenceError,
+        "more than the 100 bytes",
+    ),
+    Case(
+        "skcodex.load: max_bytes=0",
+        lambda e: (skcodex.load, (e["files"]["model"],), {"max_bytes": 0}),
+        TypeError,
+        "max_bytes must be a positive int",
+    ),
+    Case(
+        "skcodex.load: the wrong key",
+        lambda e: (skcodex.load, (e["files"]["signed"],), {"key": b"theirs"}),
+        PersistenceError,
+        "signature does not match",
+    ),
+    Case(
+        "skcodex.load: a key for an unsigned file",
+        lambda e: (skcodex.load, (e["files"]["model"],), {"key": b"ours"}),
+        PersistenceError,
+        "not signed",
+    ),
+    Case(
+        "skcodex.load: an empty key",
+        lambda e: (skcodex.load, (e["files"]["signed"],), {"key": b""}),
+        TypeError,
+        "key must be non-empty",
+    ),
+    Case(
+        "save: a key that is a number",
+        lambda e: (e["fitted"]["elo"].save, (e["files"]["root"] / "k.skcodex",), {"key": 123}),
+        TypeError,
+        "key must be non-empty bytes or str",
+    ),
+    Case(
+        "save: a model fitted on a name with a lone surrogate is impossible",
+        lambda e: (EloClassifier().fit, (_x(e, player1=_ids(e, "p1", "bad\ud800")), _y(e)), {}),
+        MatchTableError,
+        "lone surrogate",
+    ),
+    # -- numerically absurd parameters --------------------------------------------------
+    *[
+        Case(
+            f"{est.__name__}: {param}={value!r}",
+            lambda e, est=est, kw={param: value}: (est(**kw).fit, (e["data"].X, _y(e)), {}),
+            InvalidParameterError,
+            param,
+            sklearn_error=True,
+        )
+        for est, param, value in [
+            (EloClassifier, "k_factor", 1e308),
+            (EloClassifier, "initial_rating", 1e300),
+            (EloClassifier, "first_mover_advantage", 1e5),
+            (Glicko2Classifier, "tau", 1e300),
+            (Glicko2Classifier, "initial_rd", 1e308),
+            (Glicko2Classifier, "initial_volatility", 100.0),
+            (Glicko2Classifier, "epsilon", 1e-300),
+            (Glicko2Classifier, "first_mover_advantage", -1e9),
+        ]
+    ],
+    *[
+        Case(
+            f"fit: {param}={value!r}",
+            (
+                lambda kw: (
+                    lambda e: (
+                        BayesianMatchupClassifier(**TINY, **kw).fit,
+                        (e["data"].X, _y(e)),
+                        {},
+                    )
+                )
+            )({param: value}),
+            InvalidParameterError,
+            param,
+            sklearn_error=True,
+        )
+        for param, value in [
+            ("log_sd_player_scale", 1e-300),
+            ("log_sd_player_loc", 1e6),
+            ("log_total_scale", 100.0),
+            ("log_sd_spsp_loc", -50.0),
+        ]
+    ],
+    # -- time order ---------------------------------------------------------------------
+    Case(
+        "EloClassifier.fit: rows shuffled against their dates",
+        lambda e: (_refit_proba, (EloClassifier, e["data"], True), {}),
+        check=_same_probabilities(lambda e: _refit_proba(EloClassifier, e["data"], False)),
+    ),
+    Case(
+        "Glicko2Classifier.fit: rows shuffled against their dates",
+        lambda e: (_refit_proba, (Glicko2Classifier, e["data"], True), {}),
+        check=_same_probabilities(lambda e: _refit_proba(Glicko2Classifier, e["data"], False)),
+    ),
+    Case(
+        "EloClassifier(updates='period').fit: rows shuffled against numeric periods",
+        lambda e: (_refit_proba, (_elo_by_period, e["data"], True, "numeric"), {}),
+        check=_same_probabilities(
+            lambda e: _refit_proba(_elo_by_period, e["data"], False, "numeric")
+        ),
+    ),
+    Case(
+        "EloClassifier.fit: a missing date",
+        lambda e: (EloClassifier().fit, (_x(e, date=_with_nat(e)), _y(e)), {}),
+        MatchTableError,
+        "column 'date' is missing a value at row 3",
+    ),
+    # -- sample weights -----------------------------------------------------------------
+    *[
+        Case(
+            f"brier_score: sample_weight {what}",
+            (lambda w: lambda e: (brier_score, ([1, 0, 1], [0.6, 0.4, 0.5]), {"sample_weight": w}))(
+                weights
+            ),
+            ValueError,
+            pattern,
+        )
+        for what, weights, pattern in [
+            ("with NaN", [1.0, np.nan, 1.0], "finite and non-negative; found nan"),
+            ("negative", [1.0, -1.0, 1.0], "found -1.0 at position 1"),
+            ("all zero", [0, 0, 0], "sums to zero"),
+            ("too short", [1.0, 1.0], "2 weights but there are 3 matches"),
+            ("two-dimensional", [[1.0, 1.0, 1.0]], "one-dimensional"),
+            ("text", ["a", "b", "c"], "must be numbers"),
+            ("infinite", [1.0, np.inf, 1.0], "found inf"),
+        ]
+    ],
+    # -- player names and period labels -------------------------------------------------
+    Case(
+        "fit: 'ann' faces 'ann ' (spaces)",
+        lambda e: (EloClassifier().fit, (_pair("ann", "ann "), [1, 0]), {}),
+        MatchTableError,
+        "player 'ann' faces 'ann ' at row 1",
+    ),
+    Case(
+        "fit: NFC faces NFD of one name",
+        lambda e: (EloClassifier().fit, (_pair("Zo\u00eb", "Zoe\u0308"), [1, 0]), {}),
+        MatchTableError,
+        "same player once surrounding spaces and Unicode normal form",
+    ),
+    Case(
+        "EloClassifier: 'ann ' and NFD names are the players 'ann' and NFC",
+        lambda e: (_spaced_names_proba, (), {}),
+        check=_same_probabilities(lambda e: _spaced_names_proba(clean=True)),
+    ),
+    *[
+        Case(
+            f"fit: a player name {what}",
+            lambda e, name=name: (
+                EloClassifier().fit,
+                (_x(e, player2=_ids(e, "p2", name)), _y(e)),
+                {},
+            ),
+            MatchTableError,
+            pattern,
+        )
+        for what, name, pattern in [
+            ("with a NUL", "bad\0name", "player2.*NUL character"),
+            ("with a lone surrogate", "bad\udc80", "player2.*lone surrogate"),
+            ("of spaces only", "   ", "player2.*empty or only spaces"),
+        ]
+    ],
+    Case(
+        "predict_proba: a player name with a NUL",
+        lambda e: (_proba("glicko")(e), (_x(e, player1=_ids(e, "p1", "x\0")),), {}),
+        MatchTableError,
+        "NUL character",
+    ),
+    *[
+        Case(
+            f"fit: period {what}",
+            lambda e, col=col: (EloClassifier().fit, (_x(e, period=col(e)), _y(e)), {}),
+            MatchTableError,
+            pattern,
+        )
+        for what, col, pattern in [
+            (
+                "holding lists",
+                lambda e: [[i] for i in range(len(e["data"].X))],
+                "period' holds a list",
+            ),
+            (
+                "label with a NUL",
+                lambda e: pd.Series(
+                    ["T\0"] * len(e["data"].X), index=e["data"].X.index, dtype=object
+                ),
+                "NUL character",
+            ),
+            (
+                "label with a lone surrogate",
+                lambda e: pd.Series(
+                    ["T\ud800"] * len(e["data"].X), index=e["data"].X.index, dtype=object
+                ),
+                "lone surrogate",
+            ),
+        ]
+    ],
+    Case(
+        "BayesianMatchupClassifier.fit: period holding lists",
+        lambda e: (_fit_bayes, (_x(e, period=[[1]] * len(e["data"].X)), _y(e)), {}),
+        MatchTableError,
+        "period' holds a list",
+    ),
+    # -- the command line's output folder -----------------------------------------------
+    Case(
+        "skcodex fit: --out is a file",
+        lambda e: (
+            _run_cli(e),
+            ("fit", str(e["files"]["matches"]), "--out", str(e["files"]["table"])),
+            {},
+        ),
+        check=_cli_fails("is a file, not a folder"),
+    ),
+    Case(
+        "skcodex fit: --out holds other files",
+        lambda e: (
+            _run_cli(e),
+            ("fit", str(e["files"]["matches"]), "--out", str(e["files"]["root"])),
+            {},
+        ),
+        check=_cli_fails("holds files skcodex did not write"),
+    ),
     # -- splitters ----------------------------------------------------------------------
     Case(
         "TournamentSplit: n_splits=0",
@@ -730,8 +1197,8 @@ def _assert_probabilities(result: Any) -> None:
         assert np.allclose(result.sum(axis=1), 1.0)
 
 
-def test_there_are_at_least_thirty_cases():
-    assert len(CASES) >= 30
+def test_there_are_at_least_120_cases():
+    assert len(CASES) >= 120
     assert len({c.name for c in CASES}) == len(CASES)
 
 

@@ -247,3 +247,92 @@ def test_help_exits_cleanly(capsys):
     code, out, _ = run(["fit", "--help"], capsys)
     assert code == 0 and "MATCHES" in out and "--no-holdout" in out
     assert build_parser().prog == "skcodex"
+
+
+# -- the output folder changes as a whole -----------------------------------------------
+
+
+def _snapshot(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_interrupted_fit_leaves_the_old_outputs(
+    fitted_dir, match_csv, tmp_path, capsys, monkeypatch
+):
+    import shutil
+
+    import skcodex.cli as cli
+    import skcodex.report as report
+
+    out = tmp_path / "out"
+    shutil.copytree(fitted_dir, out)
+    before = _snapshot(out)
+    clf = load_model(out)
+    monkeypatch.setattr(cli, "_fit", lambda *args, **kwargs: clf)
+
+    def interrupted(clf, X, y, folder, **kwargs):
+        (Path(folder) / "report.html").write_text("half a report")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "write_report", interrupted)
+    code, _, err = run(["fit", match_csv, "--out", out, "--no-holdout", *FAST], capsys)
+    assert code == 130 and "interrupted" in err
+    assert _snapshot(out) == before  # the old model and the old report, together
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no staging folder left
+
+
+def test_completed_fit_replaces_the_outputs_as_a_whole(
+    fitted_dir, match_csv, tmp_path, capsys, monkeypatch
+):
+    import shutil
+
+    import skcodex.cli as cli
+    import skcodex.report as report
+
+    out = tmp_path / "out"
+    shutil.copytree(fitted_dir, out)
+    (out / "stale.csv").write_text("from an older run")
+    clf = load_model(out)
+    monkeypatch.setattr(cli, "_fit", lambda *args, **kwargs: clf)
+
+    def quick(clf, X, y, folder, **kwargs):
+        (Path(folder) / "report.html").write_text("new report")
+        return Path(folder) / "report.html"
+
+    monkeypatch.setattr(report, "write_report", quick)
+    code, _, _ = run(["fit", match_csv, "--out", out, "--no-holdout", *FAST], capsys)
+    assert code == 0
+    assert sorted(p.name for p in out.iterdir()) == [MODEL_FILE, "report.html"]
+    assert (out / "report.html").read_text() == "new report"
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+@pytest.mark.parametrize("case", ["a file", "foreign files", "unwritable parent"])
+def test_out_is_checked_before_the_fit(match_csv, tmp_path, capsys, monkeypatch, case):
+    import os
+
+    import skcodex.cli as cli
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the fit must not start")
+
+    monkeypatch.setattr(cli, "_fit", no_fit)
+    if case == "a file":
+        out = tmp_path / "out"
+        out.write_text("x")
+        pattern = "is a file"
+    elif case == "foreign files":
+        out = tmp_path / "out"
+        out.mkdir()
+        (out / "thesis.tex").write_text("precious")
+        pattern = "holds files skcodex did not write"
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root can write anywhere")
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        out = locked / "out"
+        pattern = "cannot write"
+    code, _, err = run(["fit", match_csv, "--out", out, *FAST], capsys)
+    assert_one_line_error(code, err, pattern)

@@ -421,3 +421,50 @@ def test_encoding_is_invariant_to_column_order_and_category_dtypes(train, test, 
     )
     assert got.unseen_players == expected.unseen_players
     assert got.unseen_specs == expected.unseen_specs
+
+
+# -- names and time order ----------------------------------------------------------------
+
+
+def test_player_names_are_stripped_and_nfc(small_table_for_names):
+    X = small_table_for_names
+    out = check_match_table(X)
+    assert list(out["player1"]) == ["ann", "Zo\u00eb", "bob"]
+    assert list(X["player1"]) == [" ann", "Zoe\u0308", "bob"]  # the caller's table is untouched
+
+
+@pytest.fixture
+def small_table_for_names():
+    return pd.DataFrame(
+        {
+            "player1": pd.Series([" ann", "Zoe\u0308", "bob"], dtype=object),
+            "player2": ["bob", "ann\t", "Zo\u00eb"],
+            "deck1": ["MonoRed"] * 3,
+            "deck2": ["MonoBlue"] * 3,
+        }
+    )
+
+
+def test_time_order_and_epochs_follow_dates_not_rows():
+    from skcodex.data import epochs, period_labels, time_order
+
+    X = pd.DataFrame(
+        {
+            "player1": ["a", "b", "c", "a"],
+            "player2": ["b", "c", "a", "c"],
+            "deck1": ["MonoRed"] * 4,
+            "deck2": ["MonoBlue"] * 4,
+            "period": ["T2", "T1", "T2", "T1"],
+            "date": pd.to_datetime(["2020-02-01", "2020-01-01", "2020-02-02", "2020-01-02"]),
+        }
+    )
+    table = check_match_table(X)
+    order = time_order(table)
+    assert order.tolist() == [1, 3, 0, 2]
+    assert epochs(table["period"], order).tolist() == [1, 0, 1, 0]
+    assert period_labels(table) == ["T1", "T2"]
+    assert time_order(table.iloc[order].reset_index(drop=True)) is None  # already in order
+    numeric = check_match_table(X.drop(columns="date").assign(period=[20, 10, 20, 10]))
+    assert time_order(numeric).tolist() == [1, 3, 0, 2]
+    text = check_match_table(X.drop(columns="date"))
+    assert time_order(text) is None  # text labels have no order of their own

@@ -1,6 +1,7 @@
 """Property tests: deck notation, encoding invariances, probabilities, the large-data path."""
 
 import string
+import unicodedata
 import warnings
 
 import numpy as np
@@ -92,8 +93,15 @@ def test_catalogue_refuses_names_notation_cannot_read(names):
 
 # -- encoding ----------------------------------------------------------------------------
 
+# Names as the match table reads them: no NUL, no surrounding spaces, NFC (other
+# spellings are the same player; see tests/test_data.py).
+_NAME = (
+    st.text(min_size=1, max_size=8)
+    .map(lambda s: unicodedata.normalize("NFC", s.replace("\0", "")).strip())
+    .filter(bool)
+)
 PLAYERS = st.one_of(
-    st.lists(st.text(min_size=1, max_size=8), min_size=2, max_size=6, unique=True),
+    st.lists(_NAME, min_size=2, max_size=6, unique=True),
     st.lists(st.integers(-1000, 1000), min_size=2, max_size=6, unique=True),
 )
 

@@ -36,7 +36,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex.data import check_match_table, check_outcome
+from skcodex.data import check_match_table, check_outcome, time_order
 from skcodex.persistence import PersistenceMixin
 
 #: Rating points per unit of the logistic (natural-log odds) scale: 400 / ln 10,
@@ -114,6 +114,10 @@ def prepare_training(X: Any, y: Any, luck: Any = None) -> TrainingMatches:
     score = outcome.astype(float)
     if luck is not None:
         score = score - check_luck(luck, n)
+    order = time_order(table)
+    if order is not None:  # replay in time order, whatever the order of the rows
+        table = table.iloc[order].reset_index(drop=True)
+        score = score[order]
     codes, players = pd.factorize(
         pd.concat([table["player1"], table["player2"]], ignore_index=True)
     )
@@ -122,7 +126,7 @@ def prepare_training(X: Any, y: Any, luck: Any = None) -> TrainingMatches:
         labels = np.asarray(labels, dtype=object)
     else:
         period = np.arange(n)
-        labels = np.arange(n)
+        labels = np.arange(n) if order is None else order  # the caller's row positions
     return TrainingMatches(
         player1=codes[:n].astype(np.int64),
         player2=codes[n:].astype(np.int64),

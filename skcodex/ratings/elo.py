@@ -8,6 +8,7 @@ with ``h`` the first-mover advantage; after a match player 1 gains
 from __future__ import annotations
 
 import functools
+import math
 from numbers import Real
 from typing import Any, ClassVar
 
@@ -30,7 +31,13 @@ __all__ = ["EloClassifier"]
 
 def _expected(r1: Any, r2: Any, h: float) -> Any:
     """Player 1's expected score, written as skelo writes it so that both agree to the bit."""
-    return 1.0 / (1.0 + 10.0 ** ((r2 - (r1 + h)) / 400.0))
+    with np.errstate(over="ignore"):  # a vast rating gap gives 10 ** x = inf, and E = 0
+        return 1.0 / (1.0 + 10.0 ** ((r2 - (r1 + h)) / 400.0))
+
+
+#: Above this exponent ``10.0 ** x`` overflows a Python float (which raises, where NumPy
+#: and the compiled kernel give inf); the loop then uses inf, as they do.
+_MAX_EXPONENT = 308.0
 
 
 #: Below this many matches the plain loop is used: it costs about a microsecond a
@@ -51,7 +58,8 @@ def _replay_loop(a, b, per, score, rating, k, h) -> None:
     al, bl, sl = a.tolist(), b.tolist(), score.tolist()
     if len(per) == 0 or int(per[-1]) + 1 == len(per):  # one match per period
         for i, j, s in zip(al, bl, sl):
-            change = k * (s - 1.0 / (1.0 + 10.0 ** ((r[j] - (r[i] + h)) / 400.0)))
+            x = (r[j] - (r[i] + h)) / 400.0
+            change = k * (s - 1.0 / (1.0 + (10.0**x if x < _MAX_EXPONENT else math.inf)))
             r[i] += change
             r[j] -= change
     else:
@@ -59,7 +67,8 @@ def _replay_loop(a, b, per, score, rating, k, h) -> None:
         for start, end in zip(starts.tolist(), ends.tolist()):
             total: dict[int, float] = {}
             for i, j, s in zip(al[start:end], bl[start:end], sl[start:end]):
-                change = k * (s - 1.0 / (1.0 + 10.0 ** ((r[j] - (r[i] + h)) / 400.0)))
+                x = (r[j] - (r[i] + h)) / 400.0
+                change = k * (s - 1.0 / (1.0 + (10.0**x if x < _MAX_EXPONENT else math.inf)))
                 total[i] = total.get(i, 0.0) + change
                 total[j] = total.get(j, 0.0) - change
             for p, change in total.items():
@@ -185,12 +194,28 @@ class EloClassifier(RatingClassifierMixin):
     [[0.457, 0.543]]
     """
 
+    #: The fitted attributes a saved file holds (see `skcodex.persistence`).
+    _persisted_state: ClassVar[tuple[str, ...]] = (
+        "classes_",
+        "first_mover_advantage_",
+        "n_periods_",
+        "ratings_",
+        "_players",
+        "_rating",
+    )
+
+    # Bounds keep every expected score computable (``10 ** (d / 400)`` overflows a float
+    # past d = 123,000 points) and every rating change visible in a float:
     _parameter_constraints: ClassVar[dict] = {
-        "k_factor": [Interval(Real, 0, None, closed="neither")],
-        "initial_rating": [Interval(Real, None, None, closed="neither")],
+        # one match moves a rating by at most K: beyond 10,000 points (25 times the
+        # logistic scale) one result outweighs any history, and at 1e308 ratings overflow
+        "k_factor": [Interval(Real, 0, 1e4, closed="right")],
+        # the scale is arbitrary; past a million, rounding starts to eat small changes
+        "initial_rating": [Interval(Real, -1e6, 1e6, closed="both")],
         "updates": [StrOptions({"match", "period"})],
+        # 2000 points are odds of 100,000 to 1 for the first mover ("auto" stays within 1200)
         "first_mover_advantage": [
-            Interval(Real, None, None, closed="neither"),
+            Interval(Real, -2000, 2000, closed="both"),
             StrOptions({"auto"}),
         ],
     }

@@ -327,14 +327,32 @@ class Glicko2Classifier(RatingClassifierMixin):
     ([0, 1], True)
     """
 
+    #: The fitted attributes a saved file holds (see `skcodex.persistence`).
+    _persisted_state: ClassVar[tuple[str, ...]] = (
+        "classes_",
+        "first_mover_advantage_",
+        "n_periods_",
+        "ratings_",
+        "_players",
+        "_mu",
+        "_phi2",
+    )
+
+    # Bounds keep the updates' exponentials and the volatility iteration finite:
     _parameter_constraints: ClassVar[dict] = {
-        "tau": [Interval(Real, 0, None, closed="neither")],
-        "initial_rating": [Interval(Real, None, None, closed="neither")],
-        "initial_rd": [Interval(Real, 0, None, closed="neither")],
-        "initial_volatility": [Interval(Real, 0, None, closed="neither")],
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        # Glickman suggests 0.3 to 1.2; past 10 the volatility may jump by e^10 a period
+        "tau": [Interval(Real, 0, 10, closed="right")],
+        # the scale is arbitrary; past a million, rounding starts to eat small changes
+        "initial_rating": [Interval(Real, -1e6, 1e6, closed="both")],
+        # 350 is "unknown"; 5000 points (29 on the Glicko-2 scale) is far beyond it
+        "initial_rd": [Interval(Real, 0, 5000, closed="right")],
+        # volatility is a per-period standard deviation on the Glicko-2 scale (0.06 typical)
+        "initial_volatility": [Interval(Real, 0, 5, closed="right")],
+        # the iteration's tolerance: below 1e-15 it cannot be met in double precision
+        "epsilon": [Interval(Real, 1e-15, 0.1, closed="both")],
+        # 2000 points are odds of 100,000 to 1 for the first mover ("auto" stays within 1200)
         "first_mover_advantage": [
-            Interval(Real, None, None, closed="neither"),
+            Interval(Real, -2000, 2000, closed="both"),
             StrOptions({"auto"}),
         ],
     }
