@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex.approximate import METHODS, fit_approximate
-from skcodex.codex import Catalogue
+from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
     MatchTableError,
     Vocabulary,
@@ -59,6 +59,7 @@ _MAX_LOG_LIKELIHOOD = 20_000_000
 _PRIOR_PARAMS_BY_NAME = {
     **{name: f"log_sd_{name}" for name in (*SPREADS, "syn", "fam", "step")},
     "total": "log_total",
+    "first_move": "first_move",
 }
 _PRIOR_PARAMS = tuple(_PRIOR_PARAMS_BY_NAME.values())
 
@@ -163,6 +164,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         "synergy": ["boolean"],
         "familiarity": ["boolean"],
         "prior": [StrOptions(set(PRIORS))],
+        "first_move": ["boolean"],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
         "chains": [Interval(Integral, 1, None, closed="left")],
@@ -171,7 +173,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         "method": [StrOptions(set(METHODS))],
         "random_state": ["random_state"],
         "progressbar": ["boolean"],
-        "catalogue": [Catalogue, None],
+        "catalogue": [Catalogue, PlainCatalogue, None],
         "cores": [Interval(Integral, 1, None, closed="left"), None],
     }
 
@@ -198,6 +200,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         log_sd_step_scale: float = 0.5,
         log_total_loc: float = 0.5,
         log_total_scale: float = 0.5,
+        first_move: bool = False,
+        first_move_loc: float = 0.0,
+        first_move_scale: float = 0.5,
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,
@@ -229,6 +234,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         self.log_sd_step_scale = log_sd_step_scale
         self.log_total_loc = log_total_loc
         self.log_total_scale = log_total_scale
+        self.first_move = first_move
+        self.first_move_loc = first_move_loc
+        self.first_move_scale = first_move_scale
         self.draws = draws
         self.tune = tune
         self.chains = chains
@@ -250,6 +258,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
             synergy=bool(self.synergy),
             familiarity=bool(self.familiarity),
             prior=self.prior,
+            first_move=bool(self.first_move),
         )
 
     @property

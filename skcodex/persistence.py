@@ -114,6 +114,7 @@ _DATACLASSES = {
     "Layout": "skcodex.model",
     "ModelOptions": "skcodex.model",
     "SpreadPriors": "skcodex.model",
+    "PlainCatalogue": "skcodex.codex.plain",
 }
 
 # Pandas dtypes a saved column or index may have (others would not round trip exactly).

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex.codex import Catalogue
+from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.model import Layout
 
@@ -47,7 +47,7 @@ class MatchupEncoder(TransformerMixin, BaseEstimator):
     (1, 2)
     """
 
-    _parameter_constraints: ClassVar[dict] = {"catalogue": [Catalogue, None]}
+    _parameter_constraints: ClassVar[dict] = {"catalogue": [Catalogue, PlainCatalogue, None]}
 
     def __init__(self, catalogue: Catalogue | None = None):
         self.catalogue = catalogue

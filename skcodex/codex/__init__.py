@@ -10,13 +10,16 @@ from skcodex.codex.catalogue import (
 )
 from skcodex.codex.deck import Deck
 from skcodex.codex.notation import DeckParseError, format_deck, parse_deck
+from skcodex.codex.plain import CatalogueFileError, PlainCatalogue
 
 __all__ = [
     "CODEX",
     "NICKNAMES",
+    "PlainCatalogue",
     "SPEC_COLOURS",
     "STARTERS",
     "Catalogue",
+    "CatalogueFileError",
     "Deck",
     "DeckParseError",
     "format_deck",
