@@ -184,9 +184,7 @@ class _Posterior:
         loglik = scale * float(quasi_loglik(y, q)) if value else np.nan
         g_theta = scale * (X.T @ (y - expit(q)))
         log_prior, *g_prior = self.funcs.value_grad(*phi, z)
-        g_sd = np.bincount(
-            self.group, weights=g_theta * z * self.scaled, minlength=self.n_spreads
-        )
+        g_sd = np.bincount(self.group, weights=g_theta * z * self.scaled, minlength=self.n_spreads)
         if phi:
             jacobian = np.concatenate([np.asarray(j) for j in jac], axis=1)
             g_phi = np.concatenate([np.ravel(g) for g in g_prior[:-1]]) + jacobian.T @ g_sd

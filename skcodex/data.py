@@ -250,12 +250,18 @@ def check_outcome(y: Any, n_matches: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The levels seen in training: players, starters and specs, each in a fixed order."""
+    """The levels seen in training: players, starters and specs, each in a fixed order.
+
+    ``decks`` are the decks played, most played first (both seats counted,
+    ties by first appearance), with their counts in ``deck_counts``.
+    """
 
     players: tuple
     starters: tuple[str, ...]
     specs: tuple[str, ...]
     specs_per_deck: int
+    decks: tuple = ()
+    deck_counts: tuple = ()
 
     @classmethod
     def from_table(cls, table: pd.DataFrame) -> Vocabulary:
@@ -264,11 +270,17 @@ class Vocabulary:
         decks = pd.unique(np.concatenate([table["deck1"], table["deck2"]]))
         starters = sorted({d.starter for d in decks})
         specs = sorted({s for d in decks for s in d.specs})
+        played = pd.Series(np.concatenate([table["deck1"], table["deck2"]])).value_counts(
+            sort=False
+        )
+        played = played.sort_values(ascending=False, kind="stable")
         return cls(
             players=tuple(sorted(players, key=str)),
             starters=tuple(starters),
             specs=tuple(specs),
             specs_per_deck=len(decks[0].specs),
+            decks=tuple(played.index),
+            deck_counts=tuple(int(c) for c in played.to_numpy()),
         )
 
     @property

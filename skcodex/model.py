@@ -107,8 +107,8 @@ class SpreadPriors:
     ``loc`` and ``scale`` hold one entry per name of `ModelOptions.prior_names`
     (for the seed model: player, stst, stsp, spsp; with the balanced prior the
     first entry is the log of the total spread; with a first-move effect the
-    last entry is the prior of that effect itself, not of a log-spread). The seed's choice, N(0, 0.5)
-    for all four, is the default.
+    last entry is the prior of that effect itself, not of a log-spread). The
+    seed's choice, N(0, 0.5) for all four, is the default.
     """
 
     loc: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)

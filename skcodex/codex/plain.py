@@ -142,9 +142,7 @@ class PlainCatalogue:
             plural = "" if k == 1 else "s"
             raise _parse_error(
                 f"deck {text!r} has {len(parts) - 1} {cw}(s) after its {sw}; a deck here has "
-                f"{k} {cw}{plural} (write {sw}"
-                + "".join(f"/{cw}{i + 1}" for i in range(k))
-                + ")"
+                f"{k} {cw}{plural} (write {sw}" + "".join(f"/{cw}{i + 1}" for i in range(k)) + ")"
             )
         starter = self._canonical(parts[0], self.starters, sw, text)
         comps = [self._canonical(p, self.components, cw, text) for p in parts[1:]]
@@ -162,9 +160,7 @@ class PlainCatalogue:
         return "/".join([deck.starter, *deck.specs])
 
     @classmethod
-    def from_file(
-        cls, path: str | Path, specs_per_deck: int | None = None
-    ) -> PlainCatalogue:
+    def from_file(cls, path: str | Path, specs_per_deck: int | None = None) -> PlainCatalogue:
         """Read a catalogue file: a CSV with a header ``kind,name``.
 
         ``kind`` is ``starter`` or ``component`` (``spec`` is accepted too).
