@@ -144,10 +144,12 @@ class PlainCatalogue:
                 f"deck {text!r} has {len(parts) - 1} {cw}(s) after its {sw}; a deck here has "
                 f"{k} {cw}{plural} (write {sw}" + "".join(f"/{cw}{i + 1}" for i in range(k)) + ")"
             )
+        if self.components is not None and parts[0].casefold() in {
+            c.casefold() for c in self.components
+        }:
+            raise _parse_error(f"deck {text!r} starts with the {cw} {parts[0]!r}, not a {sw}")
         starter = self._canonical(parts[0], self.starters, sw, text)
         comps = [self._canonical(p, self.components, cw, text) for p in parts[1:]]
-        if self.components is not None and starter in self.components:
-            raise _parse_error(f"deck {text!r} starts with the {cw} {starter!r}, not a {sw}")
         repeated = sorted({c for c in comps if comps.count(c) > 1})
         if repeated:
             raise _parse_error(f"deck {text!r} repeats the {cw} {', '.join(repeated)}")
