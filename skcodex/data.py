@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, parse_deck
+from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, PlainCatalogue, parse_deck
 
 REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
 OPTIONAL_COLUMNS = ("period", "date")
@@ -97,7 +97,11 @@ def _to_deck(value: Any, catalogue: Catalogue, cache: dict) -> Deck:
 
 
 def check_match_table(
-    X: Any, catalogue: Catalogue | None = None, *, require_rows: bool = True
+    X: Any,
+    catalogue: Catalogue | PlainCatalogue | None = None,
+    *,
+    require_rows: bool = True,
+    read_decks: bool = True,
 ) -> pd.DataFrame:
     """Validate a match table and return a clean copy with decks as `Deck` values.
 
@@ -112,6 +116,10 @@ def check_match_table(
         What deck strings are read against; base Codex by default.
     require_rows : bool
         Raise on an empty table (the default).
+    read_decks : bool
+        Read the decks (the default). False only checks that every row has
+        them and leaves them as given: for models that ignore decks, which
+        then take any game's decks.
 
     Returns
     -------
@@ -177,6 +185,8 @@ def check_match_table(
             raise MatchTableError(
                 f"column {name!r} is missing a deck at {_row_label(X.index, int(missing[0]))}"
             )
+        if not read_decks:
+            continue
         decks = np.empty(len(distinct), dtype=object)
         for j, value in enumerate(distinct):
             try:
