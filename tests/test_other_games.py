@@ -362,3 +362,101 @@ def test_recovers_a_hero_and_two_colours_game():
     r_skill, r_cells = _recovery(data, clf)
     assert r_skill > 0.9
     assert r_cells > 0.7
+
+
+# -- the command line --------------------------------------------------------------------------
+
+FAST = ["--draws", "100", "--chains", "1", "--no-progress", "--no-holdout", "--nash-draws", "10"]
+
+
+def _run(argv, capsys):
+    from skcodex.cli import main
+
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(code, err, pattern):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert re.search(pattern, lines[0]), lines[0]
+
+
+@pytest.fixture(scope="module")
+def game_csvs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("games")
+    fight = make_game_matches(n_players=10, n_matches=120, n_tournaments=2, random_state=5)
+    fight.X.assign(y=fight.y).to_csv(folder / "fight.csv", index=False)
+    hero = make_game_matches(
+        n_players=10, n_matches=120, n_tournaments=2, starters=HEROES, components=COLOURS,
+        specs_per_deck=2, random_state=6,
+    )  # fmt: skip
+    winner = np.where(hero.y == 1, hero.X["player1"], hero.X["player2"])
+    hero.X.assign(winner=winner).to_csv(folder / "heroes.csv", index=False)
+    rows = ["kind,name", *(f"starter,{h}" for h in HEROES), *(f"component,{c}" for c in COLOURS)]
+    (folder / "heroes_catalogue.csv").write_text("\n".join(rows) + "\n")
+    return folder
+
+
+def test_command_line_fits_a_fighting_game_from_its_own_names(game_csvs, tmp_path, capsys):
+    code, out, err = _run(["fit", game_csvs / "fight.csv", "--out", tmp_path, *FAST], capsys)
+    assert code == 0, err
+    assert "not Codex decks" in out and "0 component(s)" in out
+    text = re.sub(r"base64,[A-Za-z0-9+/=]+", "", (tmp_path / "report.html").read_text())
+    assert not [p for p in CODEX_ONLY if p in text]
+    deck = pd.read_csv(game_csvs / "fight.csv")["deck1"].iloc[0]
+    argv = ["predict", tmp_path, "--p1", "player01", "--deck1", deck, "--p2", "player02"]
+    code, out, err = _run([*argv, "--deck2", deck], capsys)
+    assert code == 0, err
+    assert re.search(r"P\(player01 with char\d+, moving first, beats player02", out)
+    code, _, err = _run([*argv, "--deck2", f"{deck}/extra"], capsys)
+    _one_line_error(code, err, r"--deck2: deck '.*/extra' has 1 component\(s\).*has 0 components")
+
+
+def test_command_line_fits_heroes_against_a_catalogue_file(game_csvs, tmp_path, capsys):
+    argv = ["fit", game_csvs / "heroes.csv", "--catalogue", game_csvs / "heroes_catalogue.csv"]
+    code, out, err = _run([*argv, "--out", tmp_path, "--first-move", *FAST], capsys)
+    assert code == 0, err
+    clf = load(tmp_path / "model.skcodex")
+    assert clf.catalogue.specs_per_deck == 2 and clf.layout_.options.first_move
+    text = (tmp_path / "report.html").read_text()
+    assert "9 component effects" in text and "first-move effect" in text
+    base = ["predict", tmp_path, "--p1", "player01", "--p2", "player02", "--deck2"]
+    code, out, err = _run([*base, "Zane/Blue/Red", "--deck1", "tala/red/white"], capsys)
+    assert code == 0, err
+    assert "Tala/Red/White" in out
+    code, _, err = _run([*base, "Zane/Blue/Red", "--deck1", "Tal/Red/White"], capsys)
+    _one_line_error(code, err, r"--deck1: unknown starter 'Tal'.*did you mean 'Tala'")
+
+
+def test_command_line_errors_in_the_games_terms(game_csvs, tmp_path, capsys):
+    table = pd.read_csv(game_csvs / "heroes.csv")
+    table.loc[3, "deck1"] = "Tala/Red"
+    mixed = tmp_path / "mixed.csv"
+    table.to_csv(mixed, index=False)
+    code, _, err = _run(["fit", mixed, "--out", tmp_path / "o", *FAST], capsys)
+    _one_line_error(code, err, r"different numbers of components.*'Tala/Red' has 1")
+    code, _, err = _run(
+        ["fit", game_csvs / "heroes.csv", "--specs-per-deck", "1", "--out", tmp_path, *FAST],
+        capsys,
+    )
+    _one_line_error(code, err, r"has 2 component\(s\) after its starter; a deck here has 1")
+    code, _, err = _run(
+        ["fit", game_csvs / "fight.csv", "--catalogue", tmp_path / "none.csv", "--out", tmp_path],
+        capsys,
+    )
+    _one_line_error(code, err, "catalogue file .* does not exist")
+
+
+def test_ratings_take_any_games_decks(game_csvs):
+    from skcodex import EloClassifier, Glicko2Classifier
+
+    table = pd.read_csv(game_csvs / "fight.csv")
+    y = table.pop("y")
+    for model in (EloClassifier(), Glicko2Classifier()):
+        assert model.fit(table, y).predict_proba(table).shape == (len(table), 2)
