@@ -73,7 +73,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     nine spec-vs-spec effects, each ordered player 1's component first so that
     turn order is part of the effect. Each block of effects is drawn from
     ``N(0, sd)`` with its spread learned from the data (partial pooling) under
-    a log-normal prior ``log sd ~ N(loc, scale)``.
+    a log-normal prior ``log sd ~ N(loc, scale)``. Decks of other games may
+    hold any fixed number k >= 0 of specs (side components), giving
+    ``1 + 2k + k^2`` deck effects (one character-vs-character effect for
+    k = 0); see docs/other-games.md.
 
     Parameters
     ----------
@@ -118,9 +121,11 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     random_state : int, RandomState instance or None
         Seeds the sampler and the draws for levels never seen in fit.
     progressbar : bool, default False
-    catalogue : Catalogue, optional
-        What deck strings are read against; base Codex by default. Decks given
-        as `skcodex.codex.Deck` values need no catalogue.
+    catalogue : Catalogue or PlainCatalogue, optional
+        What deck strings are read against; base Codex by default. A
+        `skcodex.codex.PlainCatalogue` reads another game's plain notation
+        (``starter/component/...``). Decks given as `skcodex.codex.Deck`
+        values need no catalogue.
     cores : int, optional
         Chains run in parallel on this many cores (default: as many as allowed).
     method : {"nuts", "advi"}, default "nuts"
