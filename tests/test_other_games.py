@@ -242,6 +242,16 @@ def test_fit_predict_and_save_a_fighting_game(fighting, tmp_path):
     np.testing.assert_allclose(back.predict_proba(data.X), p)
 
 
+def test_save_and_load_a_hero_game(heroes, tmp_path):
+    data, clf = heroes
+    back = load(clf.save(tmp_path / "heroes.skcodex"))
+    assert back.layout_.specs_per_deck == 2 and back.vocabulary_.decks == clf.vocabulary_.decks
+    np.testing.assert_allclose(back.predict_proba(data.X), clf.predict_proba(data.X))
+    pd.testing.assert_frame_equal(
+        analysis.matchup_table(back, n_draws=20), analysis.matchup_table(clf, n_draws=20)
+    )
+
+
 def test_analyses_default_to_the_most_played_decks(heroes):
     data, clf = heroes
     decks = analysis.default_decks(clf)

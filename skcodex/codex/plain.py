@@ -52,8 +52,9 @@ class PlainCatalogue:
 
     A deck string is ``starter`` or ``starter/component/component...``: the
     first name is the starter, the others the side components, in any order.
-    Names are matched case-insensitively against the lists given; a list left
-    as None is open (any name is accepted, spelled as first seen).
+    Names are matched case-insensitively against the lists given, and come
+    back spelled as listed; a list left as None is open: any name is accepted
+    as written (so ``Ryu`` and ``ryu`` are then two names).
 
     Parameters
     ----------
