@@ -607,6 +607,7 @@ flatter it.{held_text}</p>
     if "held-out" in b.index:
         score += f", held-out {b.loc['held-out', 'brier']:.3f}"
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts_seen = f"{d['starters']} {st}s" + (f" and {d['specs']} {sp}s" if k else "") + " seen"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -619,7 +620,7 @@ flatter it.{held_text}</p>
 <main>
 <h1>{esc(title)}</h1>
 <p class="summary">{d["matches"]} matches between {d["players"]} players{span};
-{d["starters"]} {st}s and {d["specs"]} {sp}s seen; {score}. Generated {stamp} by
+{parts_seen}; {score}. Generated {stamp} by
 skcodex.</p>
 <nav>{nav}</nav>
 {body}

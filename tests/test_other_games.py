@@ -430,8 +430,11 @@ def test_command_line_fits_a_fighting_game_from_its_own_names(game_csvs, tmp_pat
 
 def test_command_line_fits_heroes_against_a_catalogue_file(game_csvs, tmp_path, capsys):
     argv = ["fit", game_csvs / "heroes.csv", "--catalogue", game_csvs / "heroes_catalogue.csv"]
-    code, out, err = _run([*argv, "--out", tmp_path, "--first-move", *FAST], capsys)
+    decks = ["--decks", "Tala/Red/White,zane/blue/red"]
+    code, out, err = _run([*argv, "--out", tmp_path, "--first-move", *decks, *FAST], capsys)
     assert code == 0, err
+    matchups = pd.read_csv(tmp_path / "matchups.csv")
+    assert matchups["deck1"].tolist() == ["Tala/Red/White"] * 2 + ["Zane/Blue/Red"] * 2
     clf = load(tmp_path / "model.skcodex")
     assert clf.catalogue.specs_per_deck == 2 and clf.layout_.options.first_move
     text = (tmp_path / "report.html").read_text()
