@@ -127,6 +127,11 @@ def test_catalogue_file(tmp_path):
     assert cat.starters == tuple(HEROES) and cat.components == tuple(COLOURS)
     assert cat.specs_per_deck == 2
     assert PlainCatalogue.from_file(path, specs_per_deck=1).specs_per_deck == 1
+    with path.open("a") as f:
+        f.write("starter_word,hero\ncomponent_word,colour\n")
+    named = PlainCatalogue.from_file(path)
+    with pytest.raises(DeckParseError, match="unknown colour 'Pink'"):
+        parse_deck("Tala/Red/Pink", named)
     fighters = tmp_path / "fighters.csv"
     fighters.write_text("kind,name\nstarter,Ryu\nstarter,Ken\n")
     assert PlainCatalogue.from_file(fighters).specs_per_deck == 0

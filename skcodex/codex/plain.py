@@ -168,8 +168,10 @@ class PlainCatalogue:
 
         ``kind`` is ``starter`` or ``component`` (``spec`` is accepted too).
         A row ``specs_per_deck,K`` fixes the number of components per deck,
-        unless ``specs_per_deck`` is given here. Lines starting with ``#``
-        are comments. With no component rows every deck is a starter alone.
+        unless ``specs_per_deck`` is given here; rows ``starter_word,hero``
+        and ``component_word,colour`` name the parts in messages and the
+        report. Lines starting with ``#`` are comments. With no component
+        rows every deck is a starter alone.
 
         Raises
         ------
@@ -190,6 +192,7 @@ class PlainCatalogue:
         starters: list[str] = []
         components: list[str] = []
         k_file: int | None = None
+        words: dict[str, str] = {}
         rows = [
             (n, row)
             for n, row in enumerate(csv.reader(text.splitlines()), start=1)
@@ -214,6 +217,11 @@ class PlainCatalogue:
                     )
                 k_file = int(name)
                 continue
+            if kind.lower() in ("starter_word", "component_word"):
+                if not name:
+                    raise CatalogueFileError(f"{p.name}, line {n}: {kind} needs a word")
+                words[kind.lower()] = name
+                continue
             if kind.lower() not in _KINDS:
                 raise CatalogueFileError(
                     f"{p.name}, line {n}: kind must be 'starter' or 'component', got {kind!r}"
@@ -229,7 +237,7 @@ class PlainCatalogue:
         if k is None and not components:
             k = 0
         try:
-            return cls(tuple(starters), tuple(components), k)
+            return cls(tuple(starters), tuple(components), k, **words)
         except (ValueError, TypeError) as err:
             raise CatalogueFileError(f"{p.name}: {err}") from None
 
