@@ -71,11 +71,11 @@ def main() -> None:
 
     skills = skill_table(clf, X, y=y)
     print("\nTop players:\n", skills.head(8).round(2))
-    matchups = matchup_table(clf)
+    matchups = matchup_table(clf, "monocolour")
     print("\nMonocolour matchups (first rows):\n", matchups.head(8))
     ranked = deck_ranking(clf, most_played_decks(X, 10))
     print("\nThe 10 most played decks, ranked:\n", ranked.round(3))
-    nash = nash_weights(clf, n_draws=nash_draws)
+    nash = nash_weights(clf, "monocolour", n_draws=nash_draws)
     print("\nNash weights:\n", nash.round(3), "\nvalue:", nash.attrs["value"])
     spreads = skill_versus_decks(clf)
     print("\nSkill versus decks:\n", spreads.round(3), "\n", spreads.attrs)

@@ -29,7 +29,15 @@ from scipy.special import expit
 from scipy.stats import beta
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks, parse_deck
+from skcodex.codex import (
+    CODEX,
+    Catalogue,
+    Deck,
+    PlainCatalogue,
+    format_deck,
+    legal_decks,
+    parse_deck,
+)
 from skcodex.data import check_match_table, encode
 from skcodex.metrics import brier_score
 
@@ -41,6 +49,7 @@ __all__ = [
     "deck_label",
     "deck_ranking",
     "deck_spread_draws",
+    "default_decks",
     "match_forecast",
     "matchup_draws",
     "matchup_table",
@@ -61,6 +70,13 @@ INTERVAL = 0.90
 #: Posterior draws used for Nash weights unless asked otherwise.
 NASH_DRAWS = 500
 
+#: How many of the most played decks the deck analyses use by default.
+N_DEFAULT_DECKS = 8
+
+#: Keywords that choose a deck list: the most played decks of the fitted data
+#: (the default), or Codex's six monocolour decks.
+DECK_KEYWORDS = ("most played", "monocolour")
+
 
 # Bytes of working memory one chunk of matchup draws may use.
 _CHUNK_BYTES = 64 * 2**20
@@ -77,7 +93,7 @@ def _check_fitted(clf: Any) -> None:
     check_is_fitted(clf, ("effect_draws_", "spread_draws_", "vocabulary_", "layout_"))
 
 
-def _catalogue(clf: Any) -> Catalogue:
+def _catalogue(clf: Any) -> Catalogue | PlainCatalogue:
     cat = getattr(clf, "catalogue", None)
     return CODEX if cat is None else cat
 
@@ -94,8 +110,13 @@ def _thin(n_total: int, n_draws: int | None) -> np.ndarray:
 # -- decks -----------------------------------------------------------------------------
 
 
-def deck_label(deck: Deck, catalogue: Catalogue | None = None) -> str:
-    """A short readable name: the catalogue's nickname if it has one, else forum notation.
+def deck_label(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None) -> str:
+    """A short readable name: the catalogue's nickname if it has one, else its notation.
+
+    Codex decks are written in forum notation; a `PlainCatalogue`'s decks,
+    and decks the Codex catalogue cannot write, in plain notation
+    (``starter/component/...``). Labels of the decks a classifier was fitted
+    on are accepted back wherever the analyses take decks.
 
     Examples
     --------
@@ -106,24 +127,37 @@ def deck_label(deck: Deck, catalogue: Catalogue | None = None) -> str:
     '[Demonology]/Anarchy/Law'
     """
     cat = CODEX if catalogue is None else catalogue
+    if isinstance(cat, PlainCatalogue):
+        return cat.format(deck)
     for name, nick in cat.nicknames.items():
         if nick == deck:
             return name
-    try:
-        return format_deck(deck, cat)
-    except ValueError:
-        return str(deck)
+    if len(deck.specs) == cat.specs_per_deck:
+        try:
+            return format_deck(deck, cat)
+        except ValueError:
+            pass
+    return "/".join([deck.starter, *deck.specs])
 
 
-def _as_decks(decks: Any, catalogue: Catalogue, what: str) -> list[Deck]:
+def _fitted_labels(clf: Any, catalogue: Any) -> dict[str, Deck]:
+    """The labels of the decks a classifier was fitted on, and their decks."""
+    vocab = getattr(clf, "vocabulary_", None)
+    decks = getattr(vocab, "decks", ())
+    return {deck_label(d, catalogue): d for d in decks}
+
+
+def _as_decks(decks: Any, catalogue: Any, what: str, clf: Any = None) -> list[Deck]:
     if isinstance(decks, (str, Deck)):
         decks = [decks]
+    known = _fitted_labels(clf, catalogue) if clf is not None else {}
     out = []
     for value in decks:
         if isinstance(value, Deck):
             out.append(value)
         elif isinstance(value, str):
-            out.append(parse_deck(value, catalogue))
+            found = known.get(value.strip())
+            out.append(found if found is not None else parse_deck(value, catalogue))
         else:
             raise TypeError(f"{what} must hold forum-notation strings or Decks, got {value!r}")
     if not out:
@@ -132,7 +166,7 @@ def _as_decks(decks: Any, catalogue: Catalogue, what: str) -> list[Deck]:
 
 
 def monocolour_decks(catalogue: Catalogue | None = None) -> list[Deck]:
-    """The six monocolour decks the game was balanced around, the default deck list.
+    """The six monocolour decks Codex was balanced around (``decks="monocolour"``).
 
     Variant specs of the same colour (a catalogue read from codexdata holds
     many) would make more monocolour decks; only the base game's six are
@@ -153,10 +187,40 @@ def monocolour_decks(catalogue: Catalogue | None = None) -> list[Deck]:
     return base or legal_decks("monocolour", cat)
 
 
-def _default_decks(decks: Any, catalogue: Catalogue, what: str) -> list[Deck]:
-    if decks is None:
+def default_decks(clf: Any, n: int = N_DEFAULT_DECKS) -> list[Deck]:
+    """The ``n`` decks played most often in the data a classifier was fitted on.
+
+    Both seats are counted; ties are broken by first appearance. This is the
+    default deck list of `matchup_table`, `deck_ranking` and `nash_weights`.
+    A classifier saved before deck counts were kept gets Codex's monocolour
+    decks.
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        A fitted classifier.
+    n : int, default 8
+    """
+    _check_fitted(clf)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    played = tuple(getattr(clf.vocabulary_, "decks", ()))
+    if played:
+        return list(played[: int(n)])
+    return monocolour_decks(_catalogue(clf))
+
+
+def _default_decks(decks: Any, catalogue: Any, what: str, clf: Any = None) -> list[Deck]:
+    if decks is None or (isinstance(decks, str) and decks.strip().lower() == "most played"):
+        return default_decks(clf)
+    if isinstance(decks, str) and decks.strip().lower() == "monocolour":
+        if not isinstance(catalogue, Catalogue) or clf.layout_.specs_per_deck != 3:
+            raise ValueError(
+                f"{what}='monocolour' names Codex's monocolour decks, but this model's decks "
+                f"are not Codex decks; pass a list of decks or 'most played'"
+            )
         return monocolour_decks(catalogue)
-    return _as_decks(decks, catalogue, what)
+    return _as_decks(decks, catalogue, what, clf)
 
 
 def most_played_decks(
@@ -188,10 +252,11 @@ def _matchup_logits(
     The decks are encoded against the fitted vocabulary once; a starter or
     spec never seen in fit gets one fresh population draw per posterior draw
     (`skcodex.prediction.unseen_draws`), shared by every deck holding it.
-    With one-hot starters G and spec indicators H, the seed's sum over the 16
-    components is ``G1 a G2' + G1 b H2' + H1 c G2' + H1 d H2'``. A model with
-    deck synergy adds ``syn(deck1) - syn(deck2)``; familiarity effects are
-    those of an average player, 0.
+    With one-hot starters G and spec indicators H, the seed's sum over the
+    ``1 + 2k + k^2`` components is ``G1 a G2' + G1 b H2' + H1 c G2' + H1 d H2'``. A model with
+    deck synergy adds ``syn(deck1) - syn(deck2)``, one with a first-move
+    effect adds it to every pair; familiarity effects are those of an average
+    player, 0.
     """
     vocab = clf.vocabulary_
     decks = [*decks1, *decks2]
@@ -223,6 +288,8 @@ def _matchup_logits(
             + H1 @ b["spst"] @ G2.T
             + H1 @ b["spsp"] @ H2.T
         )
+        if "first_move" in b:  # the same first-move effect in every pairing
+            m += b["first_move"][:, None, None]
         if synergy:  # a deck's own strength: its starter-spec and spec-spec pairs
             syn = b["syn_stsp"][:, starter[:, None], specs].sum(axis=-1)
             syn += b["syn_spsp"][:, specs[:, first], specs[:, second]].sum(axis=-1)
@@ -255,10 +322,13 @@ def matchup_draws(
     ----------
     clf : BayesianMatchupClassifier
         A fitted classifier.
-    decks1, decks2 : list of str or Deck, optional
-        Player 1's (who moves first) and player 2's decks; forum notation or
-        nicknames are read against the classifier's catalogue. By default the
-        six monocolour decks; ``decks2`` defaults to ``decks1``.
+    decks1, decks2 : list of str or Deck, or a keyword, optional
+        Player 1's (who moves first) and player 2's decks; strings are labels
+        of fitted decks (as these tables print them) or notation read against
+        the classifier's catalogue. ``None`` or ``"most played"``: the
+        `N_DEFAULT_DECKS` decks played most in the fitted data
+        (`default_decks`); ``"monocolour"``: Codex's six monocolour decks.
+        ``decks2`` defaults to ``decks1``.
     player1, player2 : optional
         Named players. When both are None (the default) the players are
         equally skilled and the probability is ``expit(m)`` of the deck
@@ -278,8 +348,8 @@ def matchup_draws(
     """
     _check_fitted(clf)
     cat = _catalogue(clf)
-    d1 = _default_decks(decks1, cat, "decks1")
-    d2 = d1 if decks2 is None else _as_decks(decks2, cat, "decks2")
+    d1 = _default_decks(decks1, cat, "decks1", clf)
+    d2 = d1 if decks2 is None else _default_decks(decks2, cat, "decks2", clf)
     draws = _thin(len(clf.effect_draws_), n_draws)
     if _check_players(player1, player2):
         table = pd.DataFrame(
@@ -339,8 +409,8 @@ def matchup_table(
     """
     cat = _catalogue(clf)
     _check_fitted(clf)
-    d1 = _default_decks(decks1, cat, "decks1")
-    d2 = d1 if decks2 is None else _as_decks(decks2, cat, "decks2")
+    d1 = _default_decks(decks1, cat, "decks1", clf)
+    d2 = d1 if decks2 is None else _default_decks(decks2, cat, "decks2", clf)
     p = matchup_draws(clf, d1, d2, player1=player1, player2=player2, n_draws=n_draws)
     flat = p.reshape(len(p), -1)
     lower, upper = _quantiles(flat, interval)
@@ -396,8 +466,9 @@ def deck_ranking(
     Parameters
     ----------
     clf : BayesianMatchupClassifier
-    decks : list of str or Deck, optional
-        The decks to rank; the six monocolour decks by default.
+    decks : list of str or Deck, or a keyword, optional
+        The decks to rank; the most played decks of the fitted data by
+        default (keywords as in `matchup_draws`).
     field : list of str or Deck, optional
         The opponents' decks; ``decks`` by default.
     interval : float
@@ -413,8 +484,8 @@ def deck_ranking(
     """
     _check_fitted(clf)
     cat = _catalogue(clf)
-    d = _default_decks(decks, cat, "decks")
-    f = d if field is None else _as_decks(field, cat, "field")
+    d = _default_decks(decks, cat, "decks", clf)
+    f = d if field is None else _default_decks(field, cat, "field", clf)
     union = [*d, *(x for x in f if x not in d)]
     where = {deck: i for i, deck in enumerate(union)}
     rows, cols = np.arange(len(d)), np.array([where[x] for x in f])
@@ -787,9 +858,10 @@ def nash_equilibria(
     ----------
     clf : BayesianMatchupClassifier
         A fitted classifier.
-    decks1, decks2 : list of str or Deck, optional
-        The decks each player may choose; the six monocolour decks by
-        default, ``decks2`` defaults to ``decks1``.
+    decks1, decks2 : list of str or Deck, or a keyword, optional
+        The decks each player may choose; the most played decks of the fitted
+        data by default (keywords as in `matchup_draws`); ``decks2`` defaults
+        to ``decks1``.
     n_draws : int or None, default 500
         Solve the games for this many evenly spaced posterior draws (None for
         all). Each draw solves three linear programmes; with a few hundred
@@ -803,8 +875,8 @@ def nash_equilibria(
     """
     _check_fitted(clf)
     cat = _catalogue(clf)
-    d1 = _default_decks(decks1, cat, "decks1")
-    d2 = d1 if decks2 is None else _as_decks(decks2, cat, "decks2")
+    d1 = _default_decks(decks1, cat, "decks1", clf)
+    d2 = d1 if decks2 is None else _default_decks(decks2, cat, "decks2", clf)
     symmetric = d1 == d2
     draws = _thin(len(clf.effect_draws_), n_draws)
     w1 = np.empty((len(draws), len(d1)))

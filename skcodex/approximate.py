@@ -163,7 +163,10 @@ class _Posterior:
         self.X = _design(index, layout)
         self.y = np.asarray(y, dtype=float)
         self.funcs = funcs
-        self.group = layout.group
+        self.layout = layout
+        raw = layout.group < 0  # unscaled effects (the first-move effect)
+        self.group = np.where(raw, 0, layout.group)
+        self.scaled = (~raw).astype(float)
         self.n_spreads = len(layout.spreads)
         self.m = funcs.n_phi
 
@@ -176,12 +179,12 @@ class _Posterior:
         phi, z = self.funcs.split(u)
         sd, *jac = self.funcs.spreads(*phi)
         sd = np.asarray(sd)
-        theta_scale = sd[self.group]
+        theta_scale = self.layout._scale(sd, len(self.group))
         q = X @ (z * theta_scale)
         loglik = scale * float(quasi_loglik(y, q)) if value else np.nan
         g_theta = scale * (X.T @ (y - expit(q)))
         log_prior, *g_prior = self.funcs.value_grad(*phi, z)
-        g_sd = np.bincount(self.group, weights=g_theta * z, minlength=self.n_spreads)
+        g_sd = np.bincount(self.group, weights=g_theta * z * self.scaled, minlength=self.n_spreads)
         if phi:
             jacobian = np.concatenate([np.asarray(j) for j in jac], axis=1)
             g_phi = np.concatenate([np.ravel(g) for g in g_prior[:-1]]) + jacobian.T @ g_sd

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skcodex import backend, posterior
 from skcodex.approximate import METHODS
-from skcodex.codex import Catalogue
+from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
     MatchCodes,
     MatchTableError,
@@ -65,6 +65,7 @@ SEED_PRIORS = {
 _PRIOR_PARAMS_BY_NAME = {
     **{name: f"log_sd_{name}" for name in (*SPREADS, "syn", "fam", "step")},
     "total": "log_total",
+    "first_move": "first_move",
 }
 _PRIOR_PARAMS = tuple(_PRIOR_PARAMS_BY_NAME.values())
 
@@ -78,7 +79,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     nine spec-vs-spec effects, each ordered player 1's component first so that
     turn order is part of the effect. Each block of effects is drawn from
     ``N(0, sd)`` with its spread learned from the data (partial pooling) under
-    a log-normal prior ``log sd ~ N(loc, scale)``.
+    a log-normal prior ``log sd ~ N(loc, scale)``. Decks of other games may
+    hold any fixed number k >= 0 of specs (side components), giving
+    ``1 + 2k + k^2`` deck effects (one character-vs-character effect for
+    k = 0); see docs/other-games.md.
 
     Parameters
     ----------
@@ -123,9 +127,11 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     random_state : int, RandomState instance or None
         Seeds the sampler and the draws for levels never seen in fit.
     progressbar : bool, default False
-    catalogue : Catalogue, optional
-        What deck strings are read against; base Codex by default. Decks given
-        as `skcodex.codex.Deck` values need no catalogue.
+    catalogue : Catalogue or PlainCatalogue, optional
+        What deck strings are read against; base Codex by default. A
+        `skcodex.codex.PlainCatalogue` reads another game's plain notation
+        (``starter/component/...``). Decks given as `skcodex.codex.Deck`
+        values need no catalogue.
     cores : int, optional
         Chains run in parallel on this many cores (default: as many as allowed).
     method : {"nuts", "advi"}, default "nuts"
@@ -194,6 +200,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         "synergy": ["boolean"],
         "familiarity": ["boolean"],
         "prior": [StrOptions(set(PRIORS))],
+        "first_move": ["boolean"],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
         "chains": [Interval(Integral, 1, None, closed="left")],
@@ -202,7 +209,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         "method": [StrOptions(set(METHODS))],
         "random_state": ["random_state"],
         "progressbar": ["boolean"],
-        "catalogue": [Catalogue, None],
+        "catalogue": [Catalogue, PlainCatalogue, None],
         "cores": [Interval(Integral, 1, None, closed="left"), None],
     }
 
@@ -229,6 +236,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         log_sd_step_scale: float = 0.5,
         log_total_loc: float = 0.5,
         log_total_scale: float = 0.5,
+        first_move: bool = False,
+        first_move_loc: float = 0.0,
+        first_move_scale: float = 0.5,
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,
@@ -260,6 +270,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         self.log_sd_step_scale = log_sd_step_scale
         self.log_total_loc = log_total_loc
         self.log_total_scale = log_total_scale
+        self.first_move = first_move
+        self.first_move_loc = first_move_loc
+        self.first_move_scale = first_move_scale
         self.draws = draws
         self.tune = tune
         self.chains = chains
@@ -281,6 +294,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
             synergy=bool(self.synergy),
             familiarity=bool(self.familiarity),
             prior=self.prior,
+            first_move=bool(self.first_move),
         )
 
     @property
@@ -541,6 +555,7 @@ def _fitted_layout(idata, vocab: Vocabulary) -> Layout:
         synergy="syn_stsp" in post,
         familiarity="fam_st" in post,
         prior="balanced" if "log_total" in post else "lognormal",
+        first_move="first_move" in post,
     )
     n_epochs = post.sizes["epoch"] if "walk" in post else 1
     return Layout(*vocab.sizes, vocab.specs_per_deck, options, n_epochs)

@@ -1,8 +1,10 @@
 """The ``skcodex`` command line.
 
-``skcodex fit MATCHES --out DIR``
+``skcodex fit MATCHES --out DIR [--catalogue FILE | --specs-per-deck K]``
     Fit the matchup model to a codexdata folder or a match-table CSV, and
     write the fitted model, ``report.html`` and the report's tables as CSV.
+    Decks of other games are read in plain notation, ``starter/component/...``:
+    against a catalogue file, or with every name seen in the data a level.
 ``skcodex predict MODEL --p1 NAME --deck1 DECK --p2 NAME --deck2 DECK``
     The probability that the first player wins, with its 90% interval.
 ``skcodex demo [--out DIR]``
@@ -15,6 +17,7 @@ Errors are one readable line on standard error and exit status 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import sys
@@ -74,7 +77,11 @@ def load_model(path: str | os.PathLike) -> Any:
 # -- reading matches -------------------------------------------------------------------
 
 
-def read_matches(path: str | os.PathLike) -> tuple[pd.DataFrame, np.ndarray, Any]:
+def read_matches(
+    path: str | os.PathLike,
+    catalogue_file: str | os.PathLike | None = None,
+    specs_per_deck: int | None = None,
+) -> tuple[pd.DataFrame, np.ndarray, Any]:
     """Read matches from a codexdata folder (or its matches.csv) or a match-table CSV.
 
     A match-table CSV has the columns ``player1`` (who moved first),
@@ -82,18 +89,29 @@ def read_matches(path: str | os.PathLike) -> tuple[pd.DataFrame, np.ndarray, Any
     and ``date``, and the result as ``y`` (1 where player 1 won, 0 where
     player 2 won) or ``winner`` (the winner's name).
 
+    Its decks are read as Codex decks (forum notation) when they all are;
+    otherwise, or when a catalogue file or ``specs_per_deck`` is given, in
+    plain notation ``starter/component/...`` (`skcodex.codex.PlainCatalogue`):
+    against the catalogue file's names, or with every name seen a level.
+
     Returns
     -------
     X, y, catalogue
         The match table, outcomes, and the catalogue its decks are read
         against (None for base Codex).
     """
-    from skcodex.data import check_match_table, check_outcome
+    from skcodex.data import check_outcome
     from skcodex.datasets import load_codex_matches
 
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"no such file or folder: {path}")
+    plain_asked = catalogue_file is not None or specs_per_deck is not None
+    if plain_asked and (p.is_dir() or _is_codexdata(p)):
+        raise CommandError(
+            "--catalogue and --specs-per-deck are for match-table CSVs of other games; "
+            f"{path} is codexdata, which carries its own Codex catalogue"
+        )
     if p.is_dir():
         X, y = load_codex_matches(p)
         return X, y, X.attrs.get("catalogue")
@@ -123,8 +141,70 @@ def read_matches(path: str | os.PathLike) -> tuple[pd.DataFrame, np.ndarray, Any
             f"{path} has no result column: add 'y' (1 where player1 won, 0 where player2 "
             "won) or 'winner' (the winner's name)"
         )
-    check_match_table(table)
-    return table, y, None
+    return table, y, _deck_catalogue(table, path, catalogue_file, specs_per_deck)
+
+
+def _is_codexdata(p: Path) -> bool:
+    try:
+        return "victor" in pd.read_csv(p, nrows=0).columns
+    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError, OSError):
+        return False
+
+
+def _deck_catalogue(
+    table: pd.DataFrame, path: Any, catalogue_file: Any, specs_per_deck: int | None
+) -> Any:
+    """The catalogue a match-table CSV's decks are read against (None for Codex)."""
+    from skcodex.codex import DeckParseError, PlainCatalogue, parse_deck
+    from skcodex.data import MatchTableError, check_match_table
+
+    if catalogue_file is not None:
+        catalogue = PlainCatalogue.from_file(catalogue_file, specs_per_deck)
+    elif specs_per_deck is not None:
+        catalogue = PlainCatalogue(specs_per_deck=specs_per_deck)
+    else:
+        try:
+            check_match_table(table)
+            return None
+        except MatchTableError as err:
+            codex_error = err
+        texts = pd.unique(table[["deck1", "deck2"]].astype(str).to_numpy().ravel())
+        codex_ok = 0
+        for text in texts:
+            try:
+                parse_deck(text)
+                codex_ok += 1
+            except DeckParseError:
+                pass
+        if codex_ok * 2 > len(texts):  # mostly Codex decks: the Codex error is the useful one
+            raise CommandError(f"{path}: {codex_error}")
+        catalogue = PlainCatalogue()  # open: every name seen becomes a level
+        counts = {text: len(text.strip().split("/")) - 1 for text in texts}
+        if len(set(counts.values())) > 1:
+            by_count = {}
+            for text, n in counts.items():
+                by_count.setdefault(n, text)
+            examples = "; ".join(f"{text!r} has {n}" for n, text in sorted(by_count.items()))
+            raise CommandError(
+                f"{path}: the decks are not Codex decks, and read as starter/component/... "
+                f"they hold different numbers of components after the starter ({examples}); "
+                "give every deck the same number, or name the parts with --catalogue FILE"
+            )
+        k = next(iter(counts.values()))
+        print(
+            f"The decks of {path} are not Codex decks; reading each as a starter followed "
+            f"by {k} component(s), every name seen a level (give --catalogue FILE to check "
+            "the names)."
+        )
+    try:
+        checked = check_match_table(table, catalogue)
+    except MatchTableError as err:
+        raise CommandError(f"{path}: {err}") from None
+    if catalogue.specs_per_deck is None and len(checked):
+        # Fix the number of components seen, so later decks (predict) are checked against it.
+        k = len(checked["deck1"].iloc[0].specs)
+        catalogue = dataclasses.replace(catalogue, specs_per_deck=k)
+    return catalogue
 
 
 # -- the output folder -----------------------------------------------------------------
@@ -203,6 +283,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         random_state=args.seed,
         progressbar=not args.no_progress,
         catalogue=catalogue,
+        first_move=bool(getattr(args, "first_move", False)),
     )
     print(f"Fitting {what}: {len(X)} matches, {args.chains} chains of {args.draws} draws ...")
     start = time.perf_counter()
@@ -269,6 +350,7 @@ def _fit_and_report(
                 held_out=held_out,
                 nash_draws=args.nash_draws,
                 true_skills=true_skills,
+                decks=getattr(args, "decks", None),
             )
             publish_output(staging, out)
             print(
@@ -282,7 +364,7 @@ def _fit_and_report(
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    X, y, catalogue = read_matches(args.matches)
+    X, y, catalogue = read_matches(args.matches, args.catalogue, args.specs_per_deck)
     summary = X.attrs.get("summary")
     if summary is not None:
         print(summary)
@@ -414,6 +496,25 @@ def _positive(value: str) -> int:
     return n
 
 
+def _non_negative(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {value!r}")
+    return n
+
+
+def _deck_list(value: str) -> str | list[str]:
+    if value.strip().lower() in ("most played", "monocolour"):
+        return value.strip().lower()
+    decks = [part.strip() for part in value.split(",") if part.strip()]
+    if not decks:
+        raise argparse.ArgumentTypeError("expected decks separated by commas")
+    return decks
+
+
 def _probability(value: str) -> float:
     try:
         x = float(value)
@@ -449,7 +550,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``skcodex`` command."""
     parser = _Parser(
         prog="skcodex",
-        description="Predict who wins a Codex match from the players, their decks and turn order.",
+        description="Predict who wins a two-player match (Codex, or any game whose decks are a "
+        "starter plus side components) from the players, their decks and turn order.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -464,7 +566,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fit.add_argument("matches", metavar="MATCHES", help="codexdata folder or match CSV")
     fit.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    fit.add_argument("--title", default="Codex skills and matchups", help="report title")
+    fit.add_argument(
+        "--title",
+        default=None,
+        help="report title ('Codex skills and matchups' for Codex data, else "
+        "'Skills and matchups')",
+    )
+    fit.add_argument(
+        "--catalogue",
+        metavar="FILE",
+        default=None,
+        help="CSV of another game's names, header 'kind,name', rows 'starter,NAME' and "
+        "'component,NAME' (optionally 'specs_per_deck,K'); decks are then read as "
+        "starter/component/...",
+    )
+    fit.add_argument(
+        "--specs-per-deck",
+        type=_non_negative,
+        metavar="K",
+        default=None,
+        help="read decks as starter/component/... with K components each (0: characters "
+        "alone), every name seen a level",
+    )
+    fit.add_argument(
+        "--first-move",
+        action="store_true",
+        help="add a first-move effect (player 1's advantage), for games whose deck "
+        "effects do not already carry turn order",
+    )
+    fit.add_argument(
+        "--decks",
+        type=_deck_list,
+        default=None,
+        metavar="DECKS",
+        help="decks of the report's matchup table and Nash weights: 'most played' "
+        "(the default), 'monocolour' (Codex), or decks separated by commas",
+    )
     _sampling_options(fit, 1000)
     fit.set_defaults(run=_cmd_fit)
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, parse_deck
+from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, PlainCatalogue, parse_deck
 from skcodex.persistence import value_class
 
 REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
@@ -134,7 +134,11 @@ def _to_deck(value: Any, catalogue: Catalogue, cache: dict) -> Deck:
 
 
 def check_match_table(
-    X: Any, catalogue: Catalogue | None = None, *, require_rows: bool = True
+    X: Any,
+    catalogue: Catalogue | PlainCatalogue | None = None,
+    *,
+    require_rows: bool = True,
+    read_decks: bool = True,
 ) -> pd.DataFrame:
     """Validate a match table and return a clean copy with decks as `Deck` values.
 
@@ -149,6 +153,10 @@ def check_match_table(
         What deck strings are read against; base Codex by default.
     require_rows : bool
         Raise on an empty table (the default).
+    read_decks : bool
+        Read the decks (the default). False only checks that every row has
+        them and leaves them as given: for models that ignore decks, which
+        then take any game's decks.
 
     Returns
     -------
@@ -219,6 +227,8 @@ def check_match_table(
             raise MatchTableError(
                 f"column {name!r} is missing a deck at {_row_label(X.index, int(missing[0]))}"
             )
+        if not read_decks:
+            continue
         decks = np.empty(len(distinct), dtype=object)
         for j, value in enumerate(distinct):
             try:
@@ -372,12 +382,18 @@ def check_outcome(y: Any, n_matches: int) -> np.ndarray:
 @value_class
 @dataclass(frozen=True)
 class Vocabulary:
-    """The levels seen in training: players, starters and specs, each in a fixed order."""
+    """The levels seen in training: players, starters and specs, each in a fixed order.
+
+    ``decks`` are the decks played, most played first (both seats counted,
+    ties by first appearance), with their counts in ``deck_counts``.
+    """
 
     players: tuple
     starters: tuple[str, ...]
     specs: tuple[str, ...]
     specs_per_deck: int
+    decks: tuple = ()
+    deck_counts: tuple = ()
 
     @classmethod
     def from_table(cls, table: pd.DataFrame) -> Vocabulary:
@@ -386,11 +402,17 @@ class Vocabulary:
         decks = pd.unique(np.concatenate([table["deck1"], table["deck2"]]))
         starters = sorted({d.starter for d in decks})
         specs = sorted({s for d in decks for s in d.specs})
+        played = pd.Series(np.concatenate([table["deck1"], table["deck2"]])).value_counts(
+            sort=False
+        )
+        played = played.sort_values(ascending=False, kind="stable")
         return cls(
             players=tuple(sorted(players, key=str)),
             starters=tuple(starters),
             specs=tuple(specs),
             specs_per_deck=len(decks[0].specs),
+            decks=tuple(played.index),
+            deck_counts=tuple(int(c) for c in played.to_numpy()),
         )
 
     @property

@@ -429,17 +429,21 @@ def monitored_draws(idata) -> dict[str, np.ndarray]:
         if var in post:
             values = post[var].transpose("chain", "draw", ...).to_numpy()
             out[var] = values.reshape(values.shape[0], values.shape[1], -1)
+    spreads = set(post["sd"].coords["spread"].values.tolist()) if "sd" in post else set()
     for var in BLOCK_DIMS:
         if var not in post:
             continue
         values = post[var].transpose("chain", "draw", *BLOCK_DIMS[var]).to_numpy()
         values = values.astype(np.float64)
-        spread = _BLOCK_SPREAD.get(var, var)
-        sd = post["sd"].sel(spread=spread).transpose("chain", "draw").to_numpy()
+        if values[0, 0].size == 0:  # no levels of this kind (decks without side parts)
+            continue
         if var == "walk":
             values = np.diff(values, axis=-1)
-        sd = sd.reshape(*sd.shape, *[1] * (values.ndim - 2))
-        out[var] = (values / sd).reshape(values.shape[0], values.shape[1], -1)
+        spread = _BLOCK_SPREAD.get(var, var)
+        if spread in spreads:  # the first-move effect is sampled as it is, not scaled
+            sd = post["sd"].sel(spread=spread).transpose("chain", "draw").to_numpy()
+            values = values / sd.reshape(*sd.shape, *[1] * (values.ndim - 2))
+        out[var] = values.reshape(values.shape[0], values.shape[1], -1)
     return out
 
 

@@ -27,7 +27,15 @@ Optional extensions (`ModelOptions`), each a block of effects of its own:
   (symmetric about 1/2: equal a priori), and the deck part split among its
   three kinds by ``pi = softmax(0, N(0, 1), N(0, 1))``: ``2 sd_player^2 = rho sigma^2``,
   ``sd_stst^2 = (1 - rho) pi_1 sigma^2``, ``2k sd_stsp^2 = (1 - rho) pi_2 sigma^2``,
-  ``k^2 sd_spsp^2 = (1 - rho) pi_3 sigma^2``.
+  ``k^2 sd_spsp^2 = (1 - rho) pi_3 sigma^2`` (with no specs, k = 0, the whole deck
+  part is the starter-vs-starter spread);
+- ``first_move``: one more effect ``w`` added to every match's log-odds, the
+  advantage of moving first (or of playing white, or of being player 1), with
+  its own prior ``w ~ N(loc, scale)``; not pooled, not scaled by a spread.
+
+A deck holds a starter and k >= 0 specs (side components): k = 0 is a game of
+characters or factions alone, where the deck matchup is the starter-vs-starter
+effect; there are ``1 + 2k + k^2`` deck-component effects per match.
 
 All effects live in one flat vector ``theta`` (see `Layout`); a match reads its
 entries through one row of an integer index matrix, with a sign per column.
@@ -53,6 +61,8 @@ PRIORS = ("lognormal", "balanced")
 
 #: Default priors on the log-spreads of the optional blocks: (loc, scale).
 EXTRA_PRIOR_DEFAULTS = {"syn": (-1.5, 0.5), "fam": (-2.0, 0.5), "step": (-2.0, 0.5)}
+#: Default prior of the first-move effect itself (log-odds): N(0, 0.5).
+FIRST_MOVE_PRIOR = (0.0, 0.5)
 
 
 @value_class
@@ -64,6 +74,7 @@ class ModelOptions:
     synergy: bool = False
     familiarity: bool = False
     prior: str = "lognormal"
+    first_move: bool = False
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:
@@ -87,7 +98,8 @@ class ModelOptions:
     def prior_names(self) -> tuple[str, ...]:
         """Names of the entries of the prior location and scale vectors."""
         extra = self.spreads[len(SPREADS) :]
-        return ("total", *extra) if self.prior == "balanced" else self.spreads
+        names = ("total", *extra) if self.prior == "balanced" else self.spreads
+        return (*names, "first_move") if self.first_move else names
 
 
 @value_class
@@ -97,8 +109,9 @@ class SpreadPriors:
 
     ``loc`` and ``scale`` hold one entry per name of `ModelOptions.prior_names`
     (for the seed model: player, stst, stsp, spsp; with the balanced prior the
-    first entry is the log of the total spread). The seed's choice, N(0, 0.5)
-    for all four, is the default.
+    first entry is the log of the total spread; with a first-move effect the
+    last entry is the prior of that effect itself, not of a log-spread). The
+    seed's choice, N(0, 0.5) for all four, is the default.
     """
 
     loc: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
@@ -126,7 +139,8 @@ class Layout:
     n_players, n_starters, n_specs : int
         Number of levels of each kind.
     specs_per_deck : int
-        k, the number of specs in a deck (3 in Codex).
+        k, the number of specs (side components) in a deck: 3 in Codex, 0 in a
+        game of characters alone.
     options : ModelOptions
         The extensions switched on.
     n_epochs : int
@@ -140,6 +154,16 @@ class Layout:
     options: ModelOptions = field(default_factory=ModelOptions)
     n_epochs: int = 1
 
+    def __post_init__(self) -> None:
+        if self.specs_per_deck < 0:
+            raise ValueError(f"specs_per_deck must be >= 0, got {self.specs_per_deck}")
+
+    @property
+    def n_deck_effects(self) -> int:
+        """Deck-component effects in one match: ``1 + 2k + k^2`` (16 in Codex)."""
+        k = self.specs_per_deck
+        return 1 + 2 * k + k * k
+
     @property
     def spreads(self) -> tuple[str, ...]:
         """Names of the spreads, in the order of the spread vector."""
@@ -150,6 +174,8 @@ class Layout:
         """Every effect block, in ``theta`` order, with the index of its spread."""
         out = list(BLOCKS)
         spread = {name: i for i, name in enumerate(self.spreads)}
+        if self.options.first_move:
+            out += [("first_move", -1)]  # not scaled by a spread
         if self.options.synergy:
             out += [("syn_stsp", spread["syn"]), ("syn_spsp", spread["syn"])]
         if self.options.familiarity:
@@ -173,6 +199,7 @@ class Layout:
             "fam_st": (P, S),
             "fam_sp": (P, K),
             "walk": (P, self.n_epochs),
+            "first_move": (),
         }
         return {name: all_shapes[name] for name, _ in self.blocks}
 
@@ -192,10 +219,19 @@ class Layout:
 
     @property
     def group(self) -> np.ndarray:
-        """For each entry of ``theta``, the index of its spread."""
+        """For each entry of ``theta``, the index of its spread (-1: an unscaled effect)."""
         return np.concatenate(
             [np.full(int(np.prod(self.shapes[name])), g, dtype=np.int64) for name, g in self.blocks]
         )
+
+    def _scale(self, sd, stop: int):
+        """The spread multiplying each of the first ``stop`` entries of ``z`` (1 if unscaled)."""
+        group = self.group[:stop]
+        raw = group < 0
+        scale = sd[..., np.where(raw, 0, group)]
+        if raw.any():
+            scale = scale * (~raw).astype(float) + raw.astype(float)
+        return scale
 
     @property
     def n_free(self) -> int:
@@ -206,7 +242,9 @@ class Layout:
     def signs(self) -> np.ndarray:
         """The sign of each index-matrix column."""
         k = self.specs_per_deck
-        parts = [np.array([1.0, -1.0]), np.ones(1 + 2 * k + k * k)]
+        parts = [np.array([1.0, -1.0]), np.ones(self.n_deck_effects)]
+        if self.options.first_move:
+            parts += [np.ones(1)]
         if self.options.synergy:
             n = k + k * (k - 1) // 2
             parts += [np.ones(n), -np.ones(n)]
@@ -223,6 +261,7 @@ class Layout:
             synergy=self.options.synergy,
             familiarity=self.options.familiarity,
             prior=self.options.prior,
+            first_move=self.options.first_move,
         )
         return Layout(self.n_players, self.n_starters, self.n_specs, self.specs_per_deck, opts)
 
@@ -239,8 +278,10 @@ class Layout:
             o["stst"] + g * S + t,
             o["stsp"] + g * K + u,
             o["spst"] + h * S + t,
-            o["spsp"] + (h[:, :, None] * K + u[:, None, :]).reshape(n, -1),
+            o["spsp"] + (h[:, :, None] * K + u[:, None, :]).reshape(n, k * k),
         ]
+        if self.options.first_move:
+            cols.append(np.full((n, 1), o["first_move"]))
         if self.options.synergy:
             first, second = np.triu_indices(k, 1)
             for starter, specs in ((g, h), (t, u)):
@@ -269,9 +310,9 @@ class Layout:
         """
         group = self.group
         if not self.options.time_varying:
-            return z * sd[..., group]
+            return z * self._scale(sd, len(group))
         n_static = self.size - self.n_players * self.n_epochs
-        static = z[..., :n_static] * sd[..., group[:n_static]]
+        static = z[..., :n_static] * self._scale(sd, n_static)
         steps = z[..., n_static:] * sd[..., group[-1:]]
         P, E = self.n_players, self.n_epochs
         if xp is np:
@@ -310,6 +351,7 @@ BLOCK_DIMS = {
     "fam_st": ("player", "starter2"),
     "fam_sp": ("player", "spec2"),
     "walk": ("player", "epoch"),
+    "first_move": (),
 }
 
 
@@ -320,6 +362,9 @@ def balanced_spreads(log_total, share, split, k: int, xp=np):
     # one scalar per effect, which takes numba minutes to compile.
     total2 = xp.expand_dims(xp.exp(2 * log_total), -1)
     share = xp.expand_dims(share, -1)
+    if k == 0:  # no spec effects: the whole deck part is the starter-vs-starter spread
+        deck = (1 - share) * xp.ones_like(split)
+        return xp.sqrt(xp.concatenate([share / 2, deck], axis=-1) * total2)
     deck = (1 - share) * split * np.array([1.0, 1.0 / (2 * k), 1.0 / k**2])
     return xp.sqrt(xp.concatenate([share / 2, deck], axis=-1) * total2)
 
@@ -386,8 +431,9 @@ def build_model(
         outcome = pm.Data("y", np.asarray(y, dtype=float))
         loc = pm.Data("prior_loc", np.asarray(priors.loc, dtype=float))
         scale = pm.Data("prior_scale", np.asarray(priors.scale, dtype=float))
+        n_sd = len(opts.spreads)
         if opts.prior == "lognormal":
-            log_sd = pm.Normal("log_sd", loc, scale, dims="spread")
+            log_sd = pm.Normal("log_sd", loc[:n_sd], scale[:n_sd], dims="spread")
             sd = pm.Deterministic("sd", pt.exp(log_sd), dims="spread")
         else:
             log_total = pm.Normal("log_total", loc[0], scale[0])
@@ -401,11 +447,20 @@ def build_model(
             )
             base = balanced_spreads(log_total, share, split, layout.specs_per_deck, pt)
             parts = [base]
-            if len(opts.spreads) > len(SPREADS):
-                extra = pm.Normal("log_sd_extra", loc[1:], scale[1:])
+            if n_sd > len(SPREADS):
+                n_extra = n_sd - len(SPREADS)
+                extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])
                 parts.append(pt.exp(extra))
             sd = pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
-        z = pm.Normal("z", 0.0, 1.0, shape=layout.n_free)
+        if opts.first_move:
+            # The first-move effect is z's entry at its theta offset, drawn from its own
+            # prior (the last prior entry) rather than N(0, 1), and not scaled by a spread.
+            at = layout.offsets["first_move"]
+            z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[-1])
+            z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[-1])
+            z = pm.Normal("z", z_loc, z_scale, shape=layout.n_free)
+        else:
+            z = pm.Normal("z", 0.0, 1.0, shape=layout.n_free)
         theta = layout.theta(z, sd, pt)
         signs = pt.as_tensor_variable(layout.signs)
         q = (theta[idx] * signs).sum(axis=1)
@@ -422,6 +477,8 @@ def default_priors(options: ModelOptions) -> SpreadPriors:
     loc, scale = [], []
     for name in options.prior_names:
         a, b = EXTRA_PRIOR_DEFAULTS.get(name, (0.0, 0.5))
+        if name == "first_move":
+            a, b = FIRST_MOVE_PRIOR
         loc.append(a)
         scale.append(b)
     return SpreadPriors(tuple(loc), tuple(scale))

@@ -94,7 +94,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex import posterior as posterior_io
-from skcodex.codex import Catalogue, Deck
+from skcodex.codex import Catalogue, Deck, PlainCatalogue
 
 __all__ = [
     "FORMAT_NAME",
@@ -182,6 +182,10 @@ def value_class(cls: type) -> type:
         raise TypeError(f"{cls.__name__} is not a dataclass")
     _VALUE_CLASSES[cls.__name__] = cls
     return cls
+
+
+# The game's value classes live below persistence (skcodex.codex imports nothing of it).
+value_class(PlainCatalogue)
 
 
 class PersistenceMixin:

@@ -397,6 +397,9 @@ def _old_positions(old: Layout, new: Layout, positions: np.ndarray | None = None
         mask = which == b
         if not mask.any() or name not in old.shapes:
             continue
+        if not new.shapes[name]:  # a single effect (the first-move effect): always known
+            out[mask] = old.offsets[name]
+            continue
         coords = np.unravel_index(positions[mask] - starts[b], new.shapes[name])
         inside = np.all([c < n for c, n in zip(coords, old.shapes[name])], axis=0)
         flat = np.full(len(inside), -1, dtype=np.int64)

@@ -1,4 +1,4 @@
-"""MatchupEncoder: the model's design as a sparse matrix, for any scikit-learn classifier."""
+"""MatchupEncoder: the model's design as a matrix, for any scikit-learn classifier."""
 
 from __future__ import annotations
 
@@ -8,28 +8,36 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex.codex import Catalogue
+from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.model import Layout
 from skcodex.persistence import PersistenceMixin
 
 
 class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
-    """Encode a match table as the Bayesian model's design: players plus 16 deck components.
+    """Encode a match table as the Bayesian model's design: players plus deck components.
 
     Each row has +1 in player 1's skill column, -1 in player 2's, and a 1 in
-    the column of each of its 16 ordered deck-component effects
-    (starter vs starter, 3 starter vs spec, 3 spec vs starter, 9 spec vs spec).
-    A logistic regression on this matrix is the maximum-likelihood (or, with
-    an L2 penalty, the MAP) counterpart of `BayesianMatchupClassifier`. Levels
-    not seen in fit get no column (their effect is taken as zero).
+    the column of each of its ``1 + 2k + k^2`` ordered deck-component effects
+    for decks of k specs (in Codex, k = 3: starter vs starter, 3 starter vs
+    spec, 3 spec vs starter, 9 spec vs spec; in a game of characters alone,
+    k = 0: the character-vs-character cell). A logistic regression on this
+    matrix is the maximum-likelihood (or, with an L2 penalty, the MAP)
+    counterpart of `BayesianMatchupClassifier`; its intercept plays the part
+    of a first-move effect. Levels not seen in fit get no column (their
+    effect is taken as zero).
 
     Parameters
     ----------
-    catalogue : Catalogue, optional
+    catalogue : Catalogue or PlainCatalogue, optional
         What deck strings are read against; base Codex by default.
+    sparse_output : bool, default True
+        Return a SciPy CSR matrix; False gives a dense NumPy array. Under
+        ``set_output(transform="pandas")`` the output is always dense (a
+        DataFrame with the `get_feature_names_out` columns).
 
     Attributes
     ----------
@@ -51,10 +59,16 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     #: The fitted attributes a saved file holds (see `skcodex.persistence`).
     _persisted_state: ClassVar[tuple[str, ...]] = ("vocabulary_", "layout_")
 
-    _parameter_constraints: ClassVar[dict] = {"catalogue": [Catalogue, None]}
+    _parameter_constraints: ClassVar[dict] = {
+        "catalogue": [Catalogue, PlainCatalogue, None],
+        "sparse_output": ["boolean"],
+    }
 
-    def __init__(self, catalogue: Catalogue | None = None):
+    def __init__(
+        self, catalogue: Catalogue | PlainCatalogue | None = None, *, sparse_output: bool = True
+    ):
         self.catalogue = catalogue
+        self.sparse_output = sparse_output
 
     def fit(self, X: pd.DataFrame, y: Any = None) -> MatchupEncoder:
         """Learn the players, starters and specs of the training table."""
@@ -64,8 +78,8 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
         self.layout_ = Layout(*self.vocabulary_.sizes, self.vocabulary_.specs_per_deck)
         return self
 
-    def transform(self, X: pd.DataFrame) -> sp.csr_matrix:
-        """The sparse (n_matches, n_effects) design matrix."""
+    def transform(self, X: pd.DataFrame) -> sp.csr_matrix | np.ndarray:
+        """The (n_matches, n_effects) design matrix: sparse, or dense (see `sparse_output`)."""
         check_is_fitted(self, "layout_")
         codes = encode(check_match_table(X, self.catalogue), self.vocabulary_)
         grown = Layout(
@@ -90,6 +104,9 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
             (vals[keep], (rows[keep], cols[keep])), shape=(len(index), self.layout_.size)
         )
         matrix.sum_duplicates()
+        dense = _get_output_config("transform", self)["dense"] != "default"
+        if dense or not self.sparse_output:
+            return matrix.toarray()
         return matrix
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:

@@ -103,12 +103,30 @@ class Analyses:
     true_skills: pd.Series | None = None
 
 
+def _layout_words(clf: Any) -> dict[str, Any]:
+    """What the fitted layout calls its parts, and how many deck effects a match has."""
+    from skcodex.codex import PlainCatalogue
+
+    cat = getattr(clf, "catalogue", None)
+    plain = isinstance(cat, PlainCatalogue)
+    k = int(clf.layout_.specs_per_deck)
+    return {
+        "codex": not plain and k == 3,
+        "specs_per_deck": k,
+        "n_deck_effects": 1 + 2 * k + k * k,
+        "starter_word": cat.starter_word if plain else "starter",
+        "spec_word": cat.component_word if plain else "spec",
+        "first_move": bool(getattr(clf.layout_.options, "first_move", False)),
+    }
+
+
 def _data_summary(clf: Any, X: pd.DataFrame) -> dict[str, Any]:
     out: dict[str, Any] = {
         "matches": len(X),
         "players": len(clf.vocabulary_.players),
         "starters": len(clf.vocabulary_.starters),
         "specs": len(clf.vocabulary_.specs),
+        **_layout_words(clf),
     }
     if "period" in X.columns:
         periods = list(pd.unique(X["period"]))
@@ -145,9 +163,11 @@ def analyse(
         The training data (for match counts and in-sample calibration).
     held_out : HeldOut, optional
         Out-of-sample forecasts to score beside the in-sample ones.
-    decks : list of str or Deck, optional
-        Decks of the matchup table and Nash weights; the six monocolour decks
-        by default.
+    decks : list of str or Deck, or a keyword, optional
+        Decks of the matchup table and Nash weights: by default (or
+        ``"most played"``) the decks played most in the fitted data;
+        ``"monocolour"`` gives Codex's six monocolour decks (see
+        `skcodex.analysis.matchup_draws`).
     n_ranked_decks : int, default 12
         How many of the most played decks to rank.
     nash_draws : int or None, default 500
@@ -403,16 +423,15 @@ details { margin: 0.5rem 0 1rem; } summary { cursor: pointer; color: #0072B2; }
 """
 
 
-def render_html(
-    result: Analyses, *, title: str = "Codex skills and matchups", figs: dict | None = None
-) -> str:
+def render_html(result: Analyses, *, title: str | None = None, figs: dict | None = None) -> str:
     """The report as one self-contained HTML page.
 
     Parameters
     ----------
     result : Analyses
         From `analyse`.
-    title : str
+    title : str, optional
+        "Codex skills and matchups" for Codex data, "Skills and matchups" otherwise.
     figs : dict, optional
         Figures by id (see `FIGURES`); made from ``result`` by default.
 
@@ -423,6 +442,12 @@ def render_html(
         PNG images with the ids of `FIGURES`, tables as HTML; no scripts and
         no external resources.
     """
+    if title is None:
+        title = (
+            "Codex skills and matchups"
+            if result.data.get("codex", True)
+            else ("Skills and matchups")
+        )
     figs = figures(result) if figs is None else figs
     images = {}
     for fig_id, fig in figs.items():
@@ -453,21 +478,44 @@ def render_html(
     top_deck = result.deck_ranking.index[0]
 
     sections = {}
+    k, n_eff = d.get("specs_per_deck", 3), d.get("n_deck_effects", 16)
+    st, sp = d.get("starter_word", "starter"), d.get("spec_word", "spec")
+    numbers = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
+    if k == 0:
+        deck_words = (
+            f"A deck is a {st} alone, and the matchup of two decks is one {st} v {st} "
+            "effect, counted from player 1's side, so turn order matters."
+        )
+    else:
+        deck_words = (
+            f"A deck is a {st} and {numbers.get(k, str(k))} {sp}{'s' if k > 1 else ''}, and "
+            f"the matchup of two decks is built from {n_eff} component effects ({st} v {st}, "
+            f"{st} v {sp}, {sp} v {st}, {sp} v {sp}), each counted from player 1's side, so "
+            "turn order matters and decks sharing parts share information."
+        )
+    if d.get("first_move"):
+        deck_words += (
+            " A first-move effect, the same in every match, adds player 1's advantage of "
+            "moving first."
+        )
+    interact = f", and a deck's {sp}s do not interact with each other" if k > 1 else ""
     sections["methods"] = f"""
 <p>Each player has a <em>skill</em> and each pairing of decks a <em>matchup effect</em>;
 the chance that player 1 (who moves first) wins is the logistic function of
 <code>skill of player 1 − skill of player 2 + matchup</code>, so skills and matchups are on
-the log-odds scale: a difference of 0.69 doubles the odds. A deck is a starter and three
-specs, and the matchup of two decks is built from 16 component effects (starter v starter,
-starter v spec, spec v starter, spec v spec), each counted from player 1's side, so turn
-order matters and decks sharing parts share information. Every kind of effect has its own
-spread, learned from the data, which pulls estimates from few matches towards the average
-(partial pooling). The model was fitted by Markov chain Monte Carlo (the No-U-Turn
-sampler, {c["chains"]} chains of {c["draws"]} draws), so every number below comes with its
-uncertainty: a {pct} interval contains the true value with {pct} probability, given the
-model and the data. Player skill does not change over time in this model, and a deck's
-specs do not interact with each other, so read the numbers as averages over the period
+the log-odds scale: a difference of 0.69 doubles the odds. {deck_words}
+Every kind of effect has its own spread, learned from the data, which pulls estimates
+from few matches towards the average (partial pooling). The model was fitted by Markov
+chain Monte Carlo (the No-U-Turn sampler, {c["chains"]} chains of {c["draws"]} draws), so
+every number below comes with its uncertainty: a {pct} interval contains the true value
+with {pct} probability, given the model and the data. Player skill does not change over
+time in this model{interact}, so read the numbers as averages over the period
 covered.</p>"""
+    if k == 0:
+        spread_formula = "sd_deck = sd_stst, its one component"
+    else:
+        terms = f"{2 * k} sd_stsp² + {k * k} sd_spsp²" if k > 1 else "2 sd_stsp² + sd_spsp²"
+        spread_formula = f"sd_deck = √(sd_stst² + {terms}), from its {n_eff} components"
     sections["convergence"] = (
         "<p>The sampler's output is only a faithful picture of the posterior when its "
         "chains agree (R-hat close to 1), it has enough effectively independent draws "
@@ -525,10 +573,9 @@ with probability {value.get("mean", float("nan")):.2f}
 play: <strong>{p_more:.2f}</strong>.</p>
 <p>Between two players picked at random, the skill part of the log-odds varies with spread
 √2·sd_player (a difference of two skills); between two decks picked at random, the deck
-part varies with spread sd_deck = √(sd_stst² + 6 sd_stsp² + 9 sd_spsp²), from its 16
-components. The skill share is the skill part's share of the variance; skill matters more
-when it exceeds one half. Comparing the spreads directly, sd_player exceeds sd_deck with
-probability {p_spread:.2f}.</p>
+part varies with spread {spread_formula}. The skill share is the skill part's share of
+the variance; skill matters more when it exceeds one half. Comparing the spreads
+directly, sd_player exceeds sd_deck with probability {p_spread:.2f}.</p>
 {figure("fig-spreads", "Posterior of the skill and deck spreads")}
 {_spreads_html(result)}
 """
@@ -560,6 +607,7 @@ flatter it.{held_text}</p>
     if "held-out" in b.index:
         score += f", held-out {b.loc['held-out', 'brier']:.3f}"
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts_seen = f"{d['starters']} {st}s" + (f" and {d['specs']} {sp}s" if k else "") + " seen"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -572,7 +620,7 @@ flatter it.{held_text}</p>
 <main>
 <h1>{esc(title)}</h1>
 <p class="summary">{d["matches"]} matches between {d["players"]} players{span};
-{d["starters"]} starters and {d["specs"]} specs seen; {score}. Generated {stamp} by
+{parts_seen}; {score}. Generated {stamp} by
 skcodex.</p>
 <nav>{nav}</nav>
 {body}
@@ -611,7 +659,7 @@ def write_report(
     y: Any,
     out: str | os.PathLike,
     *,
-    title: str = "Codex skills and matchups",
+    title: str | None = None,
     **kwargs: Any,
 ) -> Path:
     """Write ``report.html`` and the tables as CSV files into a folder.
@@ -623,7 +671,8 @@ def write_report(
     X, y : match table and outcomes
     out : path
         The folder (created if needed).
-    title : str
+    title : str, optional
+        "Codex skills and matchups" for Codex data, "Skills and matchups" otherwise.
     **kwargs
         Passed to `analyse` (``held_out``, ``decks``, ``nash_draws``,
         ``true_skills``, ...).

@@ -170,15 +170,27 @@ def test_matchup_draws_for_named_players_are_the_classifiers(fitted):
     np.testing.assert_allclose(p[:, 0, 0], fitted.predict_proba_draws(X)[:, 0])
 
 
-def test_matchup_table_defaults_to_monocolour_decks_in_both_turn_orders(fitted):
+def test_matchup_table_defaults_to_the_most_played_decks_in_both_turn_orders(fitted):
+    from skcodex.analysis import N_DEFAULT_DECKS, deck_label, default_decks
+
+    decks = default_decks(fitted)
+    assert len(decks) == min(N_DEFAULT_DECKS, len(fitted.vocabulary_.decks))
+    assert (
+        list(fitted.vocabulary_.deck_counts[: len(decks)])
+        == sorted(fitted.vocabulary_.deck_counts, reverse=True)[: len(decks)]
+    )
+    labels = {deck_label(d, fitted.catalogue) for d in decks}
     table = matchup_table(fitted)
-    assert len(table) == 36
-    assert set(table["deck1"]) == set(MONO) and set(table["deck2"]) == set(MONO)
-    pairs = set(zip(table["deck1"], table["deck2"]))
-    assert ("MonoRed", "MonoBlue") in pairs and ("MonoBlue", "MonoRed") in pairs
+    assert len(table) == len(decks) ** 2
+    assert set(table["deck1"]) == labels and set(table["deck2"]) == labels
     assert ((table["lower"] <= table["mean"]) & (table["mean"] <= table["upper"])).all()
     assert table["mean"].between(0, 1).all() and table["p_favoured"].between(0, 1).all()
     assert table.attrs["player1"] is None
+    mono = matchup_table(fitted, "monocolour")
+    assert len(mono) == 36
+    assert set(mono["deck1"]) == set(MONO) and set(mono["deck2"]) == set(MONO)
+    pairs = set(zip(mono["deck1"], mono["deck2"]))
+    assert ("MonoRed", "MonoBlue") in pairs and ("MonoBlue", "MonoRed") in pairs
 
 
 def test_matchup_table_rectangular_and_thinned(fitted):
@@ -380,13 +392,13 @@ def test_solve_matrix_game_rejects_bad_input():
 
 
 def test_nash_equilibria_solve_each_draws_game(fitted):
-    eq = nash_equilibria(fitted, n_draws=25)
+    eq = nash_equilibria(fitted, "monocolour", n_draws=25)
     assert eq.player1.shape == (25, 6) and eq.player2.shape == (25, 6)
     assert eq.both.shape == (25, 6) and eq.value.shape == (25,)
     for w in (eq.player1, eq.player2, eq.both):
         np.testing.assert_allclose(w.sum(axis=1), 1.0)
         assert w.min() >= 0
-    games = matchup_draws(fitted, n_draws=25)
+    games = matchup_draws(fitted, "monocolour", n_draws=25)
     x, _, value = solve_matrix_game(games[7])
     np.testing.assert_allclose(eq.player1[7], x, atol=1e-9)
     assert eq.value[7] == pytest.approx(value)

@@ -78,7 +78,7 @@ def test_skill_plot_from_a_classifier_and_top(prior_model):
 
 
 def test_matchup_heatmap_is_annotated(prior_model):
-    table = matchup_table(prior_model)
+    table = matchup_table(prior_model, "monocolour")
     fig = plot_matchups(table)
     ax = fig.axes[0]
     texts = _texts(ax)
@@ -107,7 +107,7 @@ def test_matchup_heatmap_for_named_players(prior_model):
 
 
 def test_nash_plot_has_every_role_and_deck(prior_model):
-    table = nash_weights(prior_model, n_draws=20)
+    table = nash_weights(prior_model, "monocolour", n_draws=20)
     fig = plot_nash(table)
     ax = fig.axes[0]
     legend = [t.get_text() for t in ax.get_legend().get_texts()]

@@ -10,6 +10,7 @@ from skcodex.codex.catalogue import (
 )
 from skcodex.codex.deck import Deck
 from skcodex.codex.notation import DeckParseError, format_deck, parse_deck
+from skcodex.codex.plain import CatalogueFileError, PlainCatalogue
 
 __all__ = [
     "CODEX",
@@ -17,8 +18,10 @@ __all__ = [
     "SPEC_COLOURS",
     "STARTERS",
     "Catalogue",
+    "CatalogueFileError",
     "Deck",
     "DeckParseError",
+    "PlainCatalogue",
     "format_deck",
     "legal_decks",
     "parse_deck",

@@ -6,6 +6,7 @@ import difflib
 
 from skcodex.codex.catalogue import CODEX, Catalogue
 from skcodex.codex.deck import Deck
+from skcodex.codex.plain import PlainCatalogue
 
 
 class DeckParseError(ValueError):
@@ -21,7 +22,7 @@ def _name(cat: Catalogue, raw: str, text: str) -> str:
     return name
 
 
-def parse_deck(text: str, catalogue: Catalogue | None = None) -> Deck:
+def parse_deck(text: str, catalogue: Catalogue | PlainCatalogue | None = None) -> Deck:
     """Read a deck written in forum notation.
 
     The bracketed specs share the starter's colour (``[Blood/Fire]/Finesse`` is
@@ -34,8 +35,10 @@ def parse_deck(text: str, catalogue: Catalogue | None = None) -> Deck:
     ----------
     text : str
         The deck as written.
-    catalogue : Catalogue, optional
-        The specs, starters and nicknames to read against (base Codex by default).
+    catalogue : Catalogue or PlainCatalogue, optional
+        The specs, starters and nicknames to read against (base Codex by
+        default). A `PlainCatalogue` reads another game's plain notation,
+        ``starter/component/...``.
 
     Returns
     -------
@@ -54,6 +57,8 @@ def parse_deck(text: str, catalogue: Catalogue | None = None) -> Deck:
     >>> parse_deck("MonoRed") == parse_deck("[Anarchy/Blood/Fire]")
     True
     """
+    if isinstance(catalogue, PlainCatalogue):
+        return catalogue.parse(text)
     cat = CODEX if catalogue is None else catalogue
     if not isinstance(text, str):
         raise DeckParseError(f"a deck must be written as a string, got {text!r}")
@@ -120,7 +125,7 @@ def parse_deck(text: str, catalogue: Catalogue | None = None) -> Deck:
     return Deck(starter, specs)
 
 
-def format_deck(deck: Deck, catalogue: Catalogue | None = None) -> str:
+def format_deck(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None) -> str:
     """Write a deck in forum notation; `parse_deck` reads it back to the same deck.
 
     Examples
@@ -131,9 +136,13 @@ def format_deck(deck: Deck, catalogue: Catalogue | None = None) -> str:
     >>> format_deck(Deck("Black", ["Anarchy", "Growth", "Law"]))
     'Anarchy/Growth/Law/Black'
     """
+    if isinstance(catalogue, PlainCatalogue):
+        return catalogue.format(deck)
     cat = CODEX if catalogue is None else catalogue
     if not isinstance(deck, Deck):
         raise TypeError(f"format_deck needs a Deck, got {type(deck).__name__}")
+    if not deck.specs:
+        return deck.starter
     unknown = [s for s in deck.specs if s not in cat.spec_colours]
     if unknown:
         raise ValueError(f"spec {unknown[0]!r} of {deck} is not in the catalogue")

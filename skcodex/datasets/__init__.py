@@ -8,6 +8,7 @@ from typing import Any
 
 _EXPORTS = {
     "make_matches": "skcodex.datasets.synthetic",
+    "make_game_matches": "skcodex.datasets.synthetic",
     "load_codex_matches": "skcodex.datasets.codexdata",
     "load_codex_catalogue": "skcodex.datasets.codexdata",
     "LoadSummary": "skcodex.datasets.codexdata",

@@ -171,3 +171,179 @@ def make_matches(
         "decks": {players[i]: pools[i] for i in range(n_players)},
     }
     return Bunch(X=frame, y=y, p_win=p_win, params=params)
+
+
+def _level_names(value, prefix: str, what: str, minimum: int = 1) -> list[str]:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if value < minimum:
+            raise ValueError(f"{what} must be a positive number or a list of names, got {value!r}")
+        width = len(str(int(value)))
+        return [f"{prefix}{i:0{width}d}" for i in range(int(value))]
+    if isinstance(value, str):
+        raise ValueError(f"{what} must be a number or a list of names, got the string {value!r}")
+    names = list(value)
+    if len(set(names)) != len(names) or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"{what} must be distinct non-empty names, got {names[:4]!r}")
+    return names
+
+
+def make_game_matches(
+    n_players: int = 40,
+    n_matches: int = 1000,
+    n_tournaments: int = 10,
+    *,
+    starters=12,
+    components=(),
+    specs_per_deck: int = 0,
+    sd_player: float = 0.8,
+    sd_stst: float = 0.4,
+    sd_stsp: float = 0.25,
+    sd_spsp: float = 0.15,
+    first_move: float = 0.0,
+    decks_per_player: int = 2,
+    random_state=None,
+) -> Bunch:
+    """Draw matches of any game whose decks are a starter plus k side components, with known truth.
+
+    A fighting game is ``specs_per_deck=0`` (a deck is a character); a hero
+    with two of five colours is ``starters=[...heroes], components=[...colours],
+    specs_per_deck=2``. Player 1 wins with probability
+    ``expit(w + p[f] - p[s] + m)``: the first-move effect ``w``, player skills
+    ``p ~ N(0, sd_player)`` and the deck matchup ``m`` of the seed model (one
+    starter-vs-starter effect ``a ~ N(0, sd_stst)``, k starter-vs-component and
+    k component-vs-starter effects ``b, c ~ N(0, sd_stsp)`` and k^2
+    component-vs-component effects ``d ~ N(0, sd_spsp)``, player 1's part
+    first). Each player has a pool of decks (a random starter with k random
+    distinct components); in each tournament about two thirds of the players
+    take part with one deck from their pool, and matches pair random entrants
+    in a random order.
+
+    Parameters
+    ----------
+    n_players, n_matches, n_tournaments : int
+        Size of the series; matches are split evenly across tournaments.
+    starters : int or sequence of str, default 12
+        The starters (characters, heroes, factions), or how many (named
+        ``char00``, ``char01``, ...).
+    components : int or sequence of str, default ()
+        The side components (colours, specs), or how many (``comp0``, ...).
+    specs_per_deck : int, default 0
+        k, the components in every deck; at most the number of components.
+    sd_player, sd_stst, sd_stsp, sd_spsp : float
+        True spreads of the effect blocks (log-odds scale).
+    first_move : float, default 0.0
+        True first-move effect (log-odds added for player 1).
+    decks_per_player : int, default 2
+        Size of each player's deck pool.
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    Bunch
+        ``X``: the match table (``player1``, ``player2``, ``deck1``, ``deck2``
+        in plain notation ``starter/component/...``, ``period``, ``date``);
+        ``y``; ``p_win``: the true probabilities; ``catalogue``: a
+        `skcodex.codex.PlainCatalogue` of the starters and components;
+        ``params``: the truth, ``skill`` (Series by player), ``stst``, ``stsp``,
+        ``spst``, ``spsp`` (DataFrames, player 1's component as rows),
+        ``first_move``, ``sd`` (dict of the spreads) and ``decks`` (each
+        player's pool).
+
+    Examples
+    --------
+    >>> from skcodex.datasets import make_game_matches
+    >>> data = make_game_matches(n_players=8, n_matches=40, n_tournaments=2, random_state=0)
+    >>> data.X["deck1"].iloc[0].startswith("char")
+    True
+    >>> heroes = make_game_matches(
+    ...     n_matches=40, starters=["Tala", "Zane"], components=["Red", "Blue", "Green"],
+    ...     specs_per_deck=2, random_state=0)
+    >>> heroes.X["deck1"].str.count("/").unique().tolist()
+    [2]
+    """
+    from skcodex.codex.plain import PlainCatalogue
+
+    _check_positive_int(n_players, "n_players", 2)
+    _check_positive_int(n_matches, "n_matches")
+    _check_positive_int(n_tournaments, "n_tournaments")
+    _check_positive_int(decks_per_player, "decks_per_player")
+    _check_positive_int(specs_per_deck, "specs_per_deck", 0)
+    if n_tournaments > n_matches:
+        raise ValueError(f"n_tournaments ({n_tournaments}) cannot exceed n_matches ({n_matches})")
+    for name, value in (
+        ("sd_player", sd_player),
+        ("sd_stst", sd_stst),
+        ("sd_stsp", sd_stsp),
+        ("sd_spsp", sd_spsp),
+    ):
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    if not np.isfinite(first_move):
+        raise ValueError(f"first_move must be a finite number, got {first_move!r}")
+    st_names = _level_names(starters, "char", "starters")
+    comp_names = _level_names(components, "comp", "components", minimum=0)
+    if specs_per_deck > len(comp_names):
+        raise ValueError(
+            f"specs_per_deck ({specs_per_deck}) exceeds the number of components "
+            f"({len(comp_names)})"
+        )
+    catalogue = PlainCatalogue(tuple(st_names), tuple(comp_names), specs_per_deck)
+    rng = check_random_state(random_state)
+    S, K, k = len(st_names), len(comp_names), specs_per_deck
+
+    width = len(str(n_players))
+    players = [f"player{i + 1:0{width}d}" for i in range(n_players)]
+    skill = rng.normal(0.0, sd_player, n_players)
+    stst = rng.normal(0.0, sd_stst, (S, S))
+    stsp = rng.normal(0.0, sd_stsp, (S, K))
+    spst = rng.normal(0.0, sd_stsp, (K, S))
+    spsp = rng.normal(0.0, sd_spsp, (K, K))
+
+    def random_deck() -> tuple[int, tuple[int, ...]]:
+        comps = rng.choice(K, k, replace=False) if k else []
+        return int(rng.randint(S)), tuple(sorted(int(c) for c in comps))
+
+    pools = [[random_deck() for _ in range(decks_per_player)] for _ in range(n_players)]
+
+    per_tournament = np.diff(np.linspace(0, n_matches, n_tournaments + 1).round().astype(int))
+    width_t = len(str(n_tournaments))
+    start = pd.Timestamp("2020-01-06")
+    rows = []
+    for t, n_t in enumerate(per_tournament):
+        label = f"T{t + 1:0{width_t}d}"
+        n_entrants = max(2, round(n_players * rng.uniform(0.5, 0.85)))
+        entrants = rng.choice(n_players, n_entrants, replace=False)
+        deck_of = {int(e): pools[e][rng.randint(len(pools[e]))] for e in entrants}
+        begin = start + pd.Timedelta(weeks=6 * t)
+        for m in range(n_t):
+            first, second = rng.choice(entrants, 2, replace=False)
+            (g, h), (s, u) = deck_of[int(first)], deck_of[int(second)]
+            h_, u_ = list(h), list(u)
+            m_deck = stst[g, s] + stsp[g, u_].sum() + spst[h_, s].sum()
+            m_deck += spsp[np.ix_(h_, u_)].sum()
+            q = first_move + skill[first] - skill[second] + m_deck
+            day = begin + pd.Timedelta(days=int(28 * m / max(n_t, 1)))
+            rows.append((players[first], players[second], (g, h), (s, u), label, day, expit(q)))
+
+    frame = pd.DataFrame(
+        rows, columns=["player1", "player2", "deck1", "deck2", "period", "date", "p_win"]
+    )
+    p_win = frame.pop("p_win").to_numpy()
+    y = (rng.uniform(size=len(p_win)) < p_win).astype(np.int64)
+
+    def deck(code: tuple[int, tuple[int, ...]]) -> Deck:
+        return Deck(st_names[code[0]], [comp_names[c] for c in code[1]])
+
+    for col in ("deck1", "deck2"):
+        frame[col] = [catalogue.format(deck(c)) for c in frame[col]]
+    params = {
+        "skill": pd.Series(skill, index=pd.Index(players, name="player"), name="skill"),
+        "stst": pd.DataFrame(stst, index=st_names, columns=st_names),
+        "stsp": pd.DataFrame(stsp, index=st_names, columns=comp_names),
+        "spst": pd.DataFrame(spst, index=comp_names, columns=st_names),
+        "spsp": pd.DataFrame(spsp, index=comp_names, columns=comp_names),
+        "first_move": float(first_move),
+        "sd": {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp},
+        "decks": {players[i]: [deck(c) for c in pools[i]] for i in range(n_players)},
+    }
+    return Bunch(X=frame, y=y, p_win=p_win, params=params, catalogue=catalogue)
