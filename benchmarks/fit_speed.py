@@ -335,7 +335,12 @@ def default_priors():
 
 def stan_build(index, y, layout, seed, program):
     """Build (or, for a program text built before, reuse) the Stan model for these data."""
+    import aiohttp.client
     import stan
+
+    # PyStan talks to httpstan over aiohttp, whose default 5-minute total timeout a
+    # C++ build on a busy machine can exceed: no time limit for the benchmark.
+    aiohttp.client.DEFAULT_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=60)
 
     priors = default_priors()
     data = {

@@ -251,7 +251,7 @@ def _matchup_logits(
 
     The decks are encoded against the fitted vocabulary once; a starter or
     spec never seen in fit gets one fresh population draw per posterior draw
-    (`skcodex.prediction.unseen_draws`), shared by every deck holding it.
+    (`skcodex.design.unseen_draws`), shared by every deck holding it.
     With one-hot starters G and spec indicators H, the seed's sum over the
     ``1 + 2k + k^2`` components is ``G1 a G2' + G1 b H2' + H1 c G2' + H1 d H2'``. A model with
     deck synergy adds ``syn(deck1) - syn(deck2)``, one with a first-move

@@ -26,15 +26,11 @@ from skcodex.data import (
     encode,
     period_labels,
 )
+from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.inference import SAMPLERS, SamplingOptions, warn_if_not_converged
 from skcodex.model import PRIORS, SPREADS, Layout, ModelOptions, SpreadPriors
 from skcodex.persistence import PersistenceMixin
-from skcodex.prediction import (
-    chunks_with_unseen,
-    extend_effects,
-    mean_win_probability,
-    win_probability_draws,
-)
+from skcodex.prediction import mean_win_probability, win_probability_draws
 
 
 def check_luck(luck: Any, n_matches: int) -> np.ndarray:
@@ -430,7 +426,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
 
         Effects of levels seen in fit are their posterior draws; every effect
         involving a never-seen level is a fresh N(0, sd) draw per posterior
-        draw, keyed to the levels' names (see `skcodex.prediction.unseen_draws`).
+        draw, keyed to the levels' names (see `skcodex.design.unseen_draws`).
 
         Parameters
         ----------

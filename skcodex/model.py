@@ -37,69 +37,43 @@ A deck holds a starter and k >= 0 specs (side components): k = 0 is a game of
 characters or factions alone, where the deck matchup is the starter-vs-starter
 effect; there are ``1 + 2k + k^2`` deck-component effects per match.
 
-All effects live in one flat vector ``theta`` (see `Layout`); a match reads its
-entries through one row of an integer index matrix, with a sign per column.
-One gather per log-density evaluation keeps the model fast, and the same
-layout serves prediction in NumPy. This module knows nothing of pandas or
+All effects live in one flat vector ``theta``; a match reads its entries
+through one row of an integer index matrix, with a sign per column (the
+formula and the layout are `skcodex.design`'s, shared with prediction and the
+analyses). One gather per log-density evaluation keeps the model fast. This
+module builds the PyMC model and nothing else; it knows nothing of pandas or
 scikit-learn.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from skcodex.data import MatchCodes
+from skcodex.design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions
 from skcodex.persistence import value_class
 
-#: The four spreads of the seed model, in the order of the spread vector.
-SPREADS = ("player", "stst", "stsp", "spsp")
-#: The seed model's effect blocks, in order, with the index of the spread each is drawn with.
-BLOCKS = (("skill", 0), ("stst", 1), ("stsp", 2), ("spst", 2), ("spsp", 3))
-PRIORS = ("lognormal", "balanced")
+__all__ = [
+    "BLOCKS",
+    "BLOCK_DIMS",
+    "EXTRA_PRIOR_DEFAULTS",
+    "FIRST_MOVE_PRIOR",
+    "PRIORS",
+    "SPREADS",
+    "Layout",
+    "ModelOptions",
+    "SpreadPriors",
+    "balanced_spreads",
+    "build_model",
+    "default_priors",
+    "quasi_loglik",
+]
 
 #: Default priors on the log-spreads of the optional blocks: (loc, scale).
 EXTRA_PRIOR_DEFAULTS = {"syn": (-1.5, 0.5), "fam": (-2.0, 0.5), "step": (-2.0, 0.5)}
 #: Default prior of the first-move effect itself (log-odds): N(0, 0.5).
 FIRST_MOVE_PRIOR = (0.0, 0.5)
-
-
-@value_class
-@dataclass(frozen=True)
-class ModelOptions:
-    """Which extensions of the seed model are switched on (all off: the seed model)."""
-
-    time_varying: bool = False
-    synergy: bool = False
-    familiarity: bool = False
-    prior: str = "lognormal"
-    first_move: bool = False
-
-    def __post_init__(self) -> None:
-        if self.prior not in PRIORS:
-            raise ValueError(f"prior must be one of {PRIORS}, got {self.prior!r}")
-
-    @property
-    def spreads(self) -> tuple[str, ...]:
-        """Names of every spread, the four of the seed model first."""
-        extra = [
-            name
-            for name, on in (
-                ("syn", self.synergy),
-                ("fam", self.familiarity),
-                ("step", self.time_varying),
-            )
-            if on
-        ]
-        return (*SPREADS, *extra)
-
-    @property
-    def prior_names(self) -> tuple[str, ...]:
-        """Names of the entries of the prior location and scale vectors."""
-        extra = self.spreads[len(SPREADS) :]
-        names = ("total", *extra) if self.prior == "balanced" else self.spreads
-        return (*names, "first_move") if self.first_move else names
 
 
 @value_class
@@ -127,232 +101,6 @@ class SpreadPriors:
             raise ValueError("spread prior loc and scale must have the same length")
         if np.any(scale <= 0):
             raise ValueError(f"spread prior scales must be positive, got {self.scale!r}")
-
-
-@value_class
-@dataclass(frozen=True)
-class Layout:
-    """Where each effect sits in the flat vector ``theta``, and what each match reads.
-
-    Parameters
-    ----------
-    n_players, n_starters, n_specs : int
-        Number of levels of each kind.
-    specs_per_deck : int
-        k, the number of specs (side components) in a deck: 3 in Codex, 0 in a
-        game of characters alone.
-    options : ModelOptions
-        The extensions switched on.
-    n_epochs : int
-        Rating periods of the time-varying skill walk (1 when it is off).
-    """
-
-    n_players: int
-    n_starters: int
-    n_specs: int
-    specs_per_deck: int = 3
-    options: ModelOptions = field(default_factory=ModelOptions)
-    n_epochs: int = 1
-
-    def __post_init__(self) -> None:
-        if self.specs_per_deck < 0:
-            raise ValueError(f"specs_per_deck must be >= 0, got {self.specs_per_deck}")
-
-    @property
-    def n_deck_effects(self) -> int:
-        """Deck-component effects in one match: ``1 + 2k + k^2`` (16 in Codex)."""
-        k = self.specs_per_deck
-        return 1 + 2 * k + k * k
-
-    @property
-    def spreads(self) -> tuple[str, ...]:
-        """Names of the spreads, in the order of the spread vector."""
-        return self.options.spreads
-
-    @property
-    def blocks(self) -> tuple[tuple[str, int], ...]:
-        """Every effect block, in ``theta`` order, with the index of its spread."""
-        out = list(BLOCKS)
-        spread = {name: i for i, name in enumerate(self.spreads)}
-        if self.options.first_move:
-            out += [("first_move", -1)]  # not scaled by a spread
-        if self.options.synergy:
-            out += [("syn_stsp", spread["syn"]), ("syn_spsp", spread["syn"])]
-        if self.options.familiarity:
-            out += [("fam_st", spread["fam"]), ("fam_sp", spread["fam"])]
-        if self.options.time_varying:
-            out += [("walk", spread["step"])]
-        return tuple(out)
-
-    @property
-    def shapes(self) -> dict[str, tuple[int, ...]]:
-        """The shape of each effect block."""
-        P, S, K = self.n_players, self.n_starters, self.n_specs
-        all_shapes = {
-            "skill": (P,),
-            "stst": (S, S),
-            "stsp": (S, K),
-            "spst": (K, S),
-            "spsp": (K, K),
-            "syn_stsp": (S, K),
-            "syn_spsp": (K, K),
-            "fam_st": (P, S),
-            "fam_sp": (P, K),
-            "walk": (P, self.n_epochs),
-            "first_move": (),
-        }
-        return {name: all_shapes[name] for name, _ in self.blocks}
-
-    @property
-    def offsets(self) -> dict[str, int]:
-        """Where each block starts in ``theta``."""
-        out, at = {}, 0
-        for name, _ in self.blocks:
-            out[name] = at
-            at += int(np.prod(self.shapes[name]))
-        return out
-
-    @property
-    def size(self) -> int:
-        """Length of ``theta``."""
-        return sum(int(np.prod(s)) for s in self.shapes.values())
-
-    @property
-    def group(self) -> np.ndarray:
-        """For each entry of ``theta``, the index of its spread (-1: an unscaled effect)."""
-        return np.concatenate(
-            [np.full(int(np.prod(self.shapes[name])), g, dtype=np.int64) for name, g in self.blocks]
-        )
-
-    def _scale(self, sd, stop: int):
-        """The spread multiplying each of the first ``stop`` entries of ``z`` (1 if unscaled)."""
-        group = self.group[:stop]
-        raw = group < 0
-        scale = sd[..., np.where(raw, 0, group)]
-        if raw.any():
-            scale = scale * (~raw).astype(float) + raw.astype(float)
-        return scale
-
-    @property
-    def n_free(self) -> int:
-        """Number of standard-normal ``z`` behind ``theta`` (the walk starts at 0)."""
-        return self.size - (self.n_players if self.options.time_varying else 0)
-
-    @property
-    def signs(self) -> np.ndarray:
-        """The sign of each index-matrix column."""
-        k = self.specs_per_deck
-        parts = [np.array([1.0, -1.0]), np.ones(self.n_deck_effects)]
-        if self.options.first_move:
-            parts += [np.ones(1)]
-        if self.options.synergy:
-            n = k + k * (k - 1) // 2
-            parts += [np.ones(n), -np.ones(n)]
-        if self.options.familiarity:
-            parts += [np.ones(1 + k), -np.ones(1 + k)]
-        if self.options.time_varying:
-            parts += [np.array([1.0, -1.0])]
-        return np.concatenate(parts)
-
-    def static(self) -> Layout:
-        """The same layout without the skill walk: what prediction works with."""
-        opts = ModelOptions(
-            time_varying=False,
-            synergy=self.options.synergy,
-            familiarity=self.options.familiarity,
-            prior=self.options.prior,
-            first_move=self.options.first_move,
-        )
-        return Layout(self.n_players, self.n_starters, self.n_specs, self.specs_per_deck, opts)
-
-    def index_matrix(self, codes: MatchCodes) -> np.ndarray:
-        """The (n_matches, n_columns) matrix of ``theta`` positions read by each match."""
-        o, S, K, k = self.offsets, self.n_starters, self.n_specs, self.specs_per_deck
-        n = len(codes)
-        f, s = codes.player1[:, None], codes.player2[:, None]
-        g, t = codes.starter1[:, None], codes.starter2[:, None]
-        h, u = codes.specs1, codes.specs2
-        cols = [
-            o["skill"] + f,
-            o["skill"] + s,
-            o["stst"] + g * S + t,
-            o["stsp"] + g * K + u,
-            o["spst"] + h * S + t,
-            o["spsp"] + (h[:, :, None] * K + u[:, None, :]).reshape(n, k * k),
-        ]
-        if self.options.first_move:
-            cols.append(np.full((n, 1), o["first_move"]))
-        if self.options.synergy:
-            first, second = np.triu_indices(k, 1)
-            for starter, specs in ((g, h), (t, u)):
-                cols.append(o["syn_stsp"] + starter * K + specs)
-                cols.append(o["syn_spsp"] + specs[:, first] * K + specs[:, second])
-        if self.options.familiarity:
-            for player, starter, specs in ((f, g, h), (s, t, u)):
-                cols.append(o["fam_st"] + player * S + starter)
-                cols.append(o["fam_sp"] + player * K + specs)
-        if self.options.time_varying:
-            if codes.epoch is None:
-                raise ValueError("a time-varying model needs a period for every match")
-            e = np.minimum(codes.epoch, self.n_epochs - 1)[:, None]
-            cols.append(o["walk"] + f * self.n_epochs + e)
-            cols.append(o["walk"] + s * self.n_epochs + e)
-        idx = np.concatenate(cols, axis=1)
-        if idx.size and (idx.min() < 0 or idx.max() >= self.size):
-            raise ValueError("match codes fall outside the layout; encode against its vocabulary")
-        return idx.astype(np.int64)
-
-    def theta(self, z, sd, xp=np):
-        """Effects from standard normals ``z`` (..., n_free) and spreads ``sd`` (..., n_spreads).
-
-        Works on NumPy arrays (``xp=np``; leading draw dimensions allowed) and on
-        PyTensor variables (``xp=pytensor.tensor``; one point).
-        """
-        group = self.group
-        if not self.options.time_varying:
-            return z * self._scale(sd, len(group))
-        n_static = self.size - self.n_players * self.n_epochs
-        static = z[..., :n_static] * self._scale(sd, n_static)
-        steps = z[..., n_static:] * sd[..., group[-1:]]
-        P, E = self.n_players, self.n_epochs
-        if xp is np:
-            lead = z.shape[:-1]
-            walk = np.cumsum(steps.reshape(*lead, P, E - 1), axis=-1)
-            walk = np.concatenate([np.zeros((*lead, P, 1)), walk], axis=-1)
-            return np.concatenate([static, walk.reshape(*lead, P * E)], axis=-1)
-        walk = xp.cumsum(steps.reshape((P, E - 1)), axis=1)
-        walk = xp.concatenate([xp.zeros((P, 1)), walk], axis=1)
-        return xp.concatenate([static, walk.reshape((P * E,))])
-
-    def unflatten(self, theta: np.ndarray) -> dict[str, np.ndarray]:
-        """Split ``theta`` (..., size) into its named blocks."""
-        out = {}
-        for name, _ in self.blocks:
-            start, shape = self.offsets[name], self.shapes[name]
-            stop = start + int(np.prod(shape))
-            lead = () if theta.ndim == 1 else tuple(theta.shape[:-1])
-            out[name] = theta[..., start:stop].reshape((*lead, *shape))
-        return out
-
-    def flatten(self, blocks: dict[str, np.ndarray]) -> np.ndarray:
-        """Inverse of `unflatten`."""
-        lead = blocks["skill"].shape[:-1]
-        return np.concatenate([blocks[name].reshape(*lead, -1) for name, _ in self.blocks], axis=-1)
-
-
-BLOCK_DIMS = {
-    "skill": ("player",),
-    "stst": ("starter1", "starter2"),
-    "stsp": ("starter1", "spec2"),
-    "spst": ("spec1", "starter2"),
-    "spsp": ("spec1", "spec2"),
-    "syn_stsp": ("starter1", "spec2"),
-    "syn_spsp": ("spec1", "spec2"),
-    "fam_st": ("player", "starter2"),
-    "fam_sp": ("player", "spec2"),
-    "walk": ("player", "epoch"),
-    "first_move": (),
-}
 
 
 def balanced_spreads(log_total, share, split, k: int, xp=np):

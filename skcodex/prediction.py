@@ -1,7 +1,7 @@
 """Win probabilities from posterior effect draws, in NumPy (with numba when installed).
 
 Predictions never go through PyMC: a fitted model keeps every effect for
-every draw as one (n_draws, n_effects) array, ``theta`` of `skcodex.model.Layout`,
+every draw as one (n_draws, n_effects) array, ``theta`` of `skcodex.design.Layout`,
 and a match's log-odds are a signed sum of the entries its index-matrix row
 names, ``q = theta[:, index] @ signs``. The posterior mean win probability is
 the mean over draws of ``expit(q)``.
@@ -26,15 +26,12 @@ units in the last place.
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from skcodex.model import Layout
 
 # Working memory for one block of log-odds (kept in the CPU cache).
 _BLOCK_BYTES = 2**19
@@ -359,172 +356,3 @@ def mean_win_probability(
                 np.exp(e, out=e)
             kernels["logistic_sum"](e, total[lo:hi])
     return (total / n_draws)[inverse]
-
-
-# -- levels never seen in fit -----------------------------------------------------------
-
-#: Working memory for the draws of never-seen levels in one chunk of matches.
-_UNSEEN_BYTES = 64 * 2**20
-
-
-def _name_key(name) -> int:
-    """A stable 64-bit key of a level's name (the same in every process and batch)."""
-    digest = hashlib.blake2b(str(name).encode("utf-8", "surrogatepass"), digest_size=8)
-    return int.from_bytes(digest.digest(), "little")
-
-
-def _cell_positions(layout: Layout, positions: np.ndarray):
-    """Block name and coordinates of flat ``theta`` positions of ``layout``."""
-    names = [name for name, _ in layout.blocks]
-    starts = np.array([layout.offsets[n] for n in names])
-    which = np.searchsorted(starts, positions, side="right") - 1
-    for pos, b in zip(positions.tolist(), which.tolist()):
-        name = names[b]
-        yield pos, name, np.unravel_index(pos - starts[b], layout.shapes[name])
-
-
-def _old_positions(old: Layout, new: Layout, positions: np.ndarray | None = None) -> np.ndarray:
-    """For entries of ``new``'s theta (all, or ``positions``), their place in ``old``'s, or -1.
-
-    -1 marks a new cell: an effect involving a level beyond ``old``'s sizes.
-    """
-    positions = np.arange(new.size) if positions is None else np.asarray(positions)
-    names = [name for name, _ in new.blocks]
-    starts = np.array([new.offsets[n] for n in names])
-    which = np.searchsorted(starts, positions, side="right") - 1
-    out = np.full(positions.shape, -1, dtype=np.int64)
-    for b, name in enumerate(names):
-        mask = which == b
-        if not mask.any() or name not in old.shapes:
-            continue
-        if not new.shapes[name]:  # a single effect (the first-move effect): always known
-            out[mask] = old.offsets[name]
-            continue
-        coords = np.unravel_index(positions[mask] - starts[b], new.shapes[name])
-        inside = np.all([c < n for c, n in zip(coords, old.shapes[name])], axis=0)
-        flat = np.full(len(inside), -1, dtype=np.int64)
-        if inside.any():
-            flat[inside] = old.offsets[name] + np.ravel_multi_index(
-                tuple(c[inside] for c in coords), old.shapes[name]
-            )
-        out[mask] = flat
-    return out
-
-
-def unseen_draws(
-    sd: np.ndarray, layout: Layout, positions: np.ndarray, levels: dict, seed: int
-) -> np.ndarray:
-    """Fresh N(0, sd) draws for new cells of ``layout``, keyed to their names.
-
-    Each cell (an effect involving at least one level never seen in fit) gets
-    its own stream of standard normals, seeded by ``seed``, its block and the
-    names of the levels it pairs, times its block's spread per draw. A cell's
-    draws therefore do not depend on which other matches are forecast with
-    it, and the same forecast repeats exactly.
-
-    Parameters
-    ----------
-    sd : ndarray of shape (n_draws, n_spreads)
-        Spread draws.
-    layout : Layout
-        The grown layout the positions refer to.
-    positions : ndarray of int
-        Flat positions in ``layout``'s theta.
-    levels : dict
-        Level names by kind, ``{"player": [...], "starter": [...], "spec": [...],
-        "epoch": [...]}``, covering ``layout``'s sizes.
-    seed : int
-
-    Returns
-    -------
-    ndarray of shape (n_draws, len(positions))
-    """
-    from skcodex.model import BLOCK_DIMS
-
-    groups = dict(layout.blocks)
-    out = np.empty((sd.shape[0], len(positions)))
-    for j, (_, name, coords) in enumerate(_cell_positions(layout, np.asarray(positions))):
-        kinds = [d.rstrip("12") for d in BLOCK_DIMS[name]]
-        key = [int(seed), _name_key(name)]
-        key += [_name_key(levels[k][int(i)]) for k, i in zip(kinds, coords)]
-        z = np.random.default_rng(key).standard_normal(sd.shape[0])
-        out[:, j] = z * sd[:, groups[name]]
-    return out
-
-
-def extend_effects(
-    theta: np.ndarray,
-    sd: np.ndarray,
-    old: Layout,
-    new: Layout,
-    seed: int,
-    levels: dict | None = None,
-) -> np.ndarray:
-    """Effects in a larger layout: fitted values where known, fresh N(0, sd) draws elsewhere.
-
-    The fresh draws are those of `unseen_draws` (keyed to the levels' names,
-    or to their positions when ``levels`` is None).
-
-    Returns
-    -------
-    ndarray of shape (n_draws, new.size)
-    """
-    levels = levels or _positional_levels(new)
-    old_pos = _old_positions(old, new)
-    out = np.empty((theta.shape[0], new.size))
-    known = old_pos >= 0
-    out[:, known] = theta[:, old_pos[known]]
-    fresh = np.flatnonzero(~known)
-    if len(fresh):
-        out[:, fresh] = unseen_draws(sd, new, fresh, levels, seed)
-    return out
-
-
-def _positional_levels(layout: Layout) -> dict:
-    return {
-        "player": range(layout.n_players),
-        "starter": range(layout.n_starters),
-        "spec": range(layout.n_specs),
-        "epoch": range(layout.n_epochs),
-    }
-
-
-def chunks_with_unseen(
-    theta: np.ndarray,
-    sd: np.ndarray,
-    old: Layout,
-    new: Layout,
-    index: np.ndarray,
-    levels: dict,
-    seed: int,
-):
-    """Split matches into chunks whose effects fit in memory, with unseen cells drawn.
-
-    ``index`` names positions of the grown layout ``new``. Yields
-    ``(rows, theta_chunk, index_chunk)``: the matches' row numbers, the
-    fitted effects followed by fresh draws for the new cells those matches
-    read, and their index into that array. Matches that read no new cell
-    come in one chunk that uses ``theta`` as it is. Working memory stays
-    within a fixed budget however many levels are new.
-    """
-    mapped = _old_positions(old, new, index)
-    touches = (mapped < 0).any(axis=1)
-    plain = np.flatnonzero(~touches)
-    if len(plain):
-        yield plain, theta, mapped[plain]
-    rows = np.flatnonzero(touches)
-    if not len(rows):
-        return
-    per_row = max(1, theta.shape[0] * index.shape[1] * 8)
-    step = max(1, _UNSEEN_BYTES // per_row)
-    for start in range(0, len(rows), step):
-        part = rows[start : start + step]
-        cells, inverse = np.unique(index[part], return_inverse=True)
-        inverse = inverse.reshape(len(part), -1)
-        known = _old_positions(old, new, cells)
-        fresh = known < 0
-        new_cols = np.empty(len(cells), dtype=np.int64)
-        new_cols[~fresh] = known[~fresh]
-        new_cols[fresh] = theta.shape[1] + np.arange(int(fresh.sum()))
-        extra = unseen_draws(sd, new, cells[fresh], levels, seed)
-        yield part, np.concatenate([theta, extra], axis=1), new_cols[inverse]

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, check_match_table, encode
-from skcodex.model import Layout
+from skcodex.design import Layout, old_positions
 from skcodex.persistence import PersistenceMixin
 
 
@@ -86,17 +86,8 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
             codes.n_players, codes.n_starters, codes.n_specs, self.layout_.specs_per_deck
         )
         index = grown.index_matrix(codes)
-        # Map positions in the grown layout back to the fitted one; unseen -> dropped.
-        known = np.full(grown.size, -1)
-        for name, _ in self.layout_.blocks:
-            old_shape, new_shape = self.layout_.shapes[name], grown.shapes[name]
-            old_pos = np.arange(int(np.prod(old_shape))).reshape(old_shape)
-            region = tuple(slice(0, n) for n in old_shape)
-            block = np.full(new_shape, -1)
-            block[region] = old_pos + self.layout_.offsets[name]
-            start = grown.offsets[name]
-            known[start : start + block.size] = block.ravel()
-        cols = known[index]
+        # Positions in the fitted layout; effects of levels never seen in fit are dropped.
+        cols = old_positions(self.layout_, grown, index)
         vals = np.broadcast_to(grown.signs, index.shape)
         keep = cols >= 0
         rows = np.broadcast_to(np.arange(len(index))[:, None], index.shape)

@@ -1,0 +1,471 @@
+"""The seed's linear predictor in NumPy: where each effect sits, what each match reads.
+
+A match's log-odds that player 1 wins are a signed sum of entries of one flat
+effect vector ``theta``, read through one row of an integer index matrix:
+
+    q_i = p[f_i] - p[s_i] + a[g_i, t_i] + sum_k b[g_i, u_ik] + sum_j c[h_ij, t_i]
+          + sum_jk d[h_ij, u_ik]
+
+with player skills ``p``, starter-vs-starter ``a``, starter-vs-spec ``b``,
+spec-vs-starter ``c`` and spec-vs-spec ``d`` effects (player 1's component
+first), plus the optional blocks of `ModelOptions` (see `skcodex.model` for
+their priors). This module owns that formula once, for every user of it:
+
+- `Layout`: the blocks of ``theta``, their shapes and offsets, the index
+  matrix of encoded matches (`Layout.index_matrix`) and its signs, and the
+  effects from standard normals and spreads (`Layout.theta`);
+- the growth of a layout for levels never seen in fit: `old_positions`
+  maps a grown layout back to the fitted one, `unseen_draws` draws the new
+  cells (keyed to the levels' names), `extend_effects` and
+  `chunks_with_unseen` give the grown effects whole or in bounded chunks.
+
+The PyMC model (`skcodex.model`), prediction (`skcodex.prediction`), the
+analyses and `MatchupEncoder` all read the formula from here. This module
+knows nothing of PyMC, pandas or scikit-learn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from skcodex.data import MatchCodes
+from skcodex.persistence import value_class
+
+#: The four spreads of the seed model, in the order of the spread vector.
+SPREADS = ("player", "stst", "stsp", "spsp")
+#: The seed model's effect blocks, in order, with the index of the spread each is drawn with.
+BLOCKS = (("skill", 0), ("stst", 1), ("stsp", 2), ("spst", 2), ("spsp", 3))
+PRIORS = ("lognormal", "balanced")
+
+
+@value_class
+@dataclass(frozen=True)
+class ModelOptions:
+    """Which extensions of the seed model are switched on (all off: the seed model)."""
+
+    time_varying: bool = False
+    synergy: bool = False
+    familiarity: bool = False
+    prior: str = "lognormal"
+    first_move: bool = False
+
+    def __post_init__(self) -> None:
+        if self.prior not in PRIORS:
+            raise ValueError(f"prior must be one of {PRIORS}, got {self.prior!r}")
+
+    @property
+    def spreads(self) -> tuple[str, ...]:
+        """Names of every spread, the four of the seed model first."""
+        extra = [
+            name
+            for name, on in (
+                ("syn", self.synergy),
+                ("fam", self.familiarity),
+                ("step", self.time_varying),
+            )
+            if on
+        ]
+        return (*SPREADS, *extra)
+
+    @property
+    def prior_names(self) -> tuple[str, ...]:
+        """Names of the entries of the prior location and scale vectors."""
+        extra = self.spreads[len(SPREADS) :]
+        names = ("total", *extra) if self.prior == "balanced" else self.spreads
+        return (*names, "first_move") if self.first_move else names
+
+
+@value_class
+@dataclass(frozen=True)
+class Layout:
+    """Where each effect sits in the flat vector ``theta``, and what each match reads.
+
+    Parameters
+    ----------
+    n_players, n_starters, n_specs : int
+        Number of levels of each kind.
+    specs_per_deck : int
+        k, the number of specs (side components) in a deck: 3 in Codex, 0 in a
+        game of characters alone.
+    options : ModelOptions
+        The extensions switched on.
+    n_epochs : int
+        Rating periods of the time-varying skill walk (1 when it is off).
+    """
+
+    n_players: int
+    n_starters: int
+    n_specs: int
+    specs_per_deck: int = 3
+    options: ModelOptions = field(default_factory=ModelOptions)
+    n_epochs: int = 1
+
+    def __post_init__(self) -> None:
+        if self.specs_per_deck < 0:
+            raise ValueError(f"specs_per_deck must be >= 0, got {self.specs_per_deck}")
+
+    @property
+    def n_deck_effects(self) -> int:
+        """Deck-component effects in one match: ``1 + 2k + k^2`` (16 in Codex)."""
+        k = self.specs_per_deck
+        return 1 + 2 * k + k * k
+
+    @property
+    def spreads(self) -> tuple[str, ...]:
+        """Names of the spreads, in the order of the spread vector."""
+        return self.options.spreads
+
+    @property
+    def blocks(self) -> tuple[tuple[str, int], ...]:
+        """Every effect block, in ``theta`` order, with the index of its spread."""
+        out = list(BLOCKS)
+        spread = {name: i for i, name in enumerate(self.spreads)}
+        if self.options.first_move:
+            out += [("first_move", -1)]  # not scaled by a spread
+        if self.options.synergy:
+            out += [("syn_stsp", spread["syn"]), ("syn_spsp", spread["syn"])]
+        if self.options.familiarity:
+            out += [("fam_st", spread["fam"]), ("fam_sp", spread["fam"])]
+        if self.options.time_varying:
+            out += [("walk", spread["step"])]
+        return tuple(out)
+
+    @property
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """The shape of each effect block."""
+        P, S, K = self.n_players, self.n_starters, self.n_specs
+        all_shapes = {
+            "skill": (P,),
+            "stst": (S, S),
+            "stsp": (S, K),
+            "spst": (K, S),
+            "spsp": (K, K),
+            "syn_stsp": (S, K),
+            "syn_spsp": (K, K),
+            "fam_st": (P, S),
+            "fam_sp": (P, K),
+            "walk": (P, self.n_epochs),
+            "first_move": (),
+        }
+        return {name: all_shapes[name] for name, _ in self.blocks}
+
+    @property
+    def offsets(self) -> dict[str, int]:
+        """Where each block starts in ``theta``."""
+        out, at = {}, 0
+        for name, _ in self.blocks:
+            out[name] = at
+            at += int(np.prod(self.shapes[name]))
+        return out
+
+    @property
+    def size(self) -> int:
+        """Length of ``theta``."""
+        return sum(int(np.prod(s)) for s in self.shapes.values())
+
+    @property
+    def group(self) -> np.ndarray:
+        """For each entry of ``theta``, the index of its spread (-1: an unscaled effect)."""
+        return np.concatenate(
+            [np.full(int(np.prod(self.shapes[name])), g, dtype=np.int64) for name, g in self.blocks]
+        )
+
+    def _scale(self, sd, stop: int):
+        """The spread multiplying each of the first ``stop`` entries of ``z`` (1 if unscaled)."""
+        group = self.group[:stop]
+        raw = group < 0
+        scale = sd[..., np.where(raw, 0, group)]
+        if raw.any():
+            scale = scale * (~raw).astype(float) + raw.astype(float)
+        return scale
+
+    @property
+    def n_free(self) -> int:
+        """Number of standard-normal ``z`` behind ``theta`` (the walk starts at 0)."""
+        return self.size - (self.n_players if self.options.time_varying else 0)
+
+    @property
+    def signs(self) -> np.ndarray:
+        """The sign of each index-matrix column."""
+        k = self.specs_per_deck
+        parts = [np.array([1.0, -1.0]), np.ones(self.n_deck_effects)]
+        if self.options.first_move:
+            parts += [np.ones(1)]
+        if self.options.synergy:
+            n = k + k * (k - 1) // 2
+            parts += [np.ones(n), -np.ones(n)]
+        if self.options.familiarity:
+            parts += [np.ones(1 + k), -np.ones(1 + k)]
+        if self.options.time_varying:
+            parts += [np.array([1.0, -1.0])]
+        return np.concatenate(parts)
+
+    def static(self) -> Layout:
+        """The same layout without the skill walk: what prediction works with."""
+        opts = ModelOptions(
+            time_varying=False,
+            synergy=self.options.synergy,
+            familiarity=self.options.familiarity,
+            prior=self.options.prior,
+            first_move=self.options.first_move,
+        )
+        return Layout(self.n_players, self.n_starters, self.n_specs, self.specs_per_deck, opts)
+
+    def index_matrix(self, codes: MatchCodes) -> np.ndarray:
+        """The (n_matches, n_columns) matrix of ``theta`` positions read by each match."""
+        o, S, K, k = self.offsets, self.n_starters, self.n_specs, self.specs_per_deck
+        n = len(codes)
+        f, s = codes.player1[:, None], codes.player2[:, None]
+        g, t = codes.starter1[:, None], codes.starter2[:, None]
+        h, u = codes.specs1, codes.specs2
+        cols = [
+            o["skill"] + f,
+            o["skill"] + s,
+            o["stst"] + g * S + t,
+            o["stsp"] + g * K + u,
+            o["spst"] + h * S + t,
+            o["spsp"] + (h[:, :, None] * K + u[:, None, :]).reshape(n, k * k),
+        ]
+        if self.options.first_move:
+            cols.append(np.full((n, 1), o["first_move"]))
+        if self.options.synergy:
+            first, second = np.triu_indices(k, 1)
+            for starter, specs in ((g, h), (t, u)):
+                cols.append(o["syn_stsp"] + starter * K + specs)
+                cols.append(o["syn_spsp"] + specs[:, first] * K + specs[:, second])
+        if self.options.familiarity:
+            for player, starter, specs in ((f, g, h), (s, t, u)):
+                cols.append(o["fam_st"] + player * S + starter)
+                cols.append(o["fam_sp"] + player * K + specs)
+        if self.options.time_varying:
+            if codes.epoch is None:
+                raise ValueError("a time-varying model needs a period for every match")
+            e = np.minimum(codes.epoch, self.n_epochs - 1)[:, None]
+            cols.append(o["walk"] + f * self.n_epochs + e)
+            cols.append(o["walk"] + s * self.n_epochs + e)
+        idx = np.concatenate(cols, axis=1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.size):
+            raise ValueError("match codes fall outside the layout; encode against its vocabulary")
+        return idx.astype(np.int64)
+
+    def theta(self, z, sd, xp=np):
+        """Effects from standard normals ``z`` (..., n_free) and spreads ``sd`` (..., n_spreads).
+
+        Works on NumPy arrays (``xp=np``; leading draw dimensions allowed) and on
+        PyTensor variables (``xp=pytensor.tensor``; one point).
+        """
+        group = self.group
+        if not self.options.time_varying:
+            return z * self._scale(sd, len(group))
+        n_static = self.size - self.n_players * self.n_epochs
+        static = z[..., :n_static] * self._scale(sd, n_static)
+        steps = z[..., n_static:] * sd[..., group[-1:]]
+        P, E = self.n_players, self.n_epochs
+        if xp is np:
+            lead = z.shape[:-1]
+            walk = np.cumsum(steps.reshape(*lead, P, E - 1), axis=-1)
+            walk = np.concatenate([np.zeros((*lead, P, 1)), walk], axis=-1)
+            return np.concatenate([static, walk.reshape(*lead, P * E)], axis=-1)
+        walk = xp.cumsum(steps.reshape((P, E - 1)), axis=1)
+        walk = xp.concatenate([xp.zeros((P, 1)), walk], axis=1)
+        return xp.concatenate([static, walk.reshape((P * E,))])
+
+    def unflatten(self, theta: np.ndarray) -> dict[str, np.ndarray]:
+        """Split ``theta`` (..., size) into its named blocks."""
+        out = {}
+        for name, _ in self.blocks:
+            start, shape = self.offsets[name], self.shapes[name]
+            stop = start + int(np.prod(shape))
+            lead = () if theta.ndim == 1 else tuple(theta.shape[:-1])
+            out[name] = theta[..., start:stop].reshape((*lead, *shape))
+        return out
+
+    def flatten(self, blocks: dict[str, np.ndarray]) -> np.ndarray:
+        """Inverse of `unflatten`."""
+        lead = blocks["skill"].shape[:-1]
+        return np.concatenate([blocks[name].reshape(*lead, -1) for name, _ in self.blocks], axis=-1)
+
+
+BLOCK_DIMS = {
+    "skill": ("player",),
+    "stst": ("starter1", "starter2"),
+    "stsp": ("starter1", "spec2"),
+    "spst": ("spec1", "starter2"),
+    "spsp": ("spec1", "spec2"),
+    "syn_stsp": ("starter1", "spec2"),
+    "syn_spsp": ("spec1", "spec2"),
+    "fam_st": ("player", "starter2"),
+    "fam_sp": ("player", "spec2"),
+    "walk": ("player", "epoch"),
+    "first_move": (),
+}
+
+
+# -- levels never seen in fit -----------------------------------------------------------
+
+#: Working memory for the draws of never-seen levels in one chunk of matches.
+_UNSEEN_BYTES = 64 * 2**20
+
+
+def _name_key(name) -> int:
+    """A stable 64-bit key of a level's name (the same in every process and batch)."""
+    digest = hashlib.blake2b(str(name).encode("utf-8", "surrogatepass"), digest_size=8)
+    return int.from_bytes(digest.digest(), "little")
+
+
+def _cell_positions(layout: Layout, positions: np.ndarray):
+    """Block name and coordinates of flat ``theta`` positions of ``layout``."""
+    names = [name for name, _ in layout.blocks]
+    starts = np.array([layout.offsets[n] for n in names])
+    which = np.searchsorted(starts, positions, side="right") - 1
+    for pos, b in zip(positions.tolist(), which.tolist()):
+        name = names[b]
+        yield pos, name, np.unravel_index(pos - starts[b], layout.shapes[name])
+
+
+def old_positions(old: Layout, new: Layout, positions: np.ndarray | None = None) -> np.ndarray:
+    """For entries of ``new``'s theta (all, or ``positions``), their place in ``old``'s, or -1.
+
+    -1 marks a new cell: an effect involving a level beyond ``old``'s sizes.
+    """
+    positions = np.arange(new.size) if positions is None else np.asarray(positions)
+    names = [name for name, _ in new.blocks]
+    starts = np.array([new.offsets[n] for n in names])
+    which = np.searchsorted(starts, positions, side="right") - 1
+    out = np.full(positions.shape, -1, dtype=np.int64)
+    for b, name in enumerate(names):
+        mask = which == b
+        if not mask.any() or name not in old.shapes:
+            continue
+        if not new.shapes[name]:  # a single effect (the first-move effect): always known
+            out[mask] = old.offsets[name]
+            continue
+        coords = np.unravel_index(positions[mask] - starts[b], new.shapes[name])
+        inside = np.all([c < n for c, n in zip(coords, old.shapes[name])], axis=0)
+        flat = np.full(len(inside), -1, dtype=np.int64)
+        if inside.any():
+            flat[inside] = old.offsets[name] + np.ravel_multi_index(
+                tuple(c[inside] for c in coords), old.shapes[name]
+            )
+        out[mask] = flat
+    return out
+
+
+def unseen_draws(
+    sd: np.ndarray, layout: Layout, positions: np.ndarray, levels: dict, seed: int
+) -> np.ndarray:
+    """Fresh N(0, sd) draws for new cells of ``layout``, keyed to their names.
+
+    Each cell (an effect involving at least one level never seen in fit) gets
+    its own stream of standard normals, seeded by ``seed``, its block and the
+    names of the levels it pairs, times its block's spread per draw. A cell's
+    draws therefore do not depend on which other matches are forecast with
+    it, and the same forecast repeats exactly.
+
+    Parameters
+    ----------
+    sd : ndarray of shape (n_draws, n_spreads)
+        Spread draws.
+    layout : Layout
+        The grown layout the positions refer to.
+    positions : ndarray of int
+        Flat positions in ``layout``'s theta.
+    levels : dict
+        Level names by kind, ``{"player": [...], "starter": [...], "spec": [...],
+        "epoch": [...]}``, covering ``layout``'s sizes.
+    seed : int
+
+    Returns
+    -------
+    ndarray of shape (n_draws, len(positions))
+    """
+    groups = dict(layout.blocks)
+    out = np.empty((sd.shape[0], len(positions)))
+    for j, (_, name, coords) in enumerate(_cell_positions(layout, np.asarray(positions))):
+        kinds = [d.rstrip("12") for d in BLOCK_DIMS[name]]
+        key = [int(seed), _name_key(name)]
+        key += [_name_key(levels[k][int(i)]) for k, i in zip(kinds, coords)]
+        z = np.random.default_rng(key).standard_normal(sd.shape[0])
+        out[:, j] = z * sd[:, groups[name]]
+    return out
+
+
+def extend_effects(
+    theta: np.ndarray,
+    sd: np.ndarray,
+    old: Layout,
+    new: Layout,
+    seed: int,
+    levels: dict | None = None,
+) -> np.ndarray:
+    """Effects in a larger layout: fitted values where known, fresh N(0, sd) draws elsewhere.
+
+    The fresh draws are those of `unseen_draws` (keyed to the levels' names,
+    or to their positions when ``levels`` is None).
+
+    Returns
+    -------
+    ndarray of shape (n_draws, new.size)
+    """
+    levels = levels or _positional_levels(new)
+    old_pos = old_positions(old, new)
+    out = np.empty((theta.shape[0], new.size))
+    known = old_pos >= 0
+    out[:, known] = theta[:, old_pos[known]]
+    fresh = np.flatnonzero(~known)
+    if len(fresh):
+        out[:, fresh] = unseen_draws(sd, new, fresh, levels, seed)
+    return out
+
+
+def _positional_levels(layout: Layout) -> dict:
+    return {
+        "player": range(layout.n_players),
+        "starter": range(layout.n_starters),
+        "spec": range(layout.n_specs),
+        "epoch": range(layout.n_epochs),
+    }
+
+
+def chunks_with_unseen(
+    theta: np.ndarray,
+    sd: np.ndarray,
+    old: Layout,
+    new: Layout,
+    index: np.ndarray,
+    levels: dict,
+    seed: int,
+):
+    """Split matches into chunks whose effects fit in memory, with unseen cells drawn.
+
+    ``index`` names positions of the grown layout ``new``. Yields
+    ``(rows, theta_chunk, index_chunk)``: the matches' row numbers, the
+    fitted effects followed by fresh draws for the new cells those matches
+    read, and their index into that array. Matches that read no new cell
+    come in one chunk that uses ``theta`` as it is. Working memory stays
+    within a fixed budget however many levels are new.
+    """
+    mapped = old_positions(old, new, index)
+    touches = (mapped < 0).any(axis=1)
+    plain = np.flatnonzero(~touches)
+    if len(plain):
+        yield plain, theta, mapped[plain]
+    rows = np.flatnonzero(touches)
+    if not len(rows):
+        return
+    per_row = max(1, theta.shape[0] * index.shape[1] * 8)
+    step = max(1, _UNSEEN_BYTES // per_row)
+    for start in range(0, len(rows), step):
+        part = rows[start : start + step]
+        cells, inverse = np.unique(index[part], return_inverse=True)
+        inverse = inverse.reshape(len(part), -1)
+        known = old_positions(old, new, cells)
+        fresh = known < 0
+        new_cols = np.empty(len(cells), dtype=np.int64)
+        new_cols[~fresh] = known[~fresh]
+        new_cols[fresh] = theta.shape[1] + np.arange(int(fresh.sum()))
+        extra = unseen_draws(sd, new, cells[fresh], levels, seed)
+        yield part, np.concatenate([theta, extra], axis=1), new_cols[inverse]
