@@ -33,11 +33,10 @@ import dataclasses
 
 import numpy as np
 import xarray as xr
-from scipy.special import log_expit
 
 from skcodex import posterior
 from skcodex.inference import SamplingOptions, sample_posterior
-from skcodex.model import BLOCK_DIMS, Layout, SpreadPriors
+from skcodex.model import BLOCK_DIMS, Layout, SpreadPriors, quasi_loglik_terms
 
 __all__ = [
     "MAX_LOG_LIKELIHOOD",
@@ -105,7 +104,7 @@ def pointwise_log_likelihood(
     for start in range(0, len(index), step):
         q = theta[:, index[start : start + step]] @ signs
         r = outcome[start : start + step]
-        out[:, start : start + step] = r * log_expit(q) + (1 - r) * log_expit(-q)
+        out[:, start : start + step] = quasi_loglik_terms(r, q)
     return out
 
 

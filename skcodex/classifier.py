@@ -21,6 +21,7 @@ from skcodex.data import (
     MatchCodes,
     MatchTableError,
     Vocabulary,
+    check_luck,
     check_match_table,
     check_outcome,
     encode,
@@ -31,23 +32,6 @@ from skcodex.inference import SAMPLERS, SamplingOptions, warn_if_not_converged
 from skcodex.model import PRIORS, SPREADS, Layout, ModelOptions, SpreadPriors
 from skcodex.persistence import PersistenceMixin
 from skcodex.prediction import mean_win_probability, win_probability_draws
-
-
-def check_luck(luck: Any, n_matches: int) -> np.ndarray:
-    """Validate per-match net luck for player 1 (win-probability scale)."""
-    try:
-        arr = np.asarray(luck, dtype=float)
-    except (TypeError, ValueError):
-        raise MatchTableError("luck must be numbers: net luck for player 1 per match") from None
-    if arr.ndim != 1 or len(arr) != n_matches:
-        raise MatchTableError(
-            f"luck must hold one number per match ({n_matches}); got shape {arr.shape}"
-        )
-    if not np.all(np.isfinite(arr)):
-        pos = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise MatchTableError(f"luck must be finite; row {pos} holds {arr[pos]!r}")
-    return arr
-
 
 #: The seed model's priors: N(0, 0.5) on every log-spread.
 SEED_PRIORS = {

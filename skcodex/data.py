@@ -341,6 +341,39 @@ def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None
     return np.argsort(key.to_numpy(), kind="stable")
 
 
+def check_luck(luck: Any, n_matches: int) -> np.ndarray:
+    """Validate per-match net luck for player 1 (win-probability scale), one finite float each.
+
+    Raises
+    ------
+    MatchTableError
+        Naming the problem: not numbers, not one per match, or not finite.
+    """
+    if isinstance(luck, pd.DataFrame):
+        if luck.shape[1] != 1:
+            raise MatchTableError(
+                f"luck must be one column of numbers, got {luck.shape[1]} columns"
+            )
+        luck = luck.iloc[:, 0]
+    try:
+        arr = np.asarray(luck, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise MatchTableError(
+            f"luck must be numbers (player 1's net luck per match): {err}"
+        ) from None
+    if arr.ndim != 1:
+        raise MatchTableError(f"luck must be one-dimensional, got shape {arr.shape}")
+    if len(arr) != n_matches:
+        raise MatchTableError(
+            f"luck must hold one number per match: X has {n_matches} matches but luck has "
+            f"{len(arr)} values (luck values and matches must match)"
+        )
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if len(bad):
+        raise MatchTableError(f"luck must be finite; found {arr[bad[0]]!r} at row {int(bad[0])}")
+    return arr
+
+
 def check_outcome(y: Any, n_matches: int) -> np.ndarray:
     """Validate match outcomes: 1 (or True) where player 1 won, 0 (or False) where player 2 won.
 

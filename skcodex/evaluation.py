@@ -8,11 +8,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn import metrics
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from skcodex.metrics import positive_class_probability
+from skcodex.metrics import brier_score, positive_class_probability
 
 
 def forward_forecasts(
@@ -79,10 +80,9 @@ def _models(forecasts: pd.DataFrame) -> list[str]:
     return [c for c in forecasts.columns if c not in fixed]
 
 
-def log_loss(y: np.ndarray, p: np.ndarray, eps: float = 1e-15) -> float:
-    """Mean negative log-likelihood of binary outcomes (natural log)."""
-    p = np.clip(p, eps, 1 - eps)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+def log_loss(y: np.ndarray, p: np.ndarray) -> float:
+    """Mean negative log-likelihood of binary outcomes (natural log): scikit-learn's."""
+    return float(metrics.log_loss(np.asarray(y), np.asarray(p, dtype=float), labels=[0, 1]))
 
 
 def score_table(forecasts: pd.DataFrame, by: str = "period") -> pd.DataFrame:
@@ -95,10 +95,10 @@ def score_table(forecasts: pd.DataFrame, by: str = "period") -> pd.DataFrame:
     key = by if by in forecasts.columns else "split"
     rows = {}
     for label, part in forecasts.groupby(key, sort=False):
-        rows[label] = {m: float(np.mean((part["y"] - part[m]) ** 2)) for m in models}
+        rows[label] = {m: brier_score(part["y"], part[m]) for m in models}
         rows[label]["matches"] = len(part)
     y = forecasts["y"].to_numpy()
-    rows["pooled"] = {m: float(np.mean((y - forecasts[m]) ** 2)) for m in models}
+    rows["pooled"] = {m: brier_score(y, forecasts[m]) for m in models}
     rows["pooled"]["matches"] = len(forecasts)
     rows["log loss (pooled)"] = {m: log_loss(y, forecasts[m].to_numpy()) for m in models}
     rows["log loss (pooled)"]["matches"] = len(forecasts)
@@ -136,7 +136,7 @@ def bootstrap_against_best_other(forecasts: pd.DataFrame, **kwargs: Any) -> pd.D
     """For each model, its paired bootstrap difference from the best other model (pooled Brier)."""
     models = _models(forecasts)
     y = forecasts["y"].to_numpy()
-    brier = {m: float(np.mean((y - forecasts[m]) ** 2)) for m in models}
+    brier = {m: brier_score(y, forecasts[m]) for m in models}
     rows = []
     for m in models:
         others = [o for o in models if o != m]

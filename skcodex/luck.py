@@ -36,7 +36,8 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from skcodex.data import MatchTableError, check_match_table, check_outcome
+from skcodex.data import MatchTableError, check_luck, check_match_table, check_outcome
+from skcodex.model import quasi_loglik_terms
 
 __all__ = [
     "adjusted_outcome",
@@ -248,17 +249,6 @@ def luck_by_match(
     return np.bincount(idx.astype(np.int64), weights=sign * values, minlength=size)
 
 
-def _check_luck(luck: Any, n_matches: int) -> np.ndarray:
-    arr = np.asarray(luck, dtype=float)
-    if arr.ndim != 1:
-        raise ValueError(f"luck must be one-dimensional, got shape {arr.shape}")
-    if len(arr) != n_matches:
-        raise ValueError(f"there are {n_matches} outcomes but {len(arr)} luck values")
-    if not np.isfinite(arr).all():
-        raise ValueError("luck must be finite")
-    return arr
-
-
 def adjusted_outcome(y: Any, luck: Any) -> np.ndarray:
     """The luck-adjusted result for player 1: ``y - luck``.
 
@@ -286,7 +276,7 @@ def adjusted_outcome(y: Any, luck: Any) -> np.ndarray:
     array([0.55, 0.2 , 1.1 ])
     """
     outcome = check_outcome(y, len(np.asarray(y, dtype=object)))
-    return outcome - _check_luck(luck, len(outcome))
+    return outcome - check_luck(luck, len(outcome))
 
 
 def quasi_log_likelihood(outcome: Any, logit_p: Any) -> np.ndarray:
@@ -312,9 +302,7 @@ def quasi_log_likelihood(outcome: Any, logit_p: Any) -> np.ndarray:
     >>> quasi_log_likelihood([1.3], [1.0]).round(4)
     array([-0.0133])
     """
-    r = np.asarray(outcome, dtype=float)
-    q = np.asarray(logit_p, dtype=float)
-    return -(r * np.logaddexp(0.0, -q) + (1.0 - r) * np.logaddexp(0.0, q))
+    return quasi_loglik_terms(outcome, logit_p)
 
 
 def fit_skills(

@@ -68,6 +68,7 @@ __all__ = [
     "build_model",
     "default_priors",
     "quasi_loglik",
+    "quasi_loglik_terms",
 ]
 
 #: Default priors on the log-spreads of the optional blocks: (loc, scale).
@@ -232,6 +233,19 @@ def default_priors(options: ModelOptions) -> SpreadPriors:
     return SpreadPriors(tuple(loc), tuple(scale))
 
 
+def quasi_loglik_terms(r, q) -> np.ndarray:
+    """``r log sigmoid(q) + (1 - r) log sigmoid(-q)`` per element, in NumPy.
+
+    The Bernoulli log-likelihood of each outcome r in {0, 1}; the binomial
+    quasi-log-likelihood of luck-adjusted outcomes (see `quasi_loglik`).
+    """
+    from scipy.special import log_expit
+
+    r = np.asarray(r, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return r * log_expit(q) + (1 - r) * log_expit(-q)
+
+
 def quasi_loglik(r, q, xp=np):
     """``r log sigmoid(q) + (1 - r) log sigmoid(-q)``, summed over matches.
 
@@ -241,7 +255,5 @@ def quasi_loglik(r, q, xp=np):
     E[r] = sigmoid(q). ``xp`` is ``numpy`` or ``pytensor.tensor``.
     """
     if xp is np:
-        from scipy.special import log_expit
-
-        return np.sum(r * log_expit(q) + (1 - r) * log_expit(-q), axis=-1)
+        return np.sum(quasi_loglik_terms(r, q), axis=-1)
     return xp.sum(-r * xp.softplus(-q) - (1 - r) * xp.softplus(q))

@@ -36,7 +36,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex.data import check_match_table, check_outcome, time_order
+from skcodex.data import check_luck, check_match_table, check_outcome, time_order
 from skcodex.persistence import PersistenceMixin
 
 #: Rating points per unit of the logistic (natural-log odds) scale: 400 / ln 10,
@@ -82,28 +82,6 @@ def check_outcome_fast(y: Any, n_matches: int) -> np.ndarray:
         if arr.dtype.kind in "biuf" and np.all((arr == 0) | (arr == 1)):
             return arr.astype(np.int8)
     return check_outcome(y, n_matches)
-
-
-def check_luck(luck: Any, n_matches: int) -> np.ndarray:
-    """Validate per-match net luck for player 1: ``n_matches`` finite floats."""
-    if isinstance(luck, pd.DataFrame):
-        if luck.shape[1] != 1:
-            raise ValueError(f"luck must be one column of numbers, got {luck.shape[1]} columns")
-        luck = luck.iloc[:, 0]
-    try:
-        arr = np.asarray(luck, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"luck must be numbers (player 1's net luck per match): {err}") from None
-    if arr.ndim != 1:
-        raise ValueError(f"luck must be one-dimensional, got shape {arr.shape}")
-    if len(arr) != n_matches:
-        raise ValueError(
-            f"X has {n_matches} matches but luck has {len(arr)} values; they must match"
-        )
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if len(bad):
-        raise ValueError(f"luck must be finite; found {arr[bad[0]]!r} at row {int(bad[0])}")
-    return arr
 
 
 def prepare_training(X: Any, y: Any, luck: Any = None) -> TrainingMatches:
