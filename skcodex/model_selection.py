@@ -5,12 +5,11 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import BaseCrossValidator
-from sklearn.model_selection._split import GroupsConsumerMixin  # not re-exported publicly
 
 __all__ = ["TournamentSplit"]
 
@@ -65,7 +64,7 @@ def _match_times(X: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     return start, end
 
 
-class TournamentSplit(GroupsConsumerMixin, BaseCrossValidator):
+class TournamentSplit(BaseCrossValidator):
     """Forward-chaining cross-validation, one tournament a fold.
 
     Each fold tests on one tournament's matches and trains on every match,
@@ -140,6 +139,10 @@ class TournamentSplit(GroupsConsumerMixin, BaseCrossValidator):
     0       LONG        1       2
     1         T2        3       2
     """
+
+    # Ask for ``groups`` by default under metadata routing (what scikit-learn's
+    # GroupsConsumerMixin sets; that class is not public).
+    __metadata_request__split: ClassVar[dict] = {"groups": True}
 
     def __init__(self, n_splits: int = 8):
         if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral):

@@ -331,3 +331,9 @@ def test_grid_search():
     )
     # shrinking to a coin flip scores about 0.25 on every fold, better than the raw base rate
     assert search.best_params_ == {"prior_weight": 100.0}
+
+
+def test_requests_groups_under_metadata_routing():
+    """Like scikit-learn's group splitters, groups are requested by default."""
+    routing = TournamentSplit().get_metadata_routing()
+    assert routing.split.requests == {"groups": True}
