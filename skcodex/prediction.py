@@ -9,9 +9,10 @@ the mean over draws of ``expit(q)``.
 Three things keep this fast on large tables without changing the result:
 
 - **Repeated work is done once.** Matches with identical index rows (same
-  players, decks and order) share their probabilities, and when many matches
-  share a deck pair, the deck part of ``q`` (every column after the two
-  player-skill columns) is summed once per distinct pair.
+  players, decks and order) share their probabilities, and the deck part of
+  ``q`` (every column after the two player-skill columns) is summed once per
+  distinct deck pair. Every match is summed in the same order whatever else is
+  in the batch, so a forecast never depends on the other rows, to the last bit.
 - **Blocks stay in cache.** The effects are transposed to (n_effects, n_draws)
   so a match reads whole contiguous rows, and matches are processed in blocks
   whose (block, n_draws) log-odds fit in the CPU cache; the draws are chunked
@@ -35,11 +36,10 @@ import pandas as pd
 
 # Working memory for one block of log-odds (kept in the CPU cache).
 _BLOCK_BYTES = 2**19
-# Target size of the table rows are gathered from (effects and deck-pair sums for one
-# chunk of draws): small enough for the CPU cache, as gathers are memory-bound.
-_TABLE_BYTES = 4 * 2**20
-# Fewest draws per chunk, so that very large tables still make long inner loops.
-_MIN_CHUNK_DRAWS = 64
+# Draws per chunk: the table rows are gathered from (effects and deck-pair sums for one
+# chunk) stays small, and the chunks, hence the order of every sum over draws, are the
+# same whatever the batch.
+_CHUNK_DRAWS = 128
 # Index columns read per match before the deck part: player 1's and player 2's skill.
 _PLAYER_COLUMNS = 2
 
@@ -214,27 +214,27 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _plan(index: np.ndarray, signs: np.ndarray, n_effects: int, n_draws: int):
-    """Compress an index matrix: distinct rows, and deck pairs summed once when that pays.
+    """Compress an index matrix: distinct rows, and each distinct deck pair summed once.
 
     Returns ``(rows, inverse, pairs, pair_signs)``: ``rows`` index a table of
     the effects followed by one entry per deck pair (``pairs``, summed with
-    ``pair_signs``), or ``pairs`` is None and ``rows`` index the effects only.
+    ``pair_signs``), or ``pairs`` is None (no deck columns) and ``rows`` index
+    the effects only. Every match's log-odds are summed in the same order
+    (its deck pair first, then the two skills) whatever other matches come
+    with it, so a forecast does not depend, even in its last bit, on the batch.
     """
     rows, inverse = unique_rows(index)
     width = rows.shape[1]
     if width <= _PLAYER_COLUMNS + 1:
         return rows, inverse, None, None
     pairs, pair_of = unique_rows(rows[:, _PLAYER_COLUMNS:])
-    # Worth it when the pair sums replace several columns' reads for many rows.
-    if len(pairs) * 2 > len(rows):
-        return rows, inverse, None, None
     compact = np.column_stack([rows[:, :_PLAYER_COLUMNS], n_effects + pair_of])
     return compact, inverse, pairs, np.asarray(signs[_PLAYER_COLUMNS:], dtype=float)
 
 
 def _draw_chunks(n_draws: int, n_table: int) -> list[tuple[int, int]]:
-    step = max(_MIN_CHUNK_DRAWS, _TABLE_BYTES // (8 * max(1, n_table)))
-    step = max(1, min(n_draws, step))
+    """Fixed chunks of draws: the same for every batch, so sums over draws are too."""
+    step = max(1, min(n_draws, _CHUNK_DRAWS))
     return [(start, min(start + step, n_draws)) for start in range(0, n_draws, step)]
 
 
