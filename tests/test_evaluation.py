@@ -50,6 +50,8 @@ def test_paired_bootstrap_brackets_a_known_difference():
     frame = pd.DataFrame({"split": 0, "row": np.arange(n), "y": y, "truth": p, "coin": 0.5})
     result = paired_bootstrap(frame, "truth", "coin", n_resamples=1000)
     # E[(y - p)^2 - (y - 0.5)^2] = -(p - 0.5)^2, averaged: -Var(U(0.2, 0.8)) = -0.03
+    assert result["difference"] == pytest.approx(np.mean((y - p) ** 2) - np.mean((y - 0.5) ** 2))
+    assert result["difference"] == pytest.approx(-np.mean((p - 0.5) ** 2), abs=0.004)
     assert result["lower"] < -0.03 < result["upper"]
     assert result["upper"] < 0
     best = bootstrap_against_best_other(frame, n_resamples=200)
@@ -58,3 +60,45 @@ def test_paired_bootstrap_brackets_a_known_difference():
 
 def test_log_loss_clips_certain_forecasts():
     assert np.isfinite(log_loss(np.array([1, 0]), np.array([0.0, 1.0])))
+
+
+def test_paired_bootstrap_interval_is_that_of_the_paired_differences():
+    """Two close models scored on the same matches: the interval is that of their difference.
+
+    Per-match Brier scores vary a lot from match to match, their difference very little.
+    A bootstrap that resampled the two models' matches separately would give an
+    interval about 20 times wider; the paired one agrees with the normal-theory
+    interval of the mean paired difference, mean +- 1.96 sd / sqrt(n).
+    """
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(4)
+    n = 4000
+    p = rng.uniform(0.1, 0.9, n)
+    y = (rng.uniform(size=n) < p).astype(int)
+    q = np.clip(p + rng.normal(0.02, 0.01, n), 0.01, 0.99)
+    frame = pd.DataFrame({"split": 0, "row": np.arange(n), "y": y, "a": p, "b": q})
+    result = paired_bootstrap(frame, "a", "b", n_resamples=4000, interval=0.9, random_state=1)
+    d = (y - p) ** 2 - (y - q) ** 2
+    half = norm.ppf(0.95) * d.std(ddof=1) / np.sqrt(n)
+    assert result["difference"] == pytest.approx(d.mean(), rel=1e-12)
+    assert result["lower"] == pytest.approx(d.mean() - half, abs=0.1 * half)
+    assert result["upper"] == pytest.approx(d.mean() + half, abs=0.1 * half)
+    unpaired = norm.ppf(0.95) * np.sqrt(
+        ((y - p) ** 2).var(ddof=1) / n + ((y - q) ** 2).var(ddof=1) / n
+    )
+    assert unpaired > 5 * half  # the check above tells the two apart
+
+
+def test_bootstrap_against_best_other_picks_the_lowest_brier():
+    rng = np.random.default_rng(5)
+    n = 2000
+    p = rng.uniform(0.2, 0.8, n)
+    y = (rng.uniform(size=n) < p).astype(int)
+    frame = pd.DataFrame(
+        {"split": 0, "row": np.arange(n), "y": y, "truth": p, "coin": 0.5, "worse": 1 - p}
+    )
+    table = bootstrap_against_best_other(frame, n_resamples=200)
+    assert table["best other"].to_dict() == {"truth": "coin", "coin": "truth", "worse": "truth"}
+    brier = {m: np.mean((y - frame[m]) ** 2) for m in ("truth", "coin", "worse")}
+    assert table.loc["worse", "difference"] == pytest.approx(brier["worse"] - brier["truth"])
