@@ -123,7 +123,8 @@ def test_predict_prints_the_python_apis_values(fitted_dir, small_matches, capsys
         want = match_forecast(clf, X, width).iloc[0]
         assert want["mean"] == pytest.approx(clf.predict_proba(X)[0, 1])
         got = _printed(out)
-        np.testing.assert_allclose(got, want[["mean", "lower", "upper"]], atol=5e-4 + 1e-12)
+        expected = want[["mean", "lower", "upper"]].to_numpy(dtype=float)
+        np.testing.assert_allclose(got, expected, atol=5e-4 + 1e-12)  # printed to 3 places
 
 
 def test_predict_for_a_new_player_says_so(fitted_dir, capsys):
