@@ -258,6 +258,31 @@ def test_decks_with_unseen_components_get_population_draws(fitted):
     assert np.isfinite(ours).all()
 
 
+def test_unseen_specs_in_matchups_have_their_blocks_spread(fitted):
+    """Known truth, not the classifier's own path: a never-seen spec's effects are N(0, sd).
+
+    Two decks that differ only in a never-seen spec, against a known deck, differ in
+    log-odds by one spec-vs-starter and three spec-vs-spec effects of each new spec,
+    variance ``2 (sd_stsp^2 + 3 sd_spsp^2)`` in each draw.
+    """
+    import copy
+
+    n = 10
+    variant = copy.copy(fitted)
+    variant.catalogue = CODEX.with_specs({f"Mystery{i}": "Red" for i in range(2 * n)})
+    decks = [Deck("Red", ("Anarchy", "Blood", f"Mystery{i}")) for i in range(2 * n)]
+    m = logit(matchup_draws(variant, decks, ["MonoBlue"]))[:, :, 0]
+    sd = fitted.spread_draws_
+    z = (m[:, 0::2] - m[:, 1::2]) / np.sqrt(2 * (sd[:, [2]] ** 2 + 3 * sd[:, [3]] ** 2))
+    assert z.size == n * len(sd)
+    assert np.var(z) == pytest.approx(1.0, abs=0.15)  # 2,000 standard normals
+    assert abs(np.mean(z)) < 0.15
+    # As player 2's deck: one starter-vs-spec and three spec-vs-spec effects each.
+    m2 = logit(matchup_draws(variant, ["MonoBlue"], decks))[:, 0, :]
+    z2 = (m2[:, 0::2] - m2[:, 1::2]) / np.sqrt(2 * (sd[:, [2]] ** 2 + 3 * sd[:, [3]] ** 2))
+    assert np.var(z2) == pytest.approx(1.0, abs=0.15)
+
+
 def test_matchup_errors_are_readable(fitted):
     with pytest.raises(ValueError, match="both players"):
         matchup_table(fitted, player1="somebody")
