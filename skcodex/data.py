@@ -218,7 +218,10 @@ def check_outcome(y: Any, n_matches: int) -> np.ndarray:
     values, a 2-D y of several columns, or a length that differs from the table's.
     """
     if y is None:
-        raise MatchTableError("y is required: 1 where player1 won, 0 where player2 won")
+        raise MatchTableError(
+            "fit requires y to be passed, but the target y is None: "
+            "give 1 where player1 won, 0 where player2 won"
+        )
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise MatchTableError(f"y must be one column of outcomes, got {y.shape[1]} columns")

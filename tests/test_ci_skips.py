@@ -6,7 +6,7 @@ import pytest
 
 CONFTEST = Path(__file__).with_name("conftest.py")
 
-INNER_TESTS = '''
+INNER_TESTS = """
 import sys
 
 import pytest
@@ -33,7 +33,7 @@ def test_skips_for_another_reason():
 @pytest.mark.xfail(reason="Chromium is not installed", strict=True)
 def test_expected_failure():
     raise AssertionError
-'''
+"""
 
 
 @pytest.fixture

@@ -120,7 +120,9 @@ def test_balanced_prior_draws_follow_the_stated_distributions():
     data = make_matches(n_players=8, n_matches=40, n_tournaments=2, random_state=1)
     table = check_match_table(data.X)
     vocab = Vocabulary.from_table(table)
-    layout = Layout(*vocab.sizes, vocab.specs_per_deck, ModelOptions(prior="balanced", synergy=True))
+    layout = Layout(
+        *vocab.sizes, vocab.specs_per_deck, ModelOptions(prior="balanced", synergy=True)
+    )
     priors = SpreadPriors(loc=(0.3, -1.2), scale=(0.2, 0.4))
     model = build_model(layout.index_matrix(encode(table, vocab)), data.y, layout, priors)
     n = 4000

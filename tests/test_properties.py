@@ -336,9 +336,7 @@ def test_variational_spreads_agree_with_pymcs_own_advi(advi, data):
     reference = np.asarray(approx.sample(4000, random_seed=0).posterior["sd"]).reshape(-1, 4)
     ours = advi.spread_draws_
     np.testing.assert_allclose(ours.mean(axis=0), reference.mean(axis=0), rtol=0.2)
-    np.testing.assert_allclose(
-        np.log(ours).std(axis=0), np.log(reference).std(axis=0), rtol=0.25
-    )
+    np.testing.assert_allclose(np.log(ours).std(axis=0), np.log(reference).std(axis=0), rtol=0.25)
 
 
 def test_variational_fit_is_reproducible(advi, data, monkeypatch_module):
