@@ -340,6 +340,21 @@ def test_deck_ranking_scores_average_one_half_against_their_own_field(fitted):
     assert other.loc["MonoRed", "mean"] == pytest.approx(expected.mean())
 
 
+def test_deck_ranking_p_best_and_ranks_recounted_from_the_matchups(fitted):
+    from scipy.stats import rankdata
+
+    ranking = deck_ranking(fitted, n_draws=40)
+    p = matchup_draws(fitted, n_draws=40)  # the six monocolour decks, both turn orders
+    score = 0.5 * (p + 1 - p.transpose(0, 2, 1)).mean(axis=2)  # against the field, coin flip
+    best = np.bincount(score.argmax(axis=1), minlength=6) / len(score)
+    ranks = rankdata(-score, axis=1, method="ordinal")
+    expected = pd.DataFrame(
+        {"mean": score.mean(axis=0), "p_best": best, "rank_mean": ranks.mean(axis=0)},
+        index=pd.Index(MONO, name="deck"),
+    )
+    pd.testing.assert_frame_equal(ranking[expected.columns].loc[MONO], expected)
+
+
 def test_default_decks_are_the_six_base_monocolour_decks():
     variant = CODEX.with_specs({"DemonBash": "Black", "AnarchyP22": "Red"})
     assert len(legal_decks("monocolour", variant)) > 6
