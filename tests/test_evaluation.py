@@ -68,7 +68,7 @@ def test_paired_bootstrap_interval_is_that_of_the_paired_differences():
 
     Per-match Brier scores vary a lot from match to match, their difference very little.
     A bootstrap that resampled the two models' matches separately would give an
-    interval about 20 times wider; the paired one agrees with the normal-theory
+    interval about 14 times wider; the paired one agrees with the normal-theory
     interval of the mean paired difference, mean +- 1.96 sd / sqrt(n).
     """
     from scipy.stats import norm

@@ -20,6 +20,10 @@ Usage, from the repository root::
     python tools/mutation.py                       # defaults below
     python tools/mutation.py --sample 0            # the full modules only
     python tools/mutation.py --full skcodex.prediction --sample 0
+    python tools/mutation.py --retest              # survivors again, after new tests
+
+Results are kept in ``mutants/`` between runs: a mutant already killed is not run
+again, and the same ``--seed`` draws the same sample.
 
 It prints a table per module and writes ``benchmarks/results/mutation.json``;
 ``mutmut results`` and ``mutmut show <name>`` show the surviving mutants.
@@ -65,6 +69,20 @@ def _results() -> dict[str, int | None]:
     return out
 
 
+def _reset_survivors(modules: list[str]) -> int:
+    """Mark the surviving mutants of ``modules`` as not run, so new tests get a go at them."""
+    reset = 0
+    for meta in (ROOT / "mutants").rglob("*.py.meta"):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        codes = data["exit_code_by_key"]
+        for name, code in codes.items():
+            if code in SURVIVED | NO_TESTS and any(_in(name, m) for m in modules):
+                codes[name] = None
+                reset += 1
+        meta.write_text(json.dumps(data), encoding="utf-8")
+    return reset
+
+
 def _module(name: str) -> str:
     return name.split(".x_")[0].split(".xǁ")[0]
 
@@ -86,8 +104,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", nargs="*", default=list(FULL), help="modules run in full")
     parser.add_argument("--sample", type=int, default=40, help="mutants per other module")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--retest",
+        action="store_true",
+        help="re-run the surviving mutants of the --full modules (after adding tests)",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    if args.retest and (ROOT / "mutants").exists():
+        print(f"re-testing {_reset_survivors(args.full)} surviving mutants")
     _mutmut(*(f"{m}.*" for m in args.full))  # also generates every module's mutants
     results = _results()
     sampled: dict[str, list[str]] = {}
