@@ -16,7 +16,7 @@ ways:
 
 Usage, from the repository root::
 
-    pip install mutmut
+    pip install -e ".[test,mutation]"
     python tools/mutation.py                       # defaults below
     python tools/mutation.py --sample 0            # the full modules only
     python tools/mutation.py --full skcodex.prediction --sample 0
