@@ -377,13 +377,21 @@ def check_luck(luck: Any, n_matches: int) -> np.ndarray:
 def check_outcome(y: Any, n_matches: int) -> np.ndarray:
     """Validate match outcomes: 1 (or True) where player 1 won, 0 (or False) where player 2 won.
 
-    Returns an int8 array. Raises `MatchTableError` for NaN, draws or other
-    values, a 2-D array, or a length that differs from the table's.
+    Returns an int8 array. A one-column frame or (n, 1) array is read as its
+    column. Raises `MatchTableError` for a missing y, NaN, draws or other
+    values, a 2-D y of several columns, or a length that differs from the table's.
     """
+    if y is None:
+        raise MatchTableError(
+            "fit requires y to be passed, but the target y is None: "
+            "give 1 where player1 won, 0 where player2 won"
+        )
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise MatchTableError(f"y must be one column of outcomes, got {y.shape[1]} columns")
         y = y.iloc[:, 0]
+    elif isinstance(y, np.ndarray) and y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]  # a one-column array, read like a one-column frame
     if isinstance(y, pd.Series) and isinstance(y.dtype, np.dtype) and y.dtype.kind in "biuf":
         y = y.to_numpy()
     arr = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y

@@ -68,6 +68,49 @@ def test_skill_table_summarises_the_skill_draws(fitted, small_matches):
     assert (table["wins"] <= table["matches"]).all()
 
 
+def test_skill_table_p_best_and_ranks_match_an_independent_count(fitted):
+    """P(best) and the rank columns, recounted draw by draw with scipy's ranking."""
+    from scipy.stats import rankdata
+
+    table = skill_table(fitted, interval=0.5)
+    post = fitted.idata_.posterior["skill"]
+    names = list(post.coords["player"].values)
+    skills = np.asarray(post).reshape(-1, len(names))
+    ranks = rankdata(-skills, axis=1, method="ordinal")  # 1 = best in that draw
+    best = pd.Series(np.asarray(names, dtype=object)[skills.argmax(axis=1)]).value_counts()
+    p_best = best.reindex(names).fillna(0).to_numpy() / len(skills)
+    expected = pd.DataFrame(
+        {
+            "p_best": p_best,
+            "rank_mean": ranks.mean(axis=0),
+            "rank_lower": np.quantile(ranks, 0.25, axis=0),
+            "rank_upper": np.quantile(ranks, 0.75, axis=0),
+        },
+        index=pd.Index(names, name="player"),
+    )
+    pd.testing.assert_frame_equal(table[expected.columns].loc[names], expected)
+    # The table is ordered best first, and the best-ranked player is not rare at the top.
+    assert table["p_best"].iloc[0] == table["p_best"].max()
+    assert table["rank_mean"].iloc[0] == table["rank_mean"].min()
+
+
+def test_skill_table_on_known_draws():
+    """Three players whose draws put them in a fixed order, and one tie-free coin flip."""
+    clf = BayesianMatchupClassifier()
+    vocab = Vocabulary(("a", "b", "c"), ("Red",), ("Anarchy", "Blood", "Fire"), 3)
+    layout = Layout(3, 1, 3, 3)
+    theta = np.zeros((4, layout.size))
+    # a is best in every draw; b beats c in draws 0 and 1, c beats b in draws 2 and 3.
+    theta[:, :3] = [[2.0, 1.0, 0.0], [2.0, 1.0, 0.5], [2.0, 0.0, 1.0], [3.0, -1.0, 0.0]]
+    clf.effect_draws_, clf.spread_draws_ = theta, np.ones((4, 4))
+    clf.vocabulary_, clf.layout_ = vocab, layout
+    table = skill_table(clf)
+    assert table.loc["a", "p_best"] == 1.0 and table.loc["b", "p_best"] == 0.0
+    assert table.loc["a", "rank_mean"] == 1.0
+    assert table.loc["b", "rank_mean"] == 2.5 and table.loc["c", "rank_mean"] == 2.5
+    assert table.loc["a", "rank_upper"] == 1.0 and table.loc["b", "rank_lower"] == 2.0
+
+
 def test_skill_table_without_data_has_no_counts(fitted):
     table = skill_table(fitted)
     assert "matches" not in table.columns and "wins" not in table.columns
@@ -227,6 +270,31 @@ def test_decks_with_unseen_components_get_population_draws(fitted):
     assert np.isfinite(ours).all()
 
 
+def test_unseen_specs_in_matchups_have_their_blocks_spread(fitted):
+    """Known truth, not the classifier's own path: a never-seen spec's effects are N(0, sd).
+
+    Two decks that differ only in a never-seen spec, against a known deck, differ in
+    log-odds by one spec-vs-starter and three spec-vs-spec effects of each new spec,
+    variance ``2 (sd_stsp^2 + 3 sd_spsp^2)`` in each draw.
+    """
+    import copy
+
+    n = 10
+    variant = copy.copy(fitted)
+    variant.catalogue = CODEX.with_specs({f"Mystery{i}": "Red" for i in range(2 * n)})
+    decks = [Deck("Red", ("Anarchy", "Blood", f"Mystery{i}")) for i in range(2 * n)]
+    m = logit(matchup_draws(variant, decks, ["MonoBlue"]))[:, :, 0]
+    sd = fitted.spread_draws_
+    z = (m[:, 0::2] - m[:, 1::2]) / np.sqrt(2 * (sd[:, [2]] ** 2 + 3 * sd[:, [3]] ** 2))
+    assert z.size == n * len(sd)
+    assert np.var(z) == pytest.approx(1.0, abs=0.15)  # 2,000 standard normals
+    assert abs(np.mean(z)) < 0.15
+    # As player 2's deck: one starter-vs-spec and three spec-vs-spec effects each.
+    m2 = logit(matchup_draws(variant, ["MonoBlue"], decks))[:, 0, :]
+    z2 = (m2[:, 0::2] - m2[:, 1::2]) / np.sqrt(2 * (sd[:, [2]] ** 2 + 3 * sd[:, [3]] ** 2))
+    assert np.var(z2) == pytest.approx(1.0, abs=0.15)
+
+
 def test_matchup_errors_are_readable(fitted):
     with pytest.raises(ValueError, match="both players"):
         matchup_table(fitted, player1="somebody")
@@ -244,6 +312,33 @@ def test_match_forecast_interval_brackets_the_mean(fitted, small_matches):
     assert ((forecast["lower"] <= forecast["mean"]) & (forecast["mean"] <= forecast["upper"])).all()
 
 
+@pytest.mark.parametrize("interval", [0.5, 0.9])
+def test_match_forecast_interval_is_the_equal_tailed_quantiles_of_the_draws(
+    fitted, small_matches, interval
+):
+    X = small_matches.X.head(6)
+    forecast = match_forecast(fitted, X, interval=interval)
+    # Independent: the per-draw probabilities from the blocks, and their quantiles.
+    blocks = fitted.layout_.unflatten(fitted.effect_draws_)
+    vocab = fitted.vocabulary_
+    q = []
+    for _, row in X.iterrows():
+        d1, d2 = parse_deck(row["deck1"]), parse_deck(row["deck2"])
+        g, t = vocab.starters.index(d1.starter), vocab.starters.index(d2.starter)
+        h = [vocab.specs.index(x) for x in d1.specs]
+        u = [vocab.specs.index(x) for x in d2.specs]
+        skill = blocks["skill"]
+        value = skill[:, vocab.players.index(row["player1"])]
+        value = value - skill[:, vocab.players.index(row["player2"])] + blocks["stst"][:, g, t]
+        value = value + blocks["stsp"][:, g, u].sum(-1) + blocks["spst"][:, h, t].sum(-1)
+        q.append(value + blocks["spsp"][:, h][:, :, u].sum(axis=(1, 2)))
+    p = 1 / (1 + np.exp(-np.column_stack(q)))
+    tail = (1 - interval) / 2
+    np.testing.assert_allclose(forecast["lower"], np.quantile(p, tail, axis=0), atol=1e-12)
+    np.testing.assert_allclose(forecast["upper"], np.quantile(p, 1 - tail, axis=0), atol=1e-12)
+    np.testing.assert_allclose(forecast["mean"], p.mean(axis=0), atol=1e-12)
+
+
 def test_deck_ranking_scores_average_one_half_against_their_own_field(fitted):
     # Against the field of the ranked decks themselves, with a random turn order, every
     # match has one winner among the decks: the scores average exactly 1/2 in every draw.
@@ -255,6 +350,21 @@ def test_deck_ranking_scores_average_one_half_against_their_own_field(fitted):
     p = matchup_draws(fitted, ["MonoRed", "MonoBlue"])
     expected = 0.5 * ((p[:, 0, 1] + 1 - p[:, 1, 0]) + (p[:, 0, 0] + 1 - p[:, 0, 0])) / 2
     assert other.loc["MonoRed", "mean"] == pytest.approx(expected.mean())
+
+
+def test_deck_ranking_p_best_and_ranks_recounted_from_the_matchups(fitted):
+    from scipy.stats import rankdata
+
+    ranking = deck_ranking(fitted, n_draws=40)
+    p = matchup_draws(fitted, n_draws=40)  # the six monocolour decks, both turn orders
+    score = 0.5 * (p + 1 - p.transpose(0, 2, 1)).mean(axis=2)  # against the field, coin flip
+    best = np.bincount(score.argmax(axis=1), minlength=6) / len(score)
+    ranks = rankdata(-score, axis=1, method="ordinal")
+    expected = pd.DataFrame(
+        {"mean": score.mean(axis=0), "p_best": best, "rank_mean": ranks.mean(axis=0)},
+        index=pd.Index(MONO, name="deck"),
+    )
+    pd.testing.assert_frame_equal(ranking[expected.columns].loc[MONO], expected)
 
 
 def test_default_decks_are_the_six_base_monocolour_decks():
@@ -409,6 +519,43 @@ def test_nash_equilibria_solve_each_draws_game(fitted):
         assert (w @ B).min() >= 0.5 - 1e-7
 
 
+def _column_player(A):
+    """The column player's equilibrium by an LP written out independently of the package.
+
+    minimise w over (y, w): A y <= w (row by row), sum y = 1, y >= 0.
+    """
+    from scipy.optimize import linprog
+
+    n, m = A.shape
+    res = linprog(
+        c=np.r_[np.zeros(m), 1.0],
+        A_ub=np.c_[A, -np.ones(n)],
+        b_ub=np.zeros(n),
+        A_eq=np.r_[np.ones(m), 0.0].reshape(1, -1),
+        b_eq=[1.0],
+        bounds=[(0, 1)] * m + [(None, None)],
+        method="highs-ds",
+    )
+    assert res.status == 0
+    return res.x[:m], res.x[m]
+
+
+def test_nash_player2_weights_agree_with_an_independent_solver(fitted):
+    decks1 = ["MonoRed", "MonoBlue", "MonoGreen", "MonoBlack"]
+    decks2 = ["MonoWhite", "MonoPurple", "MonoRed"]
+    eq = nash_equilibria(fitted, decks1, decks2, n_draws=15)
+    games = matchup_draws(fitted, decks1, decks2, n_draws=15)
+    assert eq.player2.shape == (15, 3)
+    for A, w1, w2, value in zip(games, eq.player1, eq.player2, eq.value):
+        y, w = _column_player(A)
+        assert value == pytest.approx(w, abs=1e-9)
+        # Player 2's weights hold player 1 to the value: optimal, whatever the LP's tie-break.
+        assert (A @ w2).max() == pytest.approx(w, abs=1e-7)
+        assert (w1 @ A).min() == pytest.approx(w, abs=1e-7)
+        # These games have a unique equilibrium, so the weights themselves agree.
+        np.testing.assert_allclose(w2, y, atol=1e-6)
+
+
 def test_nash_weights_table(fitted):
     table = nash_weights(fitted, ["MonoRed", "MonoBlue", "MonoGreen"], n_draws=20)
     assert list(dict.fromkeys(table["role"])) == ["player 1", "player 2", "both"]
@@ -487,7 +634,63 @@ def test_calibration_input_errors():
 def test_convergence_summary(fitted):
     summary = convergence_summary(fitted)
     assert summary["chains"] == 2 and summary["draws"] == 100
-    assert summary["max_rhat"] >= 1.0 - 1e-3
-    assert summary["min_ess_bulk"] > 0 and summary["min_ess_tail"] > 0
-    assert summary["divergences"] >= 0
+    # Independent: ArviZ's rank-normalised split R-hat and ESS over the free parameters.
+    import arviz as az
+
+    free = fitted.idata_.posterior[["log_sd", "z"]]
+    assert summary["max_rhat"] == pytest.approx(float(az.rhat(free).to_array().max()), rel=1e-9)
+    ess_bulk = float(az.ess(free, method="bulk").to_array().min())
+    ess_tail = float(az.ess(free, method="tail").to_array().min())
+    assert summary["min_ess_bulk"] == pytest.approx(ess_bulk, rel=1e-9)
+    assert summary["min_ess_tail"] == pytest.approx(ess_tail, rel=1e-9)
+    assert summary["divergences"] == int(fitted.idata_.sample_stats["diverging"].sum())
     assert summary["problems"] == fitted.convergence_problems_
+
+
+def _idata(shift: float, diverging: int = 0, seed: int = 0):
+    """Four chains of 1,000 draws of 3 effects; chain 0 shifted by ``shift`` sds."""
+    import arviz as az
+
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((4, 1000, 3))
+    z[0] += shift
+    div = np.zeros((4, 1000), dtype=bool)
+    div.flat[rng.choice(div.size, diverging, replace=False)] = True
+    return az.from_dict(
+        posterior={"z": z, "log_sd": rng.standard_normal((4, 1000, 4))},
+        sample_stats={"diverging": div},
+    )
+
+
+@pytest.mark.parametrize(
+    ("shift", "flagged"), [(0.0, False), (0.2, False), (0.45, True), (0.6, True)]
+)
+def test_rhat_warning_threshold_is_1_01(shift, flagged):
+    """The R-hat check flags exactly the samples whose worst R-hat exceeds 1.01."""
+    import arviz as az
+
+    from skcodex.inference import convergence_problems
+
+    idata = _idata(shift)
+    worst = float(az.rhat(idata.posterior[["z"]]).to_array().max())
+    # The cases sit on both sides of 1.01 (1.001, 1.006, 1.025, 1.043), all below 1.05:
+    # a threshold of 1.05 or 1.1, or of 1.005, would misjudge one of them.
+    assert (worst > 1.01) == flagged and worst < 1.05
+    problems = convergence_problems(idata)
+    assert any("R-hat above 1.01" in p for p in problems) == flagged, (worst, problems)
+
+
+def test_convergence_summary_counts_divergences_and_agrees_with_arviz():
+    import arviz as az
+
+    clf = BayesianMatchupClassifier()
+    clf.idata_ = _idata(0.45, diverging=3)
+    summary = convergence_summary(clf)
+    free = clf.idata_.posterior[["log_sd", "z"]]
+    assert summary["divergences"] == 3
+    assert summary["chains"] == 4 and summary["draws"] == 1000
+    assert summary["max_rhat"] == pytest.approx(float(az.rhat(free).to_array().max()), rel=1e-9)
+    ess = float(az.ess(free, method="bulk").to_array().min())
+    assert summary["min_ess_bulk"] == pytest.approx(ess, rel=1e-9)
+    assert "3 divergent transition(s)" in summary["problems"]
+    assert any("R-hat above 1.01" in p for p in summary["problems"])

@@ -17,9 +17,16 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcodex import BayesianMatchupClassifier, MatchupEncoder, brier_score, brier_scorer, posterior
 from skcodex.analysis import skill_table
-from skcodex.codex import parse_deck
+from skcodex.codex import Deck, parse_deck
 from skcodex.data import MatchTableError, check_match_table, encode
 from skcodex.datasets import make_matches
+
+from match_table_adapter import (  # isort: skip
+    EXPECTED_FAILURES,
+    AdaptedBayes,
+    assert_fails_as_stated,
+    check_name,
+)
 
 TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0}
 
@@ -109,6 +116,70 @@ def test_unseen_player_is_integrated_over_the_population(fitted, data):
     assert p_unseen != pytest.approx(plug_in_zero, abs=1e-9)
 
 
+def _standardised_unseen_pairs(fitted, data, column, make, spread):
+    """Draws for pairs of never-seen levels, standardised by the block spreads per draw.
+
+    Row 2i and row 2i + 1 differ only in one never-seen level (a player, starter or
+    spec). Their log-odds differ by the difference of the two levels' fresh effects,
+    whose variance in a draw is ``2 * spread`` with ``spread`` the variance that
+    draw's block spreads give one level. Standardised, every value is N(0, 1).
+    """
+    import copy
+
+    from scipy.special import logit
+
+    from skcodex.codex import CODEX
+
+    n_pairs = 12
+    model = copy.copy(fitted)
+    model.catalogue = CODEX.with_specs({f"Mystery{i}": "Red" for i in range(2 * n_pairs)})
+    model.catalogue = model.catalogue.with_starters([f"Nova{i}" for i in range(2 * n_pairs)])
+    X = data.X.iloc[[0] * (2 * n_pairs)].reset_index(drop=True).astype(object)
+    X[column] = [make(i) for i in range(2 * n_pairs)]
+    q = logit(model.predict_proba_draws(X))
+    diff = q[:, 0::2] - q[:, 1::2]
+    sd = fitted.spread_draws_  # player, stst, stsp, spsp
+    return (diff / np.sqrt(2 * spread(sd))[:, None]).ravel()
+
+
+@pytest.mark.parametrize(
+    ("column", "make", "spread"),
+    [
+        ("player1", lambda i: f"newcomer {i}", lambda sd: sd[:, 0] ** 2),
+        ("player2", lambda i: f"newcomer {i}", lambda sd: sd[:, 0] ** 2),
+        (
+            "deck1",
+            lambda i: Deck(f"Nova{i}", ("Anarchy", "Blood", "Fire")),
+            lambda sd: sd[:, 1] ** 2 + 3 * sd[:, 2] ** 2,  # 1 stst + 3 stsp
+        ),
+        (
+            "deck2",
+            lambda i: Deck(f"Nova{i}", ("Anarchy", "Blood", "Fire")),
+            lambda sd: sd[:, 1] ** 2 + 3 * sd[:, 2] ** 2,  # 1 stst + 3 spst
+        ),
+        (
+            "deck1",
+            lambda i: Deck("Red", ("Anarchy", "Blood", f"Mystery{i}")),
+            lambda sd: sd[:, 2] ** 2 + 3 * sd[:, 3] ** 2,  # 1 spst + 3 spsp
+        ),
+        (
+            "deck2",
+            lambda i: Deck("Red", ("Anarchy", "Blood", f"Mystery{i}")),
+            lambda sd: sd[:, 2] ** 2 + 3 * sd[:, 3] ** 2,  # 1 stsp + 3 spsp
+        ),
+    ],
+    ids=["player1", "player2", "starter1", "starter2", "spec1", "spec2"],
+)
+def test_unseen_levels_are_drawn_with_their_blocks_spread(fitted, data, column, make, spread):
+    """Each never-seen level's effects are N(0, sd) with the sd of its own block, per draw."""
+    z = _standardised_unseen_pairs(fitted, data, column, make, spread)
+    assert z.size == 12 * len(fitted.spread_draws_)
+    # 2,400 standard normals: the variance is 1 within 0.15 (about 5 standard errors);
+    # half the spread gives 0.25, the player spread for a deck block more than 2.
+    assert np.var(z) == pytest.approx(1.0, abs=0.15)
+    assert abs(np.mean(z)) < 0.15
+
+
 def test_unseen_decks_and_repeated_unseen_player_are_consistent(fitted, data):
     match = data.X.iloc[[0, 1]].copy()
     match["player1"] = "newcomer"
@@ -118,6 +189,45 @@ def test_unseen_decks_and_repeated_unseen_player_are_consistent(fitted, data):
     assert np.all(np.isfinite(p))
     # Same input, same output: the fresh draws are seeded by the fitted model.
     assert np.array_equal(p, fitted.predict_proba(match))
+
+
+def test_time_varying_forecasts_add_one_more_step_of_the_walk(data, monkeypatch):
+    """A forecast's skill is the last epoch's skill plus one fresh N(0, sd_step) step.
+
+    The sampler is replaced by known draws (a fixed posterior), so everything fit does
+    after sampling runs as it is, in a second.
+    """
+    import arviz as az
+
+    import skcodex.classifier as classifier_module
+
+    seen = {}
+    rng = np.random.default_rng(8)
+    spreads = np.array([1.0, 0.4, 0.25, 0.15, 0.3])  # player, stst, stsp, spsp, step
+
+    def known_posterior(index, y, layout, priors, options):
+        seen["layout"] = layout
+        sd = np.broadcast_to(spreads * np.exp(rng.normal(0, 0.2, (2, 500, 5))), (2, 500, 5))
+        z = rng.standard_normal((2, 500, layout.n_free))
+        seen["sd"], seen["z"] = sd.reshape(-1, 5), z.reshape(1000, -1)
+        return az.from_dict(posterior={"log_sd": np.log(sd), "sd": sd, "z": z})
+
+    monkeypatch.setattr(classifier_module, "sample_posterior", known_posterior)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = tiny(time_varying=True).fit(data.X, data.y)
+    layout = seen["layout"]
+    assert layout.n_epochs == data.X["period"].nunique() >= 3
+    blocks = layout.unflatten(layout.theta(seen["z"], seen["sd"]))
+    latest = blocks["skill"] + blocks["walk"][..., -1]
+    current = clf.layout_.unflatten(clf.effect_draws_)["skill"]
+    step = (current - latest) / seen["sd"][:, [4]]
+    # 16 players x 1,000 draws of a standard normal: without the extra step this is 0,
+    # without the walk it is far from N(0, 1).
+    assert np.var(step) == pytest.approx(1.0, abs=0.06)
+    assert abs(np.mean(step)) < 0.05
+    # Independent of the other effects: the deck blocks are carried over unchanged.
+    np.testing.assert_array_equal(clf.layout_.unflatten(clf.effect_draws_)["spsp"], blocks["spsp"])
 
 
 def test_same_random_state_gives_identical_predictions(data):
@@ -189,76 +299,90 @@ def test_clone_params_pickle(fitted, data):
     assert np.array_equal(restored.predict_proba(data.X), fitted.predict_proba(data.X))
 
 
+def _manual_fold_scores(model, X, y, cv):
+    """Negative Brier score per fold, fitted and scored by hand."""
+    scores = []
+    for train, test in cv.split(X):
+        fitted_fold = clone(model).fit(X.iloc[train], y[train])
+        scores.append(-brier_score(y[test], fitted_fold.predict_proba(X.iloc[test])[:, 1]))
+    return np.array(scores)
+
+
 def test_pipeline_time_series_cv_and_grid_search(data):
     pipe = make_pipeline(FunctionTransformer(lambda X: X.copy()), tiny())
+    cv = TimeSeriesSplit(3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        scores = cross_val_score(pipe, data.X, data.y, cv=TimeSeriesSplit(3), scoring=brier_scorer)
-        assert scores.shape == (3,) and np.all((scores > -0.5) & (scores < 0))
+        scores = cross_val_score(pipe, data.X, data.y, cv=cv, scoring=brier_scorer)
         search = GridSearchCV(
-            tiny(),
-            {"log_sd_spsp_loc": [-1.5, 0.0]},
-            cv=TimeSeriesSplit(2),
-            scoring=brier_scorer,
+            tiny(), {"log_sd_spsp_loc": [-2.0, 1.0]}, cv=cv, scoring=brier_scorer
         ).fit(data.X, data.y)
-    assert search.best_params_["log_sd_spsp_loc"] in (-1.5, 0.0)
-    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+        wide = _manual_fold_scores(tiny(log_sd_spsp_loc=1.0), data.X, data.y, cv)
+        by_hand = _manual_fold_scores(tiny(), data.X, data.y, cv)
+    # The pipeline's and the search's scores are the Brier scores computed by hand.
+    np.testing.assert_allclose(scores, by_hand, rtol=1e-12)
+    results = search.cv_results_["mean_test_score"]
+    np.testing.assert_allclose(results, [by_hand.mean(), wide.mean()], rtol=1e-12)
+    best = -2.0 if by_hand.mean() >= wide.mean() else 1.0
+    assert search.best_params_ == {"log_sd_spsp_loc": best}
+    assert search.best_estimator_.log_sd_spsp_loc == best
 
 
-# Our X is a match table (a DataFrame with player and deck columns); the generic checks feed
-# numeric arrays, which the match-table validation rejects by design.
-# What those checks test (pickling, idempotence, subset invariance, one-label targets, ...)
-# is tested on match tables in this file and in the persistence and bad-input tests.
-NOT_A_MATCH_TABLE = (
-    "fits on a numeric array; the estimator accepts only a match table "
-    "(player and deck columns) and rejects it with MatchTableError"
-)
-EXPECTED_FAILED = {
-    "check_classifier_data_not_an_array": NOT_A_MATCH_TABLE,
-    "check_classifiers_classes": NOT_A_MATCH_TABLE,
-    "check_classifiers_one_label": NOT_A_MATCH_TABLE,
-    "check_classifiers_regression_target": NOT_A_MATCH_TABLE,
-    "check_classifiers_train": NOT_A_MATCH_TABLE,
-    "check_classifiers_train(readonly_memmap=True)": NOT_A_MATCH_TABLE,
-    "check_classifiers_train(readonly_memmap=True,X_dtype=float32)": NOT_A_MATCH_TABLE,
-    "check_complex_data": NOT_A_MATCH_TABLE,
-    "check_dict_unchanged": NOT_A_MATCH_TABLE,
-    "check_dont_overwrite_parameters": NOT_A_MATCH_TABLE,
-    "check_dtype_object": NOT_A_MATCH_TABLE,
-    "check_estimator_sparse_array": NOT_A_MATCH_TABLE,
-    "check_estimator_sparse_matrix": NOT_A_MATCH_TABLE,
-    "check_estimator_sparse_tag": NOT_A_MATCH_TABLE,
-    "check_estimators_dtypes": NOT_A_MATCH_TABLE,
-    "check_estimators_empty_data_messages": NOT_A_MATCH_TABLE,
-    "check_estimators_fit_returns_self": NOT_A_MATCH_TABLE,
-    "check_estimators_nan_inf": NOT_A_MATCH_TABLE,
-    "check_estimators_overwrite_params": NOT_A_MATCH_TABLE,
-    "check_estimators_pickle": NOT_A_MATCH_TABLE,
-    "check_estimators_pickle(readonly_memmap=True)": NOT_A_MATCH_TABLE,
-    "check_f_contiguous_array_estimator": NOT_A_MATCH_TABLE,
-    "check_fit2d_1feature": NOT_A_MATCH_TABLE,
-    "check_fit2d_1sample": NOT_A_MATCH_TABLE,
-    "check_fit2d_predict1d": NOT_A_MATCH_TABLE,
-    "check_fit_check_is_fitted": NOT_A_MATCH_TABLE,
-    "check_fit_idempotent": NOT_A_MATCH_TABLE,
-    "check_fit_score_takes_y": NOT_A_MATCH_TABLE,
-    "check_methods_sample_order_invariance": NOT_A_MATCH_TABLE,
-    "check_methods_subset_invariance": NOT_A_MATCH_TABLE,
-    "check_n_features_in": NOT_A_MATCH_TABLE,
-    "check_n_features_in_after_fitting": NOT_A_MATCH_TABLE,
-    "check_pipeline_consistency": NOT_A_MATCH_TABLE,
-    "check_positive_only_tag_during_fit": NOT_A_MATCH_TABLE,
-    "check_readonly_memmap_input": NOT_A_MATCH_TABLE,
-    "check_requires_y_none": NOT_A_MATCH_TABLE,
-    "check_supervised_y_2d": NOT_A_MATCH_TABLE,
-}
+# scikit-learn's generic checks feed numeric arrays; `match_table_adapter` turns each into a
+# match table row by row, so every check that can run on a match table runs on the
+# classifier's own code (invariance to subsets and order of the rows, idempotent fits,
+# pickling, unchanged parameters, ...). The few that cannot are listed with their reason
+# in `EXPECTED_FAILURES`, and each must fail for exactly that reason.
+CHECKED = AdaptedBayes(draws=50, tune=50, chains=2, random_state=0)
 
 
-@parametrize_with_checks([tiny()], expected_failed_checks=lambda est: EXPECTED_FAILED)
+@parametrize_with_checks([CHECKED])
 def test_sklearn_estimator_checks(estimator, check):
+    expected = EXPECTED_FAILURES.get(check_name(check))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
+        if expected is None:
+            check(estimator)
+            return
+        assert_fails_as_stated(check, estimator, expected)
+    pytest.xfail(expected.reason)
+
+
+def test_every_expected_failure_is_a_check_that_runs():
+    names = {check_name(c) for _, c in parametrize_with_checks([CHECKED]).args[1]}
+    assert set(EXPECTED_FAILURES) <= names
+
+
+# Forecasts for levels never seen in fit are fresh population draws; today those draws
+# depend on which other rows are in the batch. The cases below fail for that reason and
+# are expected to (strictly): delete this list once a row's forecast is the same
+# whatever it is predicted with.
+BATCH_DEPENDENT_UNSEEN_LEVELS = ["subsets", "reversed"]
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        pytest.param(
+            order,
+            marks=[pytest.mark.xfail(strict=True, reason="batch-dependent unseen-level draws")]
+            if order in BATCH_DEPENDENT_UNSEEN_LEVELS
+            else [],
+        )
+        for order in ("subsets", "reversed")
+    ],
+)
+def test_unseen_level_forecasts_do_not_depend_on_the_batch(fitted, data, order):
+    """check_methods_subset_invariance and _sample_order_invariance, with unseen levels."""
+    X = data.X.iloc[:6].copy().astype(object)
+    X.loc[X.index[[0, 3]], "player1"] = ["newcomer a", "newcomer b"]
+    X.loc[X.index[[1, 3]], "deck2"] = ["Anarchy/Growth/Law/Black", "[Anarchy/Blood/Fire]"]
+    whole = fitted.predict_proba(X)
+    if order == "subsets":
+        parts = np.vstack([fitted.predict_proba(X.iloc[[i]]) for i in range(len(X))])
+    else:
+        parts = fitted.predict_proba(X.iloc[::-1])[::-1]
+    np.testing.assert_allclose(parts, whole, rtol=1e-12)
 
 
 @pytest.mark.slow

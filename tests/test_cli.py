@@ -91,6 +91,42 @@ def test_predict_prints_probability_and_interval(fitted_dir, small_matches, caps
     assert "note" not in out
 
 
+def _printed(out):
+    p = float(re.search(r"\) = ([0-9.]+)", out).group(1))
+    lower, upper = map(float, re.search(r"% interval: ([0-9.]+) to ([0-9.]+)", out).groups())
+    return p, lower, upper
+
+
+@pytest.mark.parametrize("interval", [None, "0.5"])
+def test_predict_prints_the_python_apis_values(fitted_dir, small_matches, capsys, interval):
+    """The printed probability and interval are the API's, for the order of players given."""
+    from skcodex.analysis import match_forecast
+
+    clf = load_model(fitted_dir)
+    a, b = clf.vocabulary_.players[0], clf.vocabulary_.players[7]
+    width = 0.9 if interval is None else float(interval)
+    extra = [] if interval is None else ["--interval", interval]
+    for first, second in ((a, b), (b, a)):
+        argv = ["predict", fitted_dir, "--p1", first, "--deck1", "MonoRed"]
+        argv += ["--p2", second, "--deck2", "[Demonology]/Anarchy/Law", *extra]
+        code, out, err = run(argv, capsys)
+        assert code == 0, err
+        assert f"{round(100 * width)}% interval" in out
+        X = pd.DataFrame(
+            {
+                "player1": [first],
+                "player2": [second],
+                "deck1": ["MonoRed"],
+                "deck2": ["[Demonology]/Anarchy/Law"],
+            }
+        )
+        want = match_forecast(clf, X, width).iloc[0]
+        assert want["mean"] == pytest.approx(clf.predict_proba(X)[0, 1])
+        got = _printed(out)
+        expected = want[["mean", "lower", "upper"]].to_numpy(dtype=float)
+        np.testing.assert_allclose(got, expected, atol=5e-4 + 1e-12)  # printed to 3 places
+
+
 def test_predict_for_a_new_player_says_so(fitted_dir, capsys):
     code, out, _ = run(
         [

@@ -451,3 +451,21 @@ def test_shared_codexdata(codexdata_path):
         assert X["end"].iloc[train].max() < X["start"].iloc[test].min()
         # every match that ended before the tournament started is trained on
         assert len(train) == (X["end"] < X["start"].iloc[test].min()).sum()
+
+
+@pytest.mark.parametrize(
+    ("deck1", "f20"),
+    [
+        ("Anarchy/Growth/Law/BlueF20", True),  # F20 starter, ordinary specs
+        ("[Anarchy]/Growth/LawF20", True),  # one F20 spec, ordinary starter
+        ("Anarchy/Growth/Law/Black", False),
+    ],
+)
+def test_f20_filter_reads_the_starter_and_every_spec(tmp_path, deck1, f20):
+    # Row 10 (kept by default) gets a deck with one F20 component, or none.
+    folder = _edited(tmp_path, {10: {"deck1": deck1}})
+    X, _, summary = load_codex_matches(folder, return_summary=True)
+    assert (10 not in set(X["csv_row"])) == f20
+    assert summary.dropped["f20"] == 2 + f20
+    kept, _ = load_codex_matches(folder, keep_f20=True)
+    assert 10 in set(kept["csv_row"])

@@ -468,3 +468,24 @@ def test_time_order_and_epochs_follow_dates_not_rows():
     assert time_order(numeric).tolist() == [1, 3, 0, 2]
     text = check_match_table(X.drop(columns="date"))
     assert time_order(text) is None  # text labels have no order of their own
+
+
+def test_missing_y_is_named_as_required():
+    with pytest.raises(MatchTableError, match="requires y to be passed, but the target y is None"):
+        check_outcome(None, 3)
+
+
+def test_one_column_y_is_read_like_a_one_column_frame():
+    y = np.array([1, 0, 1])
+    expected = check_outcome(y, 3)
+    np.testing.assert_array_equal(check_outcome(y.reshape(-1, 1), 3), expected)
+    np.testing.assert_array_equal(check_outcome(pd.DataFrame({"won": y}), 3), expected)
+    column = y.reshape(-1, 1).copy()
+    check_outcome(column, 3)
+    np.testing.assert_array_equal(column, y.reshape(-1, 1))  # the input is left as it was
+    with pytest.raises(MatchTableError, match="one-dimensional"):
+        check_outcome(np.c_[y, y], 3)
+    with pytest.raises(MatchTableError, match="one column of outcomes, got 2 columns"):
+        check_outcome(pd.DataFrame({"a": y, "b": y}), 3)
+    with pytest.raises(MatchTableError, match="got 2 at row 1"):
+        check_outcome(np.array([[1], [2], [0]]), 3)

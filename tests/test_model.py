@@ -100,3 +100,56 @@ def test_spread_priors_are_validated():
         SpreadPriors(scale=(0.5, 0.5, 0.0, 0.5))
     with pytest.raises(ValueError, match="must be finite numbers"):
         SpreadPriors(loc=(0.0, 0.0, np.nan, 0.0))
+
+
+def test_balanced_prior_draws_follow_the_stated_distributions():
+    """The balanced prior's PyMC branch, sampled: its total, share and split are as stated.
+
+    ``log total ~ N(loc, scale)``; skill share ``sigmoid(N(0, 1))``; deck split
+    ``softmax(0, N(0, 1), N(0, 1))``; the seed's four spreads follow from them
+    (``2 sd_player^2 = share total^2``, the deck parts of ``(1 - share) total^2`` in
+    the split's proportions, with 1, 2k and k^2 effects); extra spreads are
+    ``exp(N(loc, scale))``.
+    """
+    import pymc as pm
+    from scipy.special import logit
+
+    from skcodex.analysis import deck_spread_draws
+    from skcodex.model import ModelOptions
+
+    data = make_matches(n_players=8, n_matches=40, n_tournaments=2, random_state=1)
+    table = check_match_table(data.X)
+    vocab = Vocabulary.from_table(table)
+    layout = Layout(
+        *vocab.sizes, vocab.specs_per_deck, ModelOptions(prior="balanced", synergy=True)
+    )
+    priors = SpreadPriors(loc=(0.3, -1.2), scale=(0.2, 0.4))
+    model = build_model(layout.index_matrix(encode(table, vocab)), data.y, layout, priors)
+    n = 4000
+    with model:
+        prior = pm.sample_prior_predictive(draws=n, random_seed=1).prior
+    flat = {name: np.asarray(prior[name]).reshape(n, -1) for name in prior.data_vars}
+    sd, share, split = flat["sd"], flat["skill_share"][:, 0], flat["deck_split"]
+    total = np.sqrt(2 * sd[:, 0] ** 2 + deck_spread_draws(sd) ** 2)
+    k = layout.specs_per_deck
+    se = 4 / np.sqrt(n)  # four standard errors of a mean of unit-variance draws
+
+    # The total: log N(0.3, 0.2), whatever the share and split.
+    assert np.mean(np.log(total)) == pytest.approx(0.3, abs=0.2 * se)
+    assert np.std(np.log(total)) == pytest.approx(0.2, rel=0.05)
+    # The share: logit-normal N(0, 1), and it is the skill part of the total.
+    assert np.mean(logit(share)) == pytest.approx(0.0, abs=se)
+    assert np.std(logit(share)) == pytest.approx(1.0, rel=0.05)
+    np.testing.assert_allclose(2 * sd[:, 0] ** 2, share * total**2, rtol=1e-9)
+    # The split: logistic-normal with the first part as reference.
+    for j in (1, 2):
+        ratio = np.log(split[:, j] / split[:, 0])
+        assert np.mean(ratio) == pytest.approx(0.0, abs=se)
+        assert np.std(ratio) == pytest.approx(1.0, rel=0.05)
+    deck = (1 - share) * total**2
+    np.testing.assert_allclose(sd[:, 1] ** 2, split[:, 0] * deck, rtol=1e-9)
+    np.testing.assert_allclose(2 * k * sd[:, 2] ** 2, split[:, 1] * deck, rtol=1e-9)
+    np.testing.assert_allclose(k**2 * sd[:, 3] ** 2, split[:, 2] * deck, rtol=1e-9)
+    # The synergy spread keeps its own log-normal prior, N(-1.2, 0.4).
+    assert np.mean(np.log(sd[:, 4])) == pytest.approx(-1.2, abs=0.4 * se)
+    assert np.std(np.log(sd[:, 4])) == pytest.approx(0.4, rel=0.05)

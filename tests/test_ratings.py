@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import doctest
-import functools
 import itertools
 import math
 import pickle
@@ -25,6 +24,15 @@ from skcodex.data import MatchTableError
 from skcodex.datasets import make_matches
 from skcodex.metrics import brier_score, brier_scorer
 from skcodex.ratings import EloClassifier, Glicko2Classifier, glicko2_update
+
+from match_table_adapter import (  # isort: skip
+    RATINGS_EXPECTED_FAILURES,
+    AdaptedElo,
+    AdaptedGlicko2,
+    assert_fails_as_stated,
+    check_name,
+    to_match_table,
+)
 
 SCALE = 173.7178
 PAPER_PLAYER = (1500.0, 200.0, 0.06)
@@ -650,8 +658,19 @@ def test_grid_search_time_series_split(data, make, grid):
     search = GridSearchCV(
         make(), grid, scoring=brier_scorer, cv=TimeSeriesSplit(n_splits=3), error_score="raise"
     ).fit(data.X, data.y)
-    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
-    assert search.best_params_ in [{k: v} for k, vals in grid.items() for v in vals]
+    # Each setting's score is its mean Brier score over the folds, computed by hand, and
+    # the best is the setting with the lowest.
+    (name, values), cv = next(iter(grid.items())), TimeSeriesSplit(n_splits=3)
+    by_hand = []
+    for value in values:
+        folds = []
+        for train, test in cv.split(data.X):
+            model = make(**{name: value}).fit(data.X.iloc[train], data.y[train])
+            folds.append(brier_score(data.y[test], model.predict_proba(data.X.iloc[test])[:, 1]))
+        by_hand.append(-np.mean(folds))
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], by_hand, rtol=1e-12)
+    assert by_hand[0] != by_hand[1]
+    assert search.best_params_ == {name: values[int(np.argmax(by_hand))]}
 
 
 @pytest.mark.parametrize(
@@ -689,113 +708,57 @@ def test_docstring_examples_run(module):
 
 
 # ---------------------------------------------------------------------------
-# scikit-learn's estimator checks
+# scikit-learn's estimator checks, on match tables
 # ---------------------------------------------------------------------------
-
-_NUMERIC_X = (
-    "passes a numeric array as X; X must be a match-table DataFrame "
-    "(player1, player2, deck1, deck2), so fit raises MatchTableError"
-)
-_EXPECTED_FAILURES = {
-    name: _NUMERIC_X
-    for name in (
-        "check_classifier_data_not_an_array",
-        "check_classifiers_classes",
-        "check_classifiers_train",
-        "check_dict_unchanged",
-        "check_dont_overwrite_parameters",
-        "check_dtype_object",
-        "check_estimators_dtypes",
-        "check_estimators_fit_returns_self",
-        "check_estimators_overwrite_params",
-        "check_estimators_pickle",
-        "check_f_contiguous_array_estimator",
-        "check_fit2d_predict1d",
-        "check_fit_check_is_fitted",
-        "check_fit_idempotent",
-        "check_fit_score_takes_y",
-        "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance",
-        "check_n_features_in",
-        "check_n_features_in_after_fitting",
-        "check_pipeline_consistency",
-        "check_readonly_memmap_input",
-        "check_supervised_y_2d",
-    )
-}
-_EXPECTED_FAILURES.update(
-    {
-        "check_classifier_not_supporting_multiclass": _NUMERIC_X
-        + " (before it could see the three-class y)",
-        "check_classifiers_one_label": _NUMERIC_X
-        + "; one class is supported with a match table (tested here)",
-        "check_classifiers_regression_target": _NUMERIC_X
-        + " before it sees y; continuous y is rejected by check_outcome (tested here)",
-        "check_complex_data": "expects a 'complex data' message for a complex array; "
-        "the message says X must be a match-table DataFrame",
-        "check_estimators_empty_data_messages": "expects a message about 0 samples or features; "
-        "the message says X must be a match-table DataFrame",
-        "check_estimators_nan_inf": "passes NaN in a numeric array; a match table's missing "
-        "values are rejected by check_match_table with a message naming the row",
-        "check_estimator_sparse_array": "passes a sparse array; the message says X must be a "
-        "match-table DataFrame rather than that sparse input is unsupported",
-        "check_estimator_sparse_matrix": "passes a sparse matrix; the message says X must be a "
-        "match-table DataFrame rather than that sparse input is unsupported",
-        "check_estimator_sparse_tag": "passes sparse data; the message says X must be a "
-        "match-table DataFrame rather than that sparse input is unsupported",
-        "check_fit2d_1feature": "expects a message about 1 feature; "
-        "the message says X must be a match-table DataFrame",
-        "check_fit2d_1sample": "expects a message about 1 sample; a one-match table is valid, "
-        "and the message says X must be a match-table DataFrame",
-        "check_positive_only_tag_during_fit": _NUMERIC_X,
-        "check_requires_y_none": "fit fails on the numeric X before it looks at y=None",
-    }
-)
+# The checks feed numeric arrays; `match_table_adapter` turns each into a match table
+# row by row, so every check that can run on a match table runs on the estimators'
+# own code. The few that cannot are listed with their reason, and each must fail for
+# exactly that reason.
 
 
-def _check_name(check) -> str:
-    while isinstance(check, functools.partial):
-        check = check.func
-    return check.__name__
-
-
-def _caused_by_match_table(exc: BaseException | None) -> bool:
-    while exc is not None:
-        if isinstance(exc, MatchTableError):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-@parametrize_with_checks(
-    [EloClassifier(), Glicko2Classifier()],
-    expected_failed_checks=lambda estimator: _EXPECTED_FAILURES,
-)
+@parametrize_with_checks([AdaptedElo(), AdaptedGlicko2()])
 def test_sklearn_estimator_checks(estimator, check):
-    reason = _EXPECTED_FAILURES.get(_check_name(check))
-    if reason is None:
+    expected = RATINGS_EXPECTED_FAILURES.get(check_name(check))
+    if expected is None:
         check(estimator)
         return
-    failed = False
-    try:
-        check(estimator)
-    except Exception as exc:
-        if not _caused_by_match_table(exc):
-            raise
-        failed = True
-    if failed:  # outside the except block, so the report skips sklearn's long traceback
-        pytest.xfail(reason)
+    assert_fails_as_stated(check, estimator, expected)
+    pytest.xfail(expected.reason)
 
 
-def test_expected_check_failures_all_come_from_the_match_table():
-    """Every listed failure is the match-table requirement, not something hiding behind it."""
-    seen = set()
-    for estimator, check in parametrize_with_checks([EloClassifier(), Glicko2Classifier()]).args[1]:
-        name = _check_name(check)
-        if name not in _EXPECTED_FAILURES:
-            continue
-        seen.add(name)
-        with pytest.raises(Exception) as info:
-            check(estimator)
-        assert _caused_by_match_table(info.value), name
-    assert seen == set(_EXPECTED_FAILURES)
+def test_every_expected_failure_is_a_check_that_runs():
+    names = {check_name(c) for _, c in parametrize_with_checks([AdaptedElo()]).args[1]}
+    assert set(RATINGS_EXPECTED_FAILURES) <= names
+
+
+def test_an_expected_failure_for_another_reason_is_reported():
+    """The stated reason is checked: a check failing otherwise is a real failure."""
+
+    def check_failing_otherwise(estimator):
+        estimator.fit(np.zeros((4, 2)), [0, 1, 0, 1])
+        raise AssertionError("something else broke")
+
+    def check_passing(estimator):
+        pass
+
+    stated = RATINGS_EXPECTED_FAILURES["check_complex_data"]
+    with pytest.raises(AssertionError, match="not for its stated reason"):
+        assert_fails_as_stated(check_failing_otherwise, AdaptedElo(), stated)
+    with pytest.raises(AssertionError, match="listed as an expected failure but passed"):
+        assert_fails_as_stated(check_passing, AdaptedElo(), stated)
+
+
+@pytest.mark.parametrize("make", [EloClassifier, Glicko2Classifier])
+def test_adapter_feeds_the_estimators_a_match_table(data, make):
+    """The adapted estimator is the estimator: same parameters, same forecasts on a table."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 3, (60, 4))
+    y = rng.integers(0, 2, 60)
+    adapted = {"EloClassifier": AdaptedElo, "Glicko2Classifier": AdaptedGlicko2}[make.__name__]
+    table = to_match_table(X)
+    assert list(table.columns) == ["player1", "player2", "deck1", "deck2"]
+    np.testing.assert_array_equal(table.iloc[7], to_match_table(X[7:8]).iloc[0])
+    np.testing.assert_array_equal(
+        adapted().fit(X, y).predict_proba(X), make().fit(table, y).predict_proba(table)
+    )
+    assert adapted().get_params() == make().get_params()
