@@ -520,6 +520,8 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         tags.input_tags.string = True
         tags.input_tags.categorical = True
         tags.non_deterministic = False
+        # Binary outcomes only: player 1 wins or loses.
+        tags.classifier_tags.multi_class = False
         return tags
 
 

@@ -121,13 +121,6 @@ class AdaptedGlicko2(_MatchTableInput, Glicko2Classifier):
 class AdaptedBayes(_MatchTableInput, BayesianMatchupClassifier):
     """`BayesianMatchupClassifier` reading numeric X through `to_match_table`."""
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # Binary outcomes only, as the rating classifiers declare; without the tag the
-        # checks feed three-class targets, which check_outcome rightly refuses.
-        tags.classifier_tags.multi_class = False
-        return tags
-
 
 # -- expected failures, each with the reason it fails -------------------------------------
 

@@ -102,8 +102,8 @@ def test_skill_table_on_known_draws():
     theta = np.zeros((4, layout.size))
     # a is best in every draw; b beats c in draws 0 and 1, c beats b in draws 2 and 3.
     theta[:, :3] = [[2.0, 1.0, 0.0], [2.0, 1.0, 0.5], [2.0, 0.0, 1.0], [3.0, -1.0, 0.0]]
-    clf.effect_draws_, clf.spread_draws_ = theta, np.ones((4, 4))
-    clf.vocabulary_, clf.layout_ = vocab, layout
+    clf.idata_ = backend.from_effect_draws(theta, np.ones((4, 4)), layout)
+    clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 0
     table = skill_table(clf)
     assert table.loc["a", "p_best"] == 1.0 and table.loc["b", "p_best"] == 0.0
     assert table.loc["a", "rank_mean"] == 1.0

@@ -197,9 +197,10 @@ def test_time_varying_forecasts_add_one_more_step_of_the_walk(data, monkeypatch)
     The sampler is replaced by known draws (a fixed posterior), so everything fit does
     after sampling runs as it is, in a second.
     """
-    import arviz as az
+    import xarray as xr
 
-    import skcodex.classifier as classifier_module
+    import skcodex.backend as backend_module
+    from skcodex.model import BLOCK_DIMS
 
     seen = {}
     rng = np.random.default_rng(8)
@@ -210,15 +211,26 @@ def test_time_varying_forecasts_add_one_more_step_of_the_walk(data, monkeypatch)
         sd = np.broadcast_to(spreads * np.exp(rng.normal(0, 0.2, (2, 500, 5))), (2, 500, 5))
         z = rng.standard_normal((2, 500, layout.n_free))
         seen["sd"], seen["z"] = sd.reshape(-1, 5), z.reshape(1000, -1)
-        return az.from_dict(posterior={"log_sd": np.log(sd), "sd": sd, "z": z})
+        theta = layout.theta(z, sd)
+        post = xr.Dataset(
+            {"log_sd": (("chain", "draw", "spread"), np.log(sd))}
+            | {"sd": (("chain", "draw", "spread"), sd)}
+            | {
+                name: (("chain", "draw", *BLOCK_DIMS[name]), block)
+                for name, block in layout.unflatten(theta).items()
+            }
+        )
+        return {"posterior": post}
 
-    monkeypatch.setattr(classifier_module, "sample_posterior", known_posterior)
+    monkeypatch.setattr(backend_module, "sample_posterior", known_posterior)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf = tiny(time_varying=True).fit(data.X, data.y)
     layout = seen["layout"]
     assert layout.n_epochs == data.X["period"].nunique() >= 3
-    blocks = layout.unflatten(layout.theta(seen["z"], seen["sd"]))
+    # The posterior keeps its draws in single precision.
+    theta = layout.theta(seen["z"], seen["sd"]).astype(np.float32).astype(float)
+    blocks = layout.unflatten(theta)
     latest = blocks["skill"] + blocks["walk"][..., -1]
     current = clf.layout_.unflatten(clf.effect_draws_)["skill"]
     step = (current - latest) / seen["sd"][:, [4]]
@@ -353,25 +365,7 @@ def test_every_expected_failure_is_a_check_that_runs():
     assert set(EXPECTED_FAILURES) <= names
 
 
-# Forecasts for levels never seen in fit are fresh population draws; today those draws
-# depend on which other rows are in the batch. The cases below fail for that reason and
-# are expected to (strictly): delete this list once a row's forecast is the same
-# whatever it is predicted with.
-BATCH_DEPENDENT_UNSEEN_LEVELS = ["subsets", "reversed"]
-
-
-@pytest.mark.parametrize(
-    "order",
-    [
-        pytest.param(
-            order,
-            marks=[pytest.mark.xfail(strict=True, reason="batch-dependent unseen-level draws")]
-            if order in BATCH_DEPENDENT_UNSEEN_LEVELS
-            else [],
-        )
-        for order in ("subsets", "reversed")
-    ],
-)
+@pytest.mark.parametrize("order", ["subsets", "reversed"])
 def test_unseen_level_forecasts_do_not_depend_on_the_batch(fitted, data, order):
     """check_methods_subset_invariance and _sample_order_invariance, with unseen levels."""
     X = data.X.iloc[:6].copy().astype(object)

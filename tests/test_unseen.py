@@ -60,7 +60,8 @@ def test_unseen_cells_are_standard_normals_times_their_own_blocks_spread():
     """Per block: fresh draws over the block's spread are N(0, 1), independent of others."""
     rng = np.random.default_rng(0)
     n_draws = 400
-    sd = np.column_stack([np.full(n_draws, 1.0), rng.uniform(9, 11, n_draws), np.full(n_draws, 100.0), np.full(n_draws, 1000.0)])  # fmt: skip
+    spreads = [np.full(n_draws, 1.0), rng.uniform(9, 11, n_draws), np.full(n_draws, 100.0)]
+    sd = np.column_stack([*spreads, np.full(n_draws, 1000.0)])
     old = Layout(3, 2, 3, 2)
     new = Layout(60, 12, 14, 2)
     levels = {
