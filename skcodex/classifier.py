@@ -21,6 +21,7 @@ from skcodex.data import (
     check_match_table,
     check_outcome,
     encode,
+    table_catalogue,
 )
 from skcodex.inference import SAMPLERS, SamplingOptions, sample_posterior, warn_if_not_converged
 from skcodex.model import PRIORS, SPREADS, Layout, ModelOptions, SpreadPriors
@@ -118,8 +119,10 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         Seeds the sampler and the draws for levels never seen in fit.
     progressbar : bool, default False
     catalogue : Catalogue, optional
-        What deck strings are read against; base Codex by default. Decks given
-        as `skcodex.codex.Deck` values need no catalogue.
+        What deck strings are read against. By default the training table's own
+        ``X.attrs["catalogue"]`` (a table from
+        `skcodex.datasets.load_codex_matches` carries it), else base Codex.
+        Decks given as `skcodex.codex.Deck` values need no catalogue.
     cores : int, optional
         Chains run in parallel on this many cores (default: as many as allowed).
     method : {"nuts", "advi"}, default "nuts"
@@ -136,6 +139,10 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         ``starter2``, ``spec1``, ``spec2`` and ``spread``.
     vocabulary_ : skcodex.data.Vocabulary
         Players, starters and specs seen in fit.
+    catalogue_ : Catalogue or None
+        The catalogue the training decks were read against (``catalogue``, or
+        the table's ``X.attrs["catalogue"]``); later tables without a catalogue
+        of their own are read against it.
     layout_ : skcodex.model.Layout
     effect_draws_ : ndarray of shape (n_draws, n_effects)
         Every effect for every posterior draw (the flat ``theta`` of `Layout`).
@@ -282,7 +289,8 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         self
         """
         self._validate_params()
-        table = check_match_table(X, self.catalogue)
+        catalogue = table_catalogue(X, self.catalogue)
+        table = check_match_table(X, catalogue)
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
             outcome = outcome - check_luck(luck, len(table))
@@ -326,6 +334,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         _add_log_likelihood(self.idata_, theta, layout.index_matrix(codes), layout.signs, outcome)
         self.effect_draws_, self.layout_ = _current_effects(theta, sd, layout, self._unseen_seed)
         self.vocabulary_ = vocab
+        self.catalogue_ = catalogue
         self.classes_ = np.array([0, 1])
         self.feature_names_in_ = np.asarray(table.columns, dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
@@ -341,7 +350,8 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     def _effects_for(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, Layout]:
         """Effect draws extended with fresh population draws for unseen levels, and the index."""
         check_is_fitted(self, "effect_draws_")
-        table = check_match_table(X, self.catalogue)
+        catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
+        table = check_match_table(X, catalogue)
         codes = encode(table, self.vocabulary_)
         layout = Layout(
             codes.n_players,

@@ -108,7 +108,7 @@ def check_luck(luck: Any, n_matches: int) -> np.ndarray:
 
 def prepare_training(X: Any, y: Any, luck: Any = None) -> TrainingMatches:
     """Validate ``X``, ``y`` and ``luck`` and reduce them to arrays; the inputs are not modified."""
-    table = check_match_table(X)
+    table = check_match_table(X, read_decks=False)
     n = len(table)
     outcome = check_outcome_fast(y, n)
     score = outcome.astype(float)
@@ -320,7 +320,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
 
     def _codes(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self)
-        table = check_match_table(X, require_rows=False)
+        table = check_match_table(X, require_rows=False, read_decks=False)
         index = self._players
         return index.get_indexer(table["player1"]), index.get_indexer(table["player2"])
 
