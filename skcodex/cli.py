@@ -140,8 +140,13 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         random_state=args.seed,
         progressbar=not args.no_progress,
         catalogue=catalogue,
+        prior=args.prior,
+        target_accept=args.target_accept,
     )
-    print(f"Fitting {what}: {len(X)} matches, {args.chains} chains of {args.draws} draws ...")
+    print(
+        f"Fitting {what}: {len(X)} matches, {args.chains} chains of {args.draws} draws, "
+        f"{args.prior} prior ..."
+    )
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -187,6 +192,7 @@ def _fit_and_report(
     *,
     title: str,
     true_skills: Any = None,
+    source: str | None = None,
 ):
     from skcodex.report import write_report
 
@@ -205,6 +211,7 @@ def _fit_and_report(
             held_out=held_out,
             nash_draws=args.nash_draws,
             true_skills=true_skills,
+            source=source,
         )
         print(f"Wrote {model}\nWrote {page} and the tables as CSV beside it.")
     return clf, held_out
@@ -215,7 +222,9 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     summary = X.attrs.get("summary")
     if summary is not None:
         print(summary)
-    _fit_and_report(X, y, catalogue, args, Path(args.out), title=args.title)
+    _fit_and_report(
+        X, y, catalogue, args, Path(args.out), title=args.title, source=str(args.matches)
+    )
     return 0
 
 
@@ -230,10 +239,11 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     from skcodex.codex import parse_deck
 
     clf = load_model(args.model)
+    catalogue = clf.catalogue or getattr(clf, "catalogue_", None)
     decks = []
     for flag, text in (("--deck1", args.deck1), ("--deck2", args.deck2)):
         try:
-            decks.append(parse_deck(text, clf.catalogue))
+            decks.append(parse_deck(text, catalogue))
         except ValueError as err:
             raise CommandError(f"{flag}: {err}") from None
     players = clf.vocabulary_.players
@@ -255,7 +265,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
                 f"note: {name} was not in the fitted matches; their skill is drawn from the "
                 "population of players, so the interval is wide."
             )
-    d1, d2 = (deck_label(d, clf.catalogue) for d in decks)
+    d1, d2 = (deck_label(d, catalogue) for d in decks)
     print(f"P({p1} with {d1}, moving first, beats {p2} with {d2}) = {forecast['mean']:.3f}")
     print(
         f"{round(100 * args.interval)}% interval: "
@@ -290,6 +300,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         out,
         title="Synthetic Codex tournaments: skills and matchups",
         true_skills=data.params["skill"],
+        source=(
+            f"synthetic tournaments drawn from the model ({args.players} players, "
+            f"{args.matches} matches, seed {args.seed})"
+        ),
     )
 
     skills = skill_table(clf, data.X)
@@ -311,7 +325,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             f"  {name:>10}  {row['mean']:.2f}  [{row['lower']:.2f}, {row['upper']:.2f}]"
             f"   true {true:.2f}"
         )
-    print(f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}")
+    print(
+        f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}"
+        f" (prior alone: {spreads.attrs['prior_p_skill_matters_more']:.2f}, {args.prior} prior)"
+    )
 
     in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
     print("\nBrier score (lower is better; a coin flip scores 0.250):")
@@ -353,12 +370,27 @@ def _probability(value: str) -> float:
     return x
 
 
-def _sampling_options(p: argparse.ArgumentParser, draws: int, nash_draws: int = 500) -> None:
+def _sampling_options(
+    p: argparse.ArgumentParser, draws: int, nash_draws: int = 500, target_accept: float = 0.8
+) -> None:
     p.add_argument(
         "--draws", type=_positive, default=draws, help=f"posterior draws per chain ({draws})"
     )
     p.add_argument("--tune", type=_positive, default=None, help="tuning steps per chain (= draws)")
     p.add_argument("--chains", type=_positive, default=4, help="chains (4)")
+    p.add_argument(
+        "--prior",
+        choices=("lognormal", "balanced"),
+        default="lognormal",
+        help="spread prior: lognormal (the default log-normal spreads) or balanced (skill "
+        "and decks equal a priori)",
+    )
+    p.add_argument(
+        "--target-accept",
+        type=_probability,
+        default=target_accept,
+        help=f"NUTS target acceptance rate ({target_accept})",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument(

@@ -1,17 +1,24 @@
 """Shared fixtures: the real codexdata folder (skipped when absent) and small synthetic data."""
 
+import os
 from pathlib import Path
 
 import pytest
 
 from skcodex.datasets import make_matches
 
-CODEXDATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "codexdata"
+# A clone of the codexdata repository's data folder: $SKCODEX_CODEXDATA, else beside the checkout.
+CODEXDATA = Path(
+    os.environ.get(
+        "SKCODEX_CODEXDATA",
+        Path(__file__).resolve().parents[1].parent / "shared" / "data" / "codexdata",
+    )
+)
 
 
 @pytest.fixture(scope="session")
 def codexdata_path() -> Path:
-    """The shared codexdata folder beside the checkout; the test skips when it is absent."""
+    """The codexdata folder (see `CODEXDATA`); the test skips when it is absent."""
     if not (CODEXDATA / "matches.csv").exists():
         pytest.skip(f"real data not found at {CODEXDATA}")
     return CODEXDATA
