@@ -682,7 +682,7 @@ def describe_prior(clf: Any) -> str:
     --------
     >>> from skcodex import BayesianMatchupClassifier
     >>> describe_prior(BayesianMatchupClassifier(prior="balanced"))  # doctest: +ELLIPSIS
-    'balanced prior: log total spread ~ N(0, 0.5), skill share sigmoid(N(0, 1)), ...'
+    'balanced prior: log total spread ~ N(0.5, 0.5), skill share sigmoid(N(0, 1)), ...'
     """
     priors = clf.priors
     names = clf.options.prior_names

@@ -115,9 +115,14 @@ def _model_summary(clf: Any) -> dict[str, Any]:
         if options is not None and getattr(options, name, False)
     ]
     method = params.get("method", "nuts")
+    sampler = params.get("sampler", "auto")
+    posterior = getattr(getattr(clf, "idata_", None), "posterior", None)
+    library = getattr(posterior, "attrs", {}).get("inference_library")
+    if library and sampler == "auto":
+        sampler = f"auto: {library}"
     if method == "nuts":
         fitting = (
-            f"NUTS ({params.get('sampler', 'auto')} sampler), {params.get('chains')} chains of "
+            f"NUTS ({sampler} sampler), {params.get('chains')} chains of "
             f"{params.get('draws')} draws after {params.get('tune')} tuning steps, target "
             f"acceptance {params.get('target_accept')}, seed {params.get('random_state')}"
         )

@@ -89,3 +89,36 @@ def test_the_command_line_takes_the_balanced_prior():
     args = build_parser().parse_args(["fit", "folder", "--out", "o", "--prior", "balanced"])
     assert args.prior == "balanced"
     assert build_parser().parse_args(["demo"]).prior == "lognormal"
+
+
+def test_report_shows_prior_beside_posterior_and_names_data_and_model(small_matches):
+    import re
+    import warnings
+
+    pytest.importorskip("matplotlib")
+    from skcodex.report import FIGURES, analyse, render_html
+
+    clf = BayesianMatchupClassifier(draws=60, tune=60, chains=2, random_state=0, prior="balanced")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(small_matches.X, small_matches.y)
+    result = analyse(
+        clf, small_matches.X, small_matches.y, nash_draws=10, source="tournaments of the test"
+    )
+    page = render_html(result)
+    s = result.spreads.attrs
+    assert abs(s["prior_p_skill_matters_more"] - 0.5) < 0.01  # the balanced prior
+    headline = re.search(r'<p class="key">Probability that a match depends.*?</p>', page, re.S)
+    assert headline is not None
+    text = headline.group(0)
+    assert f"<strong>{s['p_skill_matters_more']:.2f}</strong> after seeing the matches" in text
+    assert f">{s['prior_p_skill_matters_more']:.2f}</strong> before seeing any" in text
+    assert "the balanced prior" in text
+    # every figure and every headline names the data and the model options
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", page, re.S)
+    assert len(captions) == len(FIGURES)
+    for part in [*captions, *re.findall(r'<p class="key">(.*?)</p>', page, re.S)]:
+        assert "Data: tournaments of the test, 400 matches" in part, part
+        assert "balanced prior: log total spread ~ N(0.5, 0.5)" in part, part
+        assert "2 chains of 60 draws after 60 tuning steps" in part, part
+    assert "prior interval" in page  # the spreads table shows the prior beside the posterior
