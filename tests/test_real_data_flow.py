@@ -137,7 +137,7 @@ def test_matchup_encoder_on_the_loaded_table(loaded):
     assert codes.shape[0] == len(test)
 
 
-def test_bayesian_classifier_on_the_loaded_table_without_a_catalogue(loaded):
+def test_bayesian_classifier_on_the_loaded_table_without_a_catalogue(loaded, tmp_path):
     X, y = loaded
     train, test = _split(X)
     clf = BayesianMatchupClassifier(draws=60, tune=60, chains=1, random_state=0)
@@ -152,6 +152,12 @@ def test_bayesian_classifier_on_the_loaded_table_without_a_catalogue(loaded):
     )
     p = clf.predict_proba(one)
     assert p.shape == (1, 2) and 0 < p[0, 1] < 1
+    # the catalogue survives saving and loading
+    import skcodex
+
+    again = skcodex.load(clf.save(tmp_path / "model.skcodex"))
+    assert again.catalogue_ == clf.catalogue_
+    np.testing.assert_array_equal(again.predict_proba(one), p)
     # analyses read nicknames and variant decks against the same catalogue
     assert len(most_played_decks(X, 5)) == 5
     ranking = deck_ranking(clf, ["Black Bash", "[AnarchyP22]/Growth/Law", "MonoRed"])

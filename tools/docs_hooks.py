@@ -123,6 +123,7 @@ def _page(script: Path, args: list[str], folder: Path, figures: list[str]) -> st
     title, rest = _docstring(script)
     run = json.loads((folder / "run.json").read_text())
     output = (folder / "stdout.txt").read_text().rstrip() or "(nothing printed)"
+    output = output.replace(str(folder.resolve()), "<scratch folder>")
     command = " ".join(["python", f"examples/{script.name}", *args])
     parts = [
         f"# {title}",
