@@ -122,6 +122,22 @@ def test_docs_classifier_page_renders_its_math(browser, site_url):
     assert source > 0, "the page has no formulas to check"
     assert typeset >= source, f"{typeset} formulas typeset of {source}"
     assert "\\[" not in text and "\\(" not in text, "raw TeX left on the page"
+    # every glyph has its character and a MathJax font that loaded (an unstyled glyph is
+    # blank); invisible operators (function application U+2061 to U+2064) have none
+    w.page.evaluate("() => document.fonts.ready.then(() => true)")
+    blank = w.page.eval_on_selector_all(
+        "mjx-c",
+        "els => els.filter(e => !/^mjx-c206[1-4]$/.test(e.classList[0])"
+        " && ['none', 'normal', '\"\"'].includes(getComputedStyle(e, '::before').content))"
+        ".length",
+    )
+    glyphs = w.page.eval_on_selector_all("mjx-c", "els => els.length")
+    assert glyphs > 0 and blank == 0, f"{blank} of {glyphs} glyphs have no character"
+    fonts = w.page.evaluate(
+        "() => [...document.fonts].filter(f => f.family.startsWith('MJX')"
+        " && f.status === 'loaded').length"
+    )
+    assert fonts >= 2, f"{fonts} MathJax fonts loaded"
     # MathJax came from this site, not from another host
     scripts = w.page.eval_on_selector_all("script[src]", "els => els.map(e => e.src)")
     assert any("vendor/mathjax/tex-chtml.js" in s for s in scripts)

@@ -13,9 +13,16 @@ window.MathJax = {
   },
 };
 
-// Material for MkDocs swaps pages without a reload (instant navigation): typeset each one.
+// MathJax typesets the page it loads with by itself. Material for MkDocs announces that
+// first page on document$ too, and a second typeset racing the first one loses the
+// glyphs' styles, so only pages swapped in later (instant navigation) are typeset here.
 if (typeof document$ !== "undefined") {
+  let first = true;
   document$.subscribe(() => {
+    if (first) {
+      first = false;
+      return;
+    }
     if (window.MathJax && MathJax.typesetPromise) {
       MathJax.startup.output.clearCache();
       MathJax.typesetClear();
