@@ -116,10 +116,11 @@ def _model_summary(clf: Any) -> dict[str, Any]:
     ]
     method = params.get("method", "nuts")
     sampler = params.get("sampler", "auto")
-    posterior = getattr(getattr(clf, "idata_", None), "posterior", None)
-    library = getattr(posterior, "attrs", {}).get("inference_library")
-    if library and sampler == "auto":
-        sampler = f"auto: {library}"
+    if sampler == "auto":  # the classifier's rule: PyMC for the balanced prior, else the fastest
+        from skcodex.inference import resolve_sampler
+
+        chosen = "pymc" if getattr(options, "prior", None) == "balanced" else None
+        sampler = f"auto: {chosen or resolve_sampler('auto')}"
     if method == "nuts":
         fitting = (
             f"NUTS ({sampler} sampler), {params.get('chains')} chains of "

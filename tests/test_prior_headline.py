@@ -120,5 +120,5 @@ def test_report_shows_prior_beside_posterior_and_names_data_and_model(small_matc
     for part in [*captions, *re.findall(r'<p class="key">(.*?)</p>', page, re.S)]:
         assert "Data: tournaments of the test, 400 matches" in part, part
         assert "balanced prior: log total spread ~ N(0.5, 0.5)" in part, part
-        assert "2 chains of 60 draws after 60 tuning steps" in part, part
+        assert "NUTS (auto: pymc sampler), 2 chains of 60 draws after 60 tuning steps" in part, part
     assert "prior interval" in page  # the spreads table shows the prior beside the posterior
