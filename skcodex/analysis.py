@@ -9,7 +9,8 @@ summarised, so each comes with its uncertainty:
 - `deck_ranking`: decks ranked by their win probability against a field;
 - `nash_equilibria`, `nash_weights`: the deck-choice game of the matchup
   matrix solved per draw (`solve_matrix_game`);
-- `skill_versus_decks`: the player-skill spread against the deck-matchup spread;
+- `skill_versus_decks`: the player-skill spread against the deck-matchup spread,
+  beside the same comparison under the prior alone (`prior_spread_comparison_draws`);
 - `reliability_table`, `brier_decomposition`: calibration of forecasts;
 - `convergence_summary`: R-hat, effective sample sizes and divergences.
 
@@ -50,6 +51,7 @@ __all__ = [
     "deck_ranking",
     "deck_spread_draws",
     "default_decks",
+    "describe_prior",
     "match_forecast",
     "matchup_draws",
     "matchup_table",
@@ -57,6 +59,8 @@ __all__ = [
     "most_played_decks",
     "nash_equilibria",
     "nash_weights",
+    "prior_spread_comparison_draws",
+    "prior_spread_draws",
     "reliability_table",
     "skill_table",
     "skill_versus_decks",
@@ -94,7 +98,10 @@ def _check_fitted(clf: Any) -> None:
 
 
 def _catalogue(clf: Any) -> Catalogue | PlainCatalogue:
+    """The catalogue a fitted classifier read its decks against (base Codex by default)."""
     cat = getattr(clf, "catalogue", None)
+    if cat is None:
+        cat = getattr(clf, "catalogue_", None)
     return CODEX if cat is None else cat
 
 
@@ -621,6 +628,25 @@ def deck_spread_draws(
     return np.sqrt(var)
 
 
+def _spread_comparison(sd: np.ndarray, names: Sequence[str], k: int) -> pd.DataFrame:
+    """The columns of `spread_comparison_draws` from per-draw spreads named ``names``."""
+    sd_player = sd[:, 0]
+    synergy = sd[:, names.index("syn")] if "syn" in names else None
+    sd_deck = deck_spread_draws(sd, k, synergy)
+    out = pd.DataFrame(
+        {
+            "sd_player": sd_player,
+            "sd_skill_difference": np.sqrt(2.0) * sd_player,
+            "sd_deck": sd_deck,
+            "ratio": sd_player / sd_deck,
+            "skill_share": 2 * sd_player**2 / (2 * sd_player**2 + sd_deck**2),
+        }
+    )
+    if "fam" in names:
+        out["sd_familiarity"] = np.sqrt(2.0 * (1 + k)) * sd[:, names.index("fam")]
+    return out
+
+
 def spread_comparison_draws(clf: Any) -> pd.DataFrame:
     """Per-draw spreads behind `skill_versus_decks`, one row a posterior draw.
 
@@ -637,23 +663,103 @@ def spread_comparison_draws(clf: Any) -> pd.DataFrame:
     _check_fitted(clf)
     layout = clf.layout_
     names = list(getattr(layout, "spreads", ("player", "stst", "stsp", "spsp")))
-    sd = clf.spread_draws_
-    k = layout.specs_per_deck
-    sd_player = sd[:, 0]
-    synergy = sd[:, names.index("syn")] if "syn" in names else None
-    sd_deck = deck_spread_draws(sd, k, synergy)
-    out = pd.DataFrame(
-        {
-            "sd_player": sd_player,
-            "sd_skill_difference": np.sqrt(2.0) * sd_player,
-            "sd_deck": sd_deck,
-            "ratio": sd_player / sd_deck,
-            "skill_share": 2 * sd_player**2 / (2 * sd_player**2 + sd_deck**2),
-        }
-    )
-    if "fam" in names:
-        out["sd_familiarity"] = np.sqrt(2.0 * (1 + k)) * sd[:, names.index("fam")]
-    return out
+    return _spread_comparison(clf.spread_draws_, names, layout.specs_per_deck)
+
+
+#: Draws simulated from the prior by `prior_spread_comparison_draws`.
+PRIOR_DRAWS = 100_000
+
+
+def prior_spread_draws(
+    clf: Any, n_draws: int = PRIOR_DRAWS, random_state: int | None = 0
+) -> np.ndarray:
+    """Spreads drawn from a classifier's prior, in the order of ``clf.options.spreads``.
+
+    Simulates the spread part of the model exactly as `skcodex.model.build_model`
+    specifies it, with NumPy: under the log-normal prior each
+    ``log sd ~ N(loc, scale)`` independently; under the balanced prior a total
+    ``log sigma ~ N(loc, scale)``, a skill share ``sigmoid(N(0, 1))`` and a deck
+    split ``softmax(0, N(0, 1), N(0, 1))`` (`skcodex.model.balanced_spreads`),
+    the optional blocks' log-spreads again log-normal. Needs no fit.
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        Fitted or not; its prior parameters and model options are read.
+    n_draws : int, default 100000
+    random_state : int or None, default 0
+
+    Returns
+    -------
+    ndarray of shape (n_draws, n_spreads)
+    """
+    from skcodex.model import balanced_spreads
+
+    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
+        raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}")
+    options = clf.options
+    priors = clf.priors
+    k = getattr(getattr(clf, "layout_", None), "specs_per_deck", 3)
+    rng = np.random.default_rng(random_state)
+    loc, scale = np.asarray(priors.loc), np.asarray(priors.scale)
+    if options.prior == "lognormal":
+        return np.exp(rng.normal(loc, scale, size=(n_draws, len(loc))))
+    log_total = rng.normal(loc[0], scale[0], size=n_draws)
+    share = expit(rng.normal(0.0, 1.0, size=n_draws))
+    logits = np.column_stack([np.zeros(n_draws), rng.normal(0.0, 1.0, size=(n_draws, 2))])
+    split = np.exp(logits - logits.max(axis=1, keepdims=True))
+    split /= split.sum(axis=1, keepdims=True)
+    base = balanced_spreads(log_total, share, split, k)
+    extra = np.exp(rng.normal(loc[1:], scale[1:], size=(n_draws, len(loc) - 1)))
+    return np.column_stack([base, extra])
+
+
+def prior_spread_comparison_draws(
+    clf: Any, n_draws: int = PRIOR_DRAWS, random_state: int | None = 0
+) -> pd.DataFrame:
+    """The columns of `spread_comparison_draws`, for draws from the prior instead.
+
+    What the model says about skill and decks before it sees a match: the
+    prior probability that a match depends more on who plays than on what
+    they play is ``mean(skill_share > 1/2)`` over these draws. See
+    `prior_spread_draws` for the simulation.
+
+    Examples
+    --------
+    >>> from skcodex import BayesianMatchupClassifier
+    >>> draws = prior_spread_comparison_draws(BayesianMatchupClassifier(prior="balanced"))
+    >>> round(float((draws["skill_share"] > 0.5).mean()), 2)
+    0.5
+    """
+    sd = prior_spread_draws(clf, n_draws, random_state)
+    k = getattr(getattr(clf, "layout_", None), "specs_per_deck", 3)
+    return _spread_comparison(sd, list(clf.options.spreads), k)
+
+
+def describe_prior(clf: Any) -> str:
+    """The classifier's spread prior in words, e.g. for a report.
+
+    Examples
+    --------
+    >>> from skcodex import BayesianMatchupClassifier
+    >>> describe_prior(BayesianMatchupClassifier(prior="balanced"))  # doctest: +ELLIPSIS
+    'balanced prior: log total spread ~ N(0.5, 0.5), skill share sigmoid(N(0, 1)), ...'
+    """
+    priors = clf.priors
+    names = clf.options.prior_names
+
+    def normal(i: int) -> str:
+        return f"N({priors.loc[i]:g}, {priors.scale[i]:g})"
+
+    if clf.options.prior == "balanced":
+        text = (
+            f"balanced prior: log total spread ~ {normal(0)}, skill share "
+            "sigmoid(N(0, 1)), deck split softmax(0, N(0, 1), N(0, 1))"
+        )
+        rest = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names) if i > 0]
+        return "; ".join([text, *rest])
+    parts = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names)]
+    return "log-normal spread priors: " + ", ".join(parts)
 
 
 def skill_versus_decks(clf: Any, interval: float = INTERVAL) -> pd.DataFrame:
@@ -683,7 +789,11 @@ def skill_versus_decks(clf: Any, interval: float = INTERVAL) -> pd.DataFrame:
         and ``skill_share`` (and ``sd_familiarity`` for a model with
         familiarity effects); columns ``mean``, ``lower``, ``upper``;
         ``attrs["p_skill_matters_more"]`` and
-        ``attrs["p_player_spread_larger"]``.
+        ``attrs["p_player_spread_larger"]``; the same two probabilities under
+        the prior alone, ``attrs["prior_p_skill_matters_more"]`` and
+        ``attrs["prior_p_player_spread_larger"]`` (simulated, see
+        `prior_spread_comparison_draws`), to read the posterior ones against;
+        and ``attrs["prior"]``, the prior in words (`describe_prior`).
 
     Examples
     --------
@@ -706,6 +816,11 @@ def skill_versus_decks(clf: Any, interval: float = INTERVAL) -> pd.DataFrame:
     ).T
     out.attrs["p_skill_matters_more"] = float(np.mean(draws["skill_share"] > 0.5))
     out.attrs["p_player_spread_larger"] = float(np.mean(draws["sd_player"] > draws["sd_deck"]))
+    prior = prior_spread_comparison_draws(clf)
+    out.attrs["prior_p_skill_matters_more"] = float(np.mean(prior["skill_share"] > 0.5))
+    prior_larger = prior["sd_player"] > prior["sd_deck"]
+    out.attrs["prior_p_player_spread_larger"] = float(np.mean(prior_larger))
+    out.attrs["prior"] = describe_prior(clf)
     out.attrs["interval"] = interval
     return out
 

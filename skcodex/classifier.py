@@ -26,6 +26,7 @@ from skcodex.data import (
     check_outcome,
     encode,
     period_labels,
+    table_catalogue,
 )
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.inference import SAMPLERS, SamplingOptions, warn_if_not_converged
@@ -108,7 +109,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         Seeds the sampler and the draws for levels never seen in fit.
     progressbar : bool, default False
     catalogue : Catalogue or PlainCatalogue, optional
-        What deck strings are read against; base Codex by default. A
+        What deck strings are read against. By default the training table's own
+        ``X.attrs["catalogue"]`` (a table from
+        `skcodex.datasets.load_codex_matches` carries it), else base Codex. A
         `skcodex.codex.PlainCatalogue` reads another game's plain notation
         (``starter/component/...``). Decks given as `skcodex.codex.Deck`
         values need no catalogue.
@@ -135,6 +138,10 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         work on it; `skcodex.posterior` reads it on either line.
     vocabulary_ : skcodex.data.Vocabulary
         Players, starters and specs seen in fit.
+    catalogue_ : Catalogue or None
+        The catalogue the training decks were read against (``catalogue``, or
+        the table's ``X.attrs["catalogue"]``); later tables without a catalogue
+        of their own are read against it.
     layout_ : skcodex.model.Layout
         Where each effect sits in the flat effect vector used for prediction.
     effect_draws_ : ndarray of shape (n_draws, n_effects)
@@ -310,7 +317,8 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         self
         """
         self._validate_params()
-        table = check_match_table(X, self.catalogue)
+        catalogue = table_catalogue(X, self.catalogue)
+        table = check_match_table(X, catalogue)
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
             outcome = outcome - check_luck(luck, len(table))
@@ -460,7 +468,8 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     def _chunks(self, X: pd.DataFrame):
         """Row numbers, effect draws and index of each chunk of ``X``'s matches."""
         check_is_fitted(self, "idata_")
-        table = check_match_table(X, self.catalogue)
+        catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
+        table = check_match_table(X, catalogue)
         codes = encode(table, self.vocabulary_)
         layout = self._grown_layout(codes)
         index = layout.index_matrix(codes)

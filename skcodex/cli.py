@@ -284,8 +284,13 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         progressbar=not args.no_progress,
         catalogue=catalogue,
         first_move=bool(getattr(args, "first_move", False)),
+        prior=args.prior,
+        target_accept=args.target_accept,
     )
-    print(f"Fitting {what}: {len(X)} matches, {args.chains} chains of {args.draws} draws ...")
+    print(
+        f"Fitting {what}: {len(X)} matches, {args.chains} chains of {args.draws} draws, "
+        f"{args.prior} prior ..."
+    )
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -331,6 +336,7 @@ def _fit_and_report(
     *,
     title: str,
     true_skills: Any = None,
+    source: str | None = None,
 ):
     from skcodex.report import write_report
 
@@ -351,6 +357,7 @@ def _fit_and_report(
                 nash_draws=args.nash_draws,
                 true_skills=true_skills,
                 decks=getattr(args, "decks", None),
+                source=source,
             )
             publish_output(staging, out)
             print(
@@ -368,7 +375,9 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     summary = X.attrs.get("summary")
     if summary is not None:
         print(summary)
-    _fit_and_report(X, y, catalogue, args, Path(args.out), title=args.title)
+    _fit_and_report(
+        X, y, catalogue, args, Path(args.out), title=args.title, source=str(args.matches)
+    )
     return 0
 
 
@@ -383,10 +392,11 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     from skcodex.codex import parse_deck
 
     clf = load_model(args.model)
+    catalogue = clf.catalogue or getattr(clf, "catalogue_", None)
     decks = []
     for flag, text in (("--deck1", args.deck1), ("--deck2", args.deck2)):
         try:
-            decks.append(parse_deck(text, clf.catalogue))
+            decks.append(parse_deck(text, catalogue))
         except ValueError as err:
             raise CommandError(f"{flag}: {err}") from None
     players = clf.vocabulary_.players
@@ -408,7 +418,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
                 f"note: {name} was not in the fitted matches; their skill is drawn from the "
                 "population of players, so the interval is wide."
             )
-    d1, d2 = (deck_label(d, clf.catalogue) for d in decks)
+    d1, d2 = (deck_label(d, catalogue) for d in decks)
     print(f"P({p1} with {d1}, moving first, beats {p2} with {d2}) = {forecast['mean']:.3f}")
     print(
         f"{round(100 * args.interval)}% interval: "
@@ -443,6 +453,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         out,
         title="Synthetic Codex tournaments: skills and matchups",
         true_skills=data.params["skill"],
+        source=(
+            f"synthetic tournaments drawn from the model ({args.players} players, "
+            f"{args.matches} matches, seed {args.seed})"
+        ),
     )
 
     skills = skill_table(clf, data.X)
@@ -464,7 +478,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             f"  {name:>10}  {row['mean']:.2f}  [{row['lower']:.2f}, {row['upper']:.2f}]"
             f"   true {true:.2f}"
         )
-    print(f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}")
+    print(
+        f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}"
+        f" (prior alone: {spreads.attrs['prior_p_skill_matters_more']:.2f}, {args.prior} prior)"
+    )
 
     in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
     print("\nBrier score (lower is better; a coin flip scores 0.250):")
@@ -525,12 +542,36 @@ def _probability(value: str) -> float:
     return x
 
 
-def _sampling_options(p: argparse.ArgumentParser, draws: int, nash_draws: int = 500) -> None:
+def _sampling_options(
+    p: argparse.ArgumentParser,
+    draws: int,
+    nash_draws: int = 500,
+    target_accept: float = 0.8,
+    tune: int | None = None,
+) -> None:
     p.add_argument(
         "--draws", type=_positive, default=draws, help=f"posterior draws per chain ({draws})"
     )
-    p.add_argument("--tune", type=_positive, default=None, help="tuning steps per chain (= draws)")
+    p.add_argument(
+        "--tune",
+        type=_positive,
+        default=tune,
+        help=f"tuning steps per chain ({tune if tune else '= draws'})",
+    )
     p.add_argument("--chains", type=_positive, default=4, help="chains (4)")
+    p.add_argument(
+        "--prior",
+        choices=("lognormal", "balanced"),
+        default="lognormal",
+        help="spread prior: lognormal (the default log-normal spreads) or balanced (skill "
+        "and decks equal a priori)",
+    )
+    p.add_argument(
+        "--target-accept",
+        type=_probability,
+        default=target_accept,
+        help=f"NUTS target acceptance rate ({target_accept})",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument(
@@ -630,7 +671,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--top", type=_positive, default=10, help="players to list (10)")
     demo.add_argument("--out", default=DEMO_DIR, metavar="DIR", help=f"output ({DEMO_DIR})")
     demo.add_argument("--no-report", action="store_true", help="print only; write nothing")
-    _sampling_options(demo, 500, nash_draws=100)
+    # 4 chains x 1000 draws after 500 tuning steps: every R-hat <= 1.01 and ESS >= 400 over
+    # the ~800 free parameters (4 x 500 left some R-hat near 1.02); see
+    # benchmarks/demo_first_run.py for the wall time and convergence of a first run.
+    _sampling_options(demo, 1000, nash_draws=100, tune=500)
     demo.set_defaults(run=_cmd_demo)
     return parser
 

@@ -133,6 +133,32 @@ def _to_deck(value: Any, catalogue: Catalogue, cache: dict) -> Deck:
     raise DeckParseError(f"a deck must be a forum-notation string or a Deck, got {value!r}")
 
 
+def table_catalogue(X: Any, catalogue: Catalogue | None = None) -> Catalogue | None:
+    """The catalogue a table's deck strings are read against, when none is given.
+
+    A given ``catalogue`` wins; otherwise the table's own ``X.attrs["catalogue"]``
+    (set by `skcodex.datasets.load_codex_matches`, kept by pandas through
+    ``iloc``, ``loc``, ``copy`` and so through scikit-learn's splitters);
+    otherwise None (the base game).
+
+    Parameters
+    ----------
+    X : pandas.DataFrame or any
+        The match table.
+    catalogue : Catalogue, optional
+        An explicitly given catalogue.
+
+    Returns
+    -------
+    Catalogue or None
+    """
+    if catalogue is not None:
+        return catalogue
+    attrs = getattr(X, "attrs", None)
+    found = attrs.get("catalogue") if isinstance(attrs, dict) else None
+    return found if isinstance(found, Catalogue) else None
+
+
 def check_match_table(
     X: Any,
     catalogue: Catalogue | PlainCatalogue | None = None,
@@ -150,13 +176,16 @@ def check_match_table(
     X : pandas.DataFrame
         The match table (see the module docstring).
     catalogue : Catalogue, optional
-        What deck strings are read against; base Codex by default.
+        What deck strings are read against. By default the table's own
+        ``X.attrs["catalogue"]`` when it has one (a table from
+        `skcodex.datasets.load_codex_matches` does), else base Codex.
     require_rows : bool
         Raise on an empty table (the default).
     read_decks : bool
-        Read the decks (the default). False only checks that every row has
-        them and leaves them as given: for models that ignore decks, which
-        then take any game's decks.
+        Read the decks into `Deck` values (the default). False only checks
+        that every row has them and returns them as given: for models that
+        ignore decks, so a deck name they never use (or another game's deck)
+        cannot make them refuse a table.
 
     Returns
     -------
@@ -169,7 +198,6 @@ def check_match_table(
     MatchTableError
         Naming the column, row and value at fault.
     """
-    cat = CODEX if catalogue is None else catalogue
     if not isinstance(X, pd.DataFrame):
         raise MatchTableError(
             "X must be a pandas DataFrame with columns player1, player2, deck1, deck2 "
@@ -213,6 +241,7 @@ def check_match_table(
                 "player once surrounding spaces and Unicode normal form are set aside"
             )
         raise MatchTableError(f"player {raw1!r} faces themself at {_row_label(X.index, pos)}")
+    cat = table_catalogue(X, catalogue) or CODEX
     cache: dict[str, Deck] = {}
     sizes: set[int] = set()
     for name in ("deck1", "deck2"):

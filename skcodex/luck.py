@@ -348,7 +348,7 @@ def fit_skills(
     """
     if not (np.isfinite(penalty) and penalty > 0):
         raise ValueError(f"penalty must be a finite number > 0, got {penalty!r}")
-    table = check_match_table(X)
+    table = check_match_table(X, read_decks=False)
     r = np.asarray(outcome, dtype=float)
     if r.ndim != 1 or len(r) != len(table):
         raise MatchTableError(

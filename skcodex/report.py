@@ -101,6 +101,8 @@ class Analyses:
     held_out: HeldOut | None = None
     interval: float = analysis.INTERVAL
     true_skills: pd.Series | None = None
+    model: dict[str, Any] = field(default_factory=dict)
+    prior_spread_draws: pd.DataFrame | None = None
 
 
 def _layout_words(clf: Any) -> dict[str, Any]:
@@ -120,8 +122,43 @@ def _layout_words(clf: Any) -> dict[str, Any]:
     }
 
 
-def _data_summary(clf: Any, X: pd.DataFrame) -> dict[str, Any]:
+def _model_summary(clf: Any) -> dict[str, Any]:
+    """The model options a report's numbers come from, in words."""
+    params = clf.get_params() if hasattr(clf, "get_params") else {}
+    options = getattr(clf, "options", None)
+    extensions = [
+        name
+        for name in ("time_varying", "synergy", "familiarity")
+        if options is not None and getattr(options, name, False)
+    ]
+    method = params.get("method", "nuts")
+    sampler = params.get("sampler", "auto")
+    if sampler == "auto":  # the classifier's rule: PyMC for the balanced prior, else the fastest
+        from skcodex.inference import resolve_sampler
+
+        chosen = "pymc" if getattr(options, "prior", None) == "balanced" else None
+        sampler = f"auto: {chosen or resolve_sampler('auto')}"
+    if method == "nuts":
+        fitting = (
+            f"NUTS ({sampler} sampler), {params.get('chains')} chains of "
+            f"{params.get('draws')} draws after {params.get('tune')} tuning steps, target "
+            f"acceptance {params.get('target_accept')}, seed {params.get('random_state')}"
+        )
+    else:
+        fitting = f"{method} approximation, {params.get('draws')} draws, seed " + str(
+            params.get("random_state")
+        )
+    return {
+        "prior": getattr(options, "prior", "lognormal"),
+        "prior_text": analysis.describe_prior(clf) if options is not None else "",
+        "extensions": ", ".join(extensions) or "none (the seed model)",
+        "fitting": fitting,
+    }
+
+
+def _data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
+        "source": source or "the match table passed in",
         "matches": len(X),
         "players": len(clf.vocabulary_.players),
         "starters": len(clf.vocabulary_.starters),
@@ -152,6 +189,7 @@ def analyse(
     n_bins: int = 10,
     interval: float = analysis.INTERVAL,
     true_skills: pd.Series | None = None,
+    source: str | None = None,
 ) -> Analyses:
     """Run every analysis the report shows.
 
@@ -178,12 +216,16 @@ def analyse(
         Width of every credible interval.
     true_skills : Series, optional
         Known skills (synthetic data), drawn in the skill plot.
+    source : str, optional
+        Where the matches come from (a folder, a file, "synthetic ..."), named
+        with every figure and headline.
 
     Returns
     -------
     Analyses
     """
-    ranked = analysis.most_played_decks(X, n_ranked_decks, getattr(clf, "catalogue", None))
+    catalogue = getattr(clf, "catalogue", None) or getattr(clf, "catalogue_", None)
+    ranked = analysis.most_played_decks(X, n_ranked_decks, catalogue)
     in_sample = clf.predict_proba(X)[:, 1]
     reliability = {"in-sample": analysis.reliability_table(y, in_sample, n_bins)}
     brier = {"in-sample": analysis.brier_decomposition(y, in_sample, n_bins)}
@@ -191,13 +233,12 @@ def analyse(
         reliability["held-out"] = analysis.reliability_table(held_out.y, held_out.p_win, n_bins)
         brier["held-out"] = analysis.brier_decomposition(held_out.y, held_out.p_win, n_bins)
     deck_rank = analysis.deck_ranking(clf, ranked, interval=interval)
-    catalogue = getattr(clf, "catalogue", None)
     counts = pd.Series(
         [analysis.deck_label(d, catalogue) for d in _decks_played(X, catalogue)]
     ).value_counts()
     deck_rank["played"] = counts.reindex(deck_rank.index).fillna(0).astype(int)
     return Analyses(
-        data=_data_summary(clf, X),
+        data=_data_summary(clf, X, source),
         convergence=analysis.convergence_summary(clf),
         skills=analysis.skill_table(clf, X, y=y, interval=interval),
         matchups=analysis.matchup_table(clf, decks, interval=interval),
@@ -210,6 +251,8 @@ def analyse(
         held_out=held_out,
         interval=interval,
         true_skills=true_skills,
+        model=_model_summary(clf),
+        prior_spread_draws=analysis.prior_spread_comparison_draws(clf),
     )
 
 
@@ -342,10 +385,17 @@ def _spreads_html(result: Analyses) -> str:
     rows = pd.DataFrame(
         {
             "quantity": [names.get(k, k) for k in s.index],
-            "mean": [_fmt(v) for v in s["mean"]],
-            "interval": [_interval(lo, hi) for lo, hi in zip(s["lower"], s["upper"])],
+            "posterior mean": [_fmt(v) for v in s["mean"]],
+            "posterior interval": [_interval(lo, hi) for lo, hi in zip(s["lower"], s["upper"])],
         }
     )
+    prior = result.prior_spread_draws
+    if prior is not None:
+        tail = (1 - result.interval) / 2
+        rows["prior interval"] = [
+            _interval(*np.quantile(prior[k], [tail, 1 - tail])) if k in prior else "–"
+            for k in s.index
+        ]
     return _table(rows, "table-spreads")
 
 
@@ -419,6 +469,7 @@ table.data tr:nth-child(even) { background: #f4f7fa; }
 .summary { color: #444; } .ok { color: #006b4f; font-weight: 600; }
 .warning { border-left: 4px solid #D55E00; background: #fff4ec; padding: 0.3rem 1rem; }
 .key { font-size: 1.05rem; background: #eef5fb; padding: 0.5rem 1rem; border-radius: 4px; }
+.source { font-size: 0.8rem; color: #666; font-weight: normal; }
 details { margin: 0.5rem 0 1rem; } summary { cursor: pointer; color: #0072B2; }
 """
 
@@ -453,14 +504,27 @@ def render_html(result: Analyses, *, title: str | None = None, figs: dict | None
     for fig_id, fig in figs.items():
         images[fig_id] = _png(fig)
     pct = f"{round(100 * result.interval)}%"
+    prior_draws = f"{analysis.PRIOR_DRAWS:,}"
     d, c = result.data, result.convergence
     esc = html.escape
+
+    m = result.model
+    data_line = f"{d['source']}, {d['matches']} matches"
+    model_line = (
+        f"{m.get('prior_text', 'prior not recorded')}; extensions: "
+        f"{m.get('extensions', 'not recorded')}; {m.get('fitting', 'fitting not recorded')}"
+    )
+    provenance = f"Data: {data_line}. Model: {model_line}."
 
     def figure(fig_id: str, caption: str) -> str:
         return (
             f'<figure id="{fig_id}"><img src="data:image/png;base64,{images[fig_id]}" '
-            f'alt="{esc(caption)}"><figcaption>{esc(caption)}</figcaption></figure>'
+            f'alt="{esc(caption)}"><figcaption>{esc(caption)}. '
+            f'<span class="source">{esc(provenance)}</span></figcaption></figure>'
         )
+
+    def source(extra: str = "") -> str:
+        return f'<br><span class="source">{esc(extra + provenance)}</span>'
 
     span = ""
     if "tournaments" in d:
@@ -529,7 +593,7 @@ covered.</p>"""
         skills_caption += f" (the {_TOP_PLAYERS} highest of {len(result.skills)} players)"
     sections["skills"] = f"""
 <p class="key">Most likely the strongest: <strong>{esc(str(best))}</strong>,
-best with probability {result.skills["p_best"].iloc[0]:.2f}.</p>
+best with probability {result.skills["p_best"].iloc[0]:.2f}.{source()}</p>
 <p>Skills are relative: 0 is an average player. Players with few matches have wide
 intervals and are pulled towards 0. <em>P(best)</em> is the share of posterior draws in
 which the player has the highest skill; <em>likely ranks</em> is the {pct} interval of
@@ -546,7 +610,8 @@ differs.</p>
 <details><summary>The matchup table</summary>{_matchups_html(result)}</details>
 """
     sections["decks"] = f"""
-<p class="key">Strongest of the most played decks: <strong>{esc(str(top_deck))}</strong>.</p>
+<p class="key">Strongest of the most played decks: <strong>{esc(str(top_deck))}</strong>.
+{source()}</p>
 <p>The {len(result.deck_ranking)} most played decks, ranked by their chance to beat an
 equally skilled opponent whose deck is drawn at random from the same list, with the turn
 order decided by a coin flip.</p>
@@ -568,14 +633,24 @@ with probability {value.get("mean", float("nan")):.2f}
 """
     p_more = s.attrs.get("p_skill_matters_more", float("nan"))
     p_spread = s.attrs.get("p_player_spread_larger", float("nan"))
+    prior_more = s.attrs.get("prior_p_skill_matters_more", float("nan"))
+    prior_spread = s.attrs.get("prior_p_player_spread_larger", float("nan"))
+    prior_name = "the balanced prior" if m.get("prior") == "balanced" else "the log-normal prior"
     sections["skill-versus-decks"] = f"""
 <p class="key">Probability that a match depends more on who plays than on what they
-play: <strong>{p_more:.2f}</strong>.</p>
+play: <strong>{p_more:.2f}</strong> after seeing the matches, against
+<strong id="prior-p-skill">{prior_more:.2f}</strong> before seeing any, under
+{prior_name} alone.{source()}</p>
+<p>The prior probability is what the model says from its spread priors alone
+({esc(m.get("prior_text", ""))}), found by simulating {prior_draws} draws from them;
+the data have spoken only as far as the posterior probability moves away from it. The
+balanced prior (<code>skcodex fit --prior balanced</code>) puts it at one half.</p>
 <p>Between two players picked at random, the skill part of the log-odds varies with spread
 √2·sd_player (a difference of two skills); between two decks picked at random, the deck
 part varies with spread {spread_formula}. The skill share is the skill part's share of
 the variance; skill matters more when it exceeds one half. Comparing the spreads
-directly, sd_player exceeds sd_deck with probability {p_spread:.2f}.</p>
+directly, sd_player exceeds sd_deck with probability {p_spread:.2f} (prior probability
+{prior_spread:.2f}).</p>
 {figure("fig-spreads", "Posterior of the skill and deck spreads")}
 {_spreads_html(result)}
 """
@@ -596,6 +671,7 @@ better) and uncertainty (set by the data): Brier ≈ reliability − resolution 
 uncertainty. In-sample forecasts are for the matches the model was fitted on, so they
 flatter it.{held_text}</p>
 {figure("fig-reliability", "Reliability diagram")}
+<p class="source">Brier scores: {esc(provenance)}</p>
 {_brier_html(result)}
 """
     nav = "".join(f'<a href="#{k}">{esc(v)}</a>' for k, v in SECTIONS.items())
@@ -622,6 +698,7 @@ flatter it.{held_text}</p>
 <p class="summary">{d["matches"]} matches between {d["players"]} players{span};
 {parts_seen}; {score}. Generated {stamp} by
 skcodex.</p>
+<p class="summary">Data: {esc(data_line)}. Model: {esc(model_line)}.</p>
 <nav>{nav}</nav>
 {body}
 </main>
@@ -632,7 +709,12 @@ skcodex.</p>
 
 def _csv_tables(result: Analyses) -> dict[str, pd.DataFrame]:
     spreads = result.spreads.rename_axis("quantity").reset_index()
-    for key in ("p_skill_matters_more", "p_player_spread_larger"):
+    for key in (
+        "p_skill_matters_more",
+        "p_player_spread_larger",
+        "prior_p_skill_matters_more",
+        "prior_p_player_spread_larger",
+    ):
         p = result.spreads.attrs[key]
         spreads.loc[len(spreads)] = [key, p, np.nan, np.nan]
     nash = result.nash.copy()

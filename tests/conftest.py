@@ -15,7 +15,13 @@ from skcodex.datasets import make_matches
 
 pytest_plugins = ["pytester"]
 
-CODEXDATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "codexdata"
+# A clone of the codexdata repository's data folder: $SKCODEX_CODEXDATA, else beside the checkout.
+CODEXDATA = Path(
+    os.environ.get(
+        "SKCODEX_CODEXDATA",
+        Path(__file__).resolve().parents[1].parent / "shared" / "data" / "codexdata",
+    )
+)
 
 #: Skip reasons that mean a dependency CI provides is missing, by what is missing.
 REQUIRED_IN_CI = {
@@ -62,7 +68,7 @@ def pytest_make_collect_report(collector):
 
 @pytest.fixture(scope="session")
 def codexdata_path() -> Path:
-    """The shared codexdata folder beside the checkout; the test skips when it is absent."""
+    """The codexdata folder (see `CODEXDATA`); the test skips when it is absent."""
     if not (CODEXDATA / "matches.csv").exists():
         pytest.skip(f"real data not found at {CODEXDATA}")
     return CODEXDATA
