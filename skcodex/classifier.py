@@ -170,6 +170,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         "classes_",
         "idata_",
         "vocabulary_",
+        "catalogue_",
         "layout_",
         "_unseen_seed",
         "feature_names_in_",
@@ -344,6 +345,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         self.__dict__.update(
             idata_=idata,
             vocabulary_=vocab,
+            catalogue_=catalogue,
             layout_=layout.static(),
             _unseen_seed=unseen_seed,
             classes_=np.array([0, 1]),
