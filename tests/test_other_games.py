@@ -12,7 +12,7 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from skcodex import BayesianMatchupClassifier, MatchupEncoder, analysis, load
+from skcodex import BayesianMatchupClassifier, MatchupEncoder, analysis, load, posterior
 from skcodex.codex import CatalogueFileError, Deck, DeckParseError, PlainCatalogue, parse_deck
 from skcodex.data import MatchTableError, Vocabulary, check_match_table, encode
 from skcodex.datasets import make_game_matches
@@ -235,7 +235,9 @@ def test_synthetic_probabilities_follow_the_truth():
 
 def test_fit_predict_and_save_a_fighting_game(fighting, tmp_path):
     data, clf = fighting
-    assert clf.layout_.specs_per_deck == 0 and "first_move" in clf.idata_.posterior
+    assert clf.layout_.specs_per_deck == 0 and "first_move" in posterior.group(
+        clf.idata_, "posterior"
+    )
     p = clf.predict_proba(data.X)
     assert p.shape == (len(data.X), 2) and np.all((p > 0) & (p < 1))
     # An unseen character (given as a Deck, outside the catalogue) gets fresh draws.
@@ -327,7 +329,7 @@ def test_encoder_for_characters_alone(fighting):
 
 
 def _recovery(data, clf):
-    post = clf.idata_.posterior
+    post = posterior.group(clf.idata_, "posterior")
     skill = post["skill"].mean(("chain", "draw")).to_series()
     r_skill = np.corrcoef(skill, data.params["skill"][skill.index])[0, 1]
     decks = analysis.default_decks(clf, 12)
@@ -357,7 +359,7 @@ def test_recovers_a_fighting_game_with_a_first_move_effect():
     r_skill, r_cells = _recovery(data, clf)
     assert r_skill > 0.9
     assert r_cells > 0.7
-    effect = np.asarray(clf.idata_.posterior["first_move"]).ravel()
+    effect = np.asarray(posterior.group(clf.idata_, "posterior")["first_move"]).ravel()
     lo, hi = np.quantile(effect, [0.01, 0.99])
     assert lo < 0.35 < hi
     # The learned first-move effect and character cells forecast close to the truth.
