@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib.util
 import multiprocessing
 import os
+import re
 import threading
 import warnings
 from dataclasses import dataclass
@@ -506,16 +507,59 @@ def convergence_problems(idata, min_ess: float = 400.0, max_rhat: float = 1.01) 
     return problems
 
 
+# The model-selection call (a grid search, a cross-validation) last warned in, and the
+# kinds of problems it warned of: its other fits with the same kinds stay quiet.
+_SEARCH_WARNED: dict[str, tuple] = {}
+
+
+def _model_selection_call() -> int | None:
+    """An id of the outermost scikit-learn model-selection call running now, if any."""
+    import inspect
+
+    frame, outermost = inspect.currentframe(), None
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("sklearn.model_selection"):
+            outermost = frame
+        frame = frame.f_back
+    return None if outermost is None else id(outermost)
+
+
+def _kinds(problems: list[str]) -> tuple:
+    """What failed, without counts, values or names: R-hat of effects, ESS of spreads, ..."""
+    return tuple(sorted({re.sub(r"\d+(\.\d+)?", "#", p.split(" (")[0]) for p in problems}))
+
+
 def warn_if_not_converged(idata) -> list[str]:
-    """Issue one ConvergenceWarning naming every failed check and what to do."""
+    """Issue one ConvergenceWarning naming every failed check and what to do.
+
+    Inside a scikit-learn model-selection call (``GridSearchCV``,
+    ``cross_val_score``, ...) the first fit with problems warns and the
+    search's other fits with the same kinds of problems do not: a grid search
+    warns once, not once per fold. Every fit still lists its own problems in
+    ``convergence_problems_``.
+    """
     problems = convergence_problems(idata)
-    if problems:
-        warnings.warn(
-            "the posterior sample may not be reliable: "
-            + "; ".join(problems)
-            + ". Increase draws and tune (more draws raise ESS), raise target_accept "
-            "towards 0.95 (fewer divergences), or tighten the spread priors.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+    if not problems:
+        return problems
+    call = _model_selection_call()
+    if call is not None:
+        key = (call, _kinds(problems))
+        if _SEARCH_WARNED.get("last") == key:
+            return problems
+        _SEARCH_WARNED["last"] = key
+    more = (
+        " Other fits of this search with the same kinds of problems are not reported "
+        "again (each fitted estimator lists its own in convergence_problems_)."
+        if call is not None
+        else ""
+    )
+    warnings.warn(
+        "the posterior sample may not be reliable: "
+        + "; ".join(problems)
+        + ". Increase draws and tune (more draws raise ESS), raise target_accept "
+        "towards 0.95 (fewer divergences), or tighten the spread priors."
+        + more,
+        ConvergenceWarning,
+        stacklevel=3,
+    )
     return problems

@@ -2,6 +2,7 @@
 
 import ctypes
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -351,3 +352,32 @@ def test_unique_rows_survives_hash_collisions(monkeypatch):
     rows, inverse = prediction.unique_rows(a)
     np.testing.assert_array_equal(rows, [[3, 1], [0, 2], [5, 5]])
     np.testing.assert_array_equal(inverse, [0, 1, 0, 2, 1])
+
+
+def test_a_grid_search_warns_once_and_plain_fits_each_warn(data):
+    """Tiny draws always fail the checks: one warning per search, one per plain fit."""
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    from skcodex import brier_scorer
+
+    search = GridSearchCV(
+        tiny(),
+        {"log_sd_player_loc": [-0.5, 0.0]},
+        cv=KFold(2),
+        scoring=brier_scorer,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(data.X, data.y)
+    found = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(found) == 1, [str(w.message)[:80] for w in found]
+    assert "not reported again" in str(found[0].message)
+    assert search.best_estimator_.convergence_problems_  # each fit keeps its own list
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tiny().fit(data.X, data.y)
+        tiny(random_state=1).fit(data.X, data.y)
+    found = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(found) == 2
+    # Parameters are named by their coordinates, not by a position in a flat vector.
+    assert re.search(r"(skill|stst|stsp|spst|spsp)\[[^\]\d][^\]]*\]", str(found[0].message))
