@@ -557,8 +557,7 @@ def warn_if_not_converged(idata) -> list[str]:
         "the posterior sample may not be reliable: "
         + "; ".join(problems)
         + ". Increase draws and tune (more draws raise ESS), raise target_accept "
-        "towards 0.95 (fewer divergences), or tighten the spread priors."
-        + more,
+        "towards 0.95 (fewer divergences), or tighten the spread priors." + more,
         ConvergenceWarning,
         stacklevel=3,
     )
