@@ -187,6 +187,17 @@ def _run(folder: str, kind: str, method: str, tag: str, args: argparse.Namespace
     return out
 
 
+def paired_brier(y: np.ndarray, p: np.ndarray, p_own: np.ndarray) -> tuple[float, float]:
+    """Brier score of ``p`` minus that of ``p_own`` on the same matches, and its standard error.
+
+    The per-match differences of squared errors are paired, so their mean's
+    standard error (their standard deviation over the square root of their
+    number) says whether two methods' held-out scores differ beyond chance.
+    """
+    d = (p - y) ** 2 - (p_own - y) ** 2
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
+
+
 def _median(values: list[float]) -> float:
     return float(statistics.median(values))
 
@@ -209,6 +220,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--pathfinder-timeout", type=float, default=900, help="seconds allowed per pathfinder fit"
     )
+    parser.add_argument("--data", default="subsample,full", help="which training sets")
+    parser.add_argument("--no-nuts", action="store_true", help="skip the NUTS reference")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="20,000 matches, 500 players")
     parser.add_argument("--output", type=Path, default=RESULTS)
@@ -248,22 +261,26 @@ def main(argv: list[str] | None = None) -> dict:
 
     # Pathfinder last: it is the slowest, and its fits are cut off at --pathfinder-timeout.
     order = sorted(methods, key=lambda m: m == "pathfinder")
-    plan = [("nuts", "subsample")]
-    plan += [(m, kind) for m in order if m == "pathfinder" for kind in ("subsample", "full")]
-    plan[1:1] = [(m, k) for k in ("subsample", "full") for m in order if m != "pathfinder"]
-    results = []
+    kinds = [k for k in ("subsample", "full") if k in args.data.split(",")]
+    plan = [(m, k) for k in kinds for m in order if m != "pathfinder"]
+    plan += [(m, k) for m in order if m == "pathfinder" for k in kinds]
+    if not args.no_nuts:
+        plan.insert(0, ("nuts", "subsample"))
     with tempfile.TemporaryDirectory(prefix="skcodex-advi-") as folder:
         pd.to_pickle(X, os.path.join(folder, "X.pkl"))
         np.save(os.path.join(folder, "y.npy"), y)
         np.save(os.path.join(folder, "test.npy"), test)
         np.save(os.path.join(folder, "full.npy"), train)
         np.save(os.path.join(folder, "subsample.npy"), sub)
-        for method, kind in plan:
-            repeats = 1 if method == "nuts" else args.repeats
-            fits = []
-            for r in range(repeats):
+        # Repeats interleaved (every method once, then again), so that the load of a
+        # shared machine falls alike on each method.
+        fits: dict[tuple[str, str], list[dict]] = {key: [] for key in plan}
+        for r in range(args.repeats):
+            for method, kind in plan:
+                if method == "nuts" and r > 0:
+                    continue
                 tag = f"{method}_{kind}_{r}"
-                print(f"fitting {method} on the {kind} (repeat {r + 1}/{repeats}) ...", flush=True)
+                print(f"fitting {method} on the {kind} (repeat {r + 1}) ...", flush=True)
                 out = _run(folder, kind, method, tag, args)
                 if "failed" not in out:
                     p = np.load(os.path.join(folder, f"p_{tag}.npy"))
@@ -278,10 +295,10 @@ def main(argv: list[str] | None = None) -> dict:
                     )
                 else:
                     print(f"  failed: {out['failed']}", flush=True)
-                fits.append(out)
-            results.append((method, kind, fits))
+                fits[method, kind].append(out)
+        results = [(method, kind, fits[method, kind]) for method, kind in plan]
 
-    ref = next(f[0] for m, k, f in results if m == "nuts")
+    ref = next((f[0] for m, k, f in results if m == "nuts"), {"failed": "not run"})
     rows = []
     for method, kind, fits in results:
         ok = [f for f in fits if "failed" not in f]
@@ -320,6 +337,11 @@ def main(argv: list[str] | None = None) -> dict:
             )
             row["sd_ratio_vs_nuts"] = _median([np.median(f["sd"] / ref["sd"]) for f in ok])
             row["p_vs_nuts_mean_abs"] = _median([np.mean(np.abs(f["p"] - ref["p"])) for f in ok])
+        own = next((f for m, k, f in results if m == "own" and k == kind), None)
+        own_ok = [f for f in own or [] if "failed" not in f]
+        if own_ok and method != "own":
+            diff, se = paired_brier(y[test], ok[0]["p"], own_ok[0]["p"])
+            row["brier_minus_own"], row["brier_minus_own_se"] = diff, se
         rows.append(row)
 
     def fmt(v, spec):
