@@ -407,7 +407,8 @@ def stan_in_other_python(python, index, y, layout, seed, program, *, draws, tune
         subprocess.run(cmd, check=True, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
         result = json.loads(out.read_text())
     summary = {k: np.asarray(v) if k != "names" else v for k, v in result["summary"].items()}
-    return result["build_s"], result["row"], summary
+    row = {**result["row"], "stan_python": result["machine"]}
+    return result["build_s"], row, summary
 
 
 def _stan_worker(folder: str, settings: str) -> None:
@@ -421,7 +422,7 @@ def _stan_worker(folder: str, settings: str) -> None:
     posterior, build_s = stan_build(spec["index"], spec["y"], layout, int(spec["seed"]), program)
     row, summary = stan_fit(posterior, layout, **options)
     summary = {k: (v if k == "names" else np.asarray(v).tolist()) for k, v in summary.items()}
-    result = {"build_s": build_s, "row": row, "summary": summary}
+    result = {"build_s": build_s, "row": row, "summary": summary, "machine": machine()}
     (Path(folder) / "out.json").write_text(json.dumps(result, default=_plain))
 
 
