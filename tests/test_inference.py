@@ -306,10 +306,9 @@ def test_chunk_and_block_boundaries(engine, n_distinct, monkeypatch):
     """Chunks of draws and blocks of matches whose sizes do not divide the totals."""
     theta, index, signs = _problem(101, 13, 37, width=6, n_distinct=n_distinct, seed=2)
     reference = expit(theta[:, index] @ signs)
-    monkeypatch.setattr(prediction, "_MIN_CHUNK_DRAWS", 1)
-    monkeypatch.setattr(prediction, "_TABLE_BYTES", 8 * 8 * (13 + 4))  # 8 draws or fewer
+    monkeypatch.setattr(prediction, "_CHUNK_DRAWS", 8)  # 37 draws: chunks of 8, then 5
     monkeypatch.setattr(prediction, "_BLOCK_BYTES", 8 * 8 * 7)  # 7 matches per block
-    assert len(prediction._draw_chunks(37, 13 + 4)) > 1
+    assert [b - a for a, b in prediction._draw_chunks(37, 13 + 4)] == [8, 8, 8, 8, 5]
     draws = prediction.win_probability_draws(theta, index, signs, engine=engine)
     mean = prediction.mean_win_probability(theta, index, signs, engine=engine)
     np.testing.assert_allclose(draws, reference, rtol=0, atol=1e-12)
