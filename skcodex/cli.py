@@ -503,24 +503,22 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 # -- the parser ------------------------------------------------------------------------
 
 
-def _positive(value: str) -> int:
+def _whole_number(value: str, least: int) -> int:
     try:
         n = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value!r}")
+    if n < least:
+        raise argparse.ArgumentTypeError(f"expected a number of at least {least}, got {value!r}")
     return n
+
+
+def _positive(value: str) -> int:
+    return _whole_number(value, 1)
 
 
 def _non_negative(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {value!r}")
-    return n
+    return _whole_number(value, 0)
 
 
 def _deck_list(value: str) -> str | list[str]:
