@@ -76,7 +76,7 @@ def test_skill_table_p_best_and_ranks_match_an_independent_count(fitted):
     table = skill_table(fitted, interval=0.5)
     post = posterior.group(fitted.idata_, "posterior")["skill"]
     names = list(post.coords["player"].values)
-    skills = np.asarray(post).reshape(-1, len(names))
+    skills = np.asarray(post, dtype=float).reshape(-1, len(names))
     ranks = rankdata(-skills, axis=1, method="ordinal")  # 1 = best in that draw
     best = pd.Series(np.asarray(names, dtype=object)[skills.argmax(axis=1)]).value_counts()
     p_best = best.reindex(names).fillna(0).to_numpy() / len(skills)
