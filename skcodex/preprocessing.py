@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex.codex import Catalogue, PlainCatalogue
@@ -95,8 +94,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
             (vals[keep], (rows[keep], cols[keep])), shape=(len(index), self.layout_.size)
         )
         matrix.sum_duplicates()
-        dense = _get_output_config("transform", self)["dense"] != "default"
-        if dense or not self.sparse_output:
+        if _dense_output_requested(self) or not self.sparse_output:
             return matrix.toarray()
         return matrix
 
@@ -117,3 +115,19 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.requires_fit = True
         return tags
+
+
+def _dense_output_requested(estimator: Any) -> bool:
+    """Whether ``set_output`` (or the global config) asks for pandas or polars output.
+
+    Such output needs a dense array. scikit-learn's own helper answers for the
+    estimator's setting; it is private, so where it is missing this falls back
+    to the public global ``transform_output`` setting.
+    """
+    try:
+        from sklearn.utils._set_output import _get_output_config
+    except ImportError:  # a scikit-learn without the helper: the public setting
+        from sklearn import get_config
+
+        return get_config().get("transform_output", "default") != "default"
+    return _get_output_config("transform", estimator)["dense"] != "default"

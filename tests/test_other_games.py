@@ -480,3 +480,17 @@ def test_ratings_take_any_games_decks(game_csvs):
     y = table.pop("y")
     for model in (EloClassifier(), Glicko2Classifier()):
         assert model.fit(table, y).predict_proba(table).shape == (len(table), 2)
+
+
+def test_dense_output_falls_back_to_the_public_setting(monkeypatch):
+    """Without scikit-learn's private helper, the global transform_output still decides."""
+    import sys
+
+    import sklearn
+
+    from skcodex.preprocessing import _dense_output_requested
+
+    monkeypatch.setitem(sys.modules, "sklearn.utils._set_output", None)
+    with sklearn.config_context(transform_output="pandas"):
+        assert _dense_output_requested(object())
+    assert not _dense_output_requested(object())
