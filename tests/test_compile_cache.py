@@ -1,11 +1,13 @@
 """A damaged on-disk compile cache is detected, rebuilt, and the work goes on."""
 
+import ast
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import skcodex
@@ -49,6 +51,13 @@ def _run(code: str, env: dict, cwd: Path) -> list[str]:
     return out.stdout.strip().splitlines()[-2:]
 
 
+def _same(run: list[str], reference: list[str], flag: str) -> None:
+    """Same forecasts (to rounding: a kernel loaded from the cache may differ from a fresh
+    compile in the last bits) and the expected warning flag."""
+    assert run[1] == flag, run
+    np.testing.assert_allclose(ast.literal_eval(run[0]), ast.literal_eval(reference[0]), rtol=1e-6)
+
+
 def _damage(folder: Path) -> int:
     """Overwrite every numba index and kernel file under ``folder`` with garbage."""
     count = 0
@@ -68,10 +77,8 @@ def test_damaged_prediction_kernel_cache_is_rebuilt(tmp_path):
     first = _run(PREDICT, env, tmp_path)
     assert first[1] == "CLEAN"
     assert _damage(package / "__pycache__") >= 2
-    second = _run(PREDICT, env, tmp_path)
-    assert second == [first[0], "WARNED"]  # same probabilities, and a warning
-    third = _run(PREDICT, env, tmp_path)
-    assert third == [first[0], "CLEAN"]  # the next process finds a good cache again
+    _same(_run(PREDICT, env, tmp_path), first, "WARNED")  # same forecasts, and a warning
+    _same(_run(PREDICT, env, tmp_path), first, "CLEAN")  # the next process: a good cache
 
 
 @pytest.mark.slow
@@ -83,7 +90,5 @@ def test_damaged_model_compile_cache_is_rebuilt(tmp_path):
     first = _run(FIT, env, tmp_path)
     assert first[1] == "CLEAN"
     assert _damage(compiledir) > 0
-    second = _run(FIT, env, tmp_path)
-    assert second == [first[0], "WARNED"]
-    third = _run(FIT, env, tmp_path)
-    assert third == [first[0], "CLEAN"]
+    _same(_run(FIT, env, tmp_path), first, "WARNED")
+    _same(_run(FIT, env, tmp_path), first, "CLEAN")
