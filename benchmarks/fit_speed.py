@@ -270,7 +270,7 @@ def skcodex_fit(X, y, catalogue, *, draws, tune, seed):
         warnings.simplefilter("ignore", ConvergenceWarning)
         with Timer() as t:
             clf.fit(X, y)
-    from skcodex.inference import monitored_draws
+    from skcodex.diagnostics import monitored_draws
 
     # The standard normals behind the effects: each effect over its spread, in layout order.
     monitored = monitored_draws(clf.idata_)

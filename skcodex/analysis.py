@@ -1193,10 +1193,10 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
         ``min_ess_bulk``, ``min_ess_tail``, ``divergences`` over the free
         parameters (the spread parameters and every effect), and
         ``problems``, the failed checks of
-        `skcodex.inference.convergence_problems` (empty when all pass).
+        `skcodex.diagnostics.convergence_problems` (empty when all pass).
     """
     from skcodex import diagnostics, posterior
-    from skcodex.inference import convergence_problems, monitored_draws
+    from skcodex.diagnostics import convergence_problems, monitored_draws
 
     check_is_fitted(clf, "idata_")
     draws = np.concatenate(list(monitored_draws(clf.idata_).values()), axis=2)

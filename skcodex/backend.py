@@ -32,17 +32,22 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from skcodex import posterior
+from skcodex.data import Vocabulary, period_labels
 from skcodex.inference import SamplingOptions, sample_posterior
-from skcodex.model import BLOCK_DIMS, Layout, SpreadPriors, quasi_loglik_terms
+from skcodex.model import BLOCK_DIMS, Layout, ModelOptions, SpreadPriors, quasi_loglik_terms
 
 __all__ = [
     "MAX_LOG_LIKELIHOOD",
     "add_log_likelihood",
+    "current_effects",
     "effect_draws",
+    "fitted_layout",
     "from_effect_draws",
+    "level_names",
     "run",
 ]
 
@@ -217,3 +222,57 @@ def run(
         }
     )
     return add_log_likelihood(posterior.from_groups(groups), layout)
+
+
+def fitted_layout(idata, vocab: Vocabulary) -> Layout:
+    """The layout a posterior was sampled in, read from the blocks it holds."""
+    post = posterior.group(idata, "posterior")
+    options = ModelOptions(
+        time_varying="walk" in post,
+        synergy="syn_stsp" in post,
+        familiarity="fam_st" in post,
+        prior="balanced" if "log_total" in post else "lognormal",
+        first_move="first_move" in post,
+    )
+    n_epochs = post.sizes["epoch"] if "walk" in post else 1
+    return Layout(*vocab.sizes, vocab.specs_per_deck, options, n_epochs)
+
+
+def current_effects(
+    theta: np.ndarray, sd: np.ndarray, layout: Layout, seed: int
+) -> tuple[np.ndarray, Layout]:
+    """Effects for forecasting the next period, in the static layout.
+
+    Without a skill walk this is ``theta`` itself. With one, each player's
+    skill becomes their skill at the last training epoch plus one more step of
+    the walk, a fresh N(0, sd_step) per draw: a player who sat out recent
+    periods already carries their extra steps, so forecasts widen with the
+    time since a player last played.
+    """
+    if not layout.options.time_varying:
+        return theta, layout
+    static = layout.static()
+    blocks = layout.unflatten(theta)
+    step = sd[:, layout.spreads.index("step")]
+    rng = np.random.default_rng([seed, 1])
+    noise = rng.standard_normal(blocks["skill"].shape) * step[:, None]
+    current = {name: blocks[name] for name, _ in static.blocks}
+    current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise
+    return static.flatten(current), static
+
+
+def level_names(vocab: Vocabulary, layout: Layout, table: pd.DataFrame) -> dict[str, list]:
+    """The names of the posterior's dimensions, from the vocabulary and the periods."""
+    names = {
+        "player": list(vocab.players),
+        "starter1": list(vocab.starters),
+        "starter2": list(vocab.starters),
+        "spec1": list(vocab.specs),
+        "spec2": list(vocab.specs),
+        "spread": list(layout.spreads),
+    }
+    if layout.options.time_varying:
+        periods = period_labels(table) if "period" in table.columns else []
+        labels = [*periods, *(f"epoch {i}" for i in range(layout.n_epochs))]
+        names["epoch"] = labels[: layout.n_epochs]
+    return names

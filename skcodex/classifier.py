@@ -25,11 +25,11 @@ from skcodex.data import (
     check_match_table,
     check_outcome,
     encode,
-    period_labels,
     table_catalogue,
 )
 from skcodex.design import chunks_with_unseen, extend_effects
-from skcodex.inference import SAMPLERS, SamplingOptions, warn_if_not_converged
+from skcodex.diagnostics import warn_if_not_converged
+from skcodex.inference import SAMPLERS, SamplingOptions
 from skcodex.model import PRIORS, SPREADS, Layout, ModelOptions, SpreadPriors
 from skcodex.persistence import PersistenceMixin
 from skcodex.prediction import mean_win_probability, win_probability_draws
@@ -335,7 +335,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
             self.priors,
             self._sampling_options(seed),
             method=self.method,
-            coords=_level_names(vocab, layout, table),
+            coords=backend.level_names(vocab, layout, table),
         )
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
         # methods check their own optimisation and warn from fit_approximate.
@@ -386,9 +386,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         cached = _VIEWS.get(self)
         if cached is not None and cached[0] is idata:
             return cached[1]
-        fitted = _fitted_layout(idata, self.vocabulary_)
+        fitted = backend.fitted_layout(idata, self.vocabulary_)
         sd = posterior.draws(idata, "sd").astype(np.float64)
-        theta, _ = _current_effects(
+        theta, _ = backend.current_effects(
             backend.effect_draws(idata, fitted), sd, fitted, self._unseen_seed
         )
         views = {"effects": theta, "spreads": sd}
@@ -412,7 +412,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     def _restore_derived(self) -> None:
         """Recompute what a saved file leaves out (the pointwise log-likelihood)."""
         if "log_likelihood" not in posterior.group_names(self.idata_):
-            fitted = _fitted_layout(self.idata_, self.vocabulary_)
+            fitted = backend.fitted_layout(self.idata_, self.vocabulary_)
             self.idata_ = backend.add_log_likelihood(self.idata_, fitted)
 
     def effect_draws_for(self, codes: MatchCodes) -> tuple[np.ndarray, Layout]:
@@ -538,57 +538,3 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
 
 #: Derived views of each fitted estimator's posterior, kept out of its state.
 _VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _fitted_layout(idata, vocab: Vocabulary) -> Layout:
-    """The layout a posterior was sampled in, read from the blocks it holds."""
-    post = posterior.group(idata, "posterior")
-    options = ModelOptions(
-        time_varying="walk" in post,
-        synergy="syn_stsp" in post,
-        familiarity="fam_st" in post,
-        prior="balanced" if "log_total" in post else "lognormal",
-        first_move="first_move" in post,
-    )
-    n_epochs = post.sizes["epoch"] if "walk" in post else 1
-    return Layout(*vocab.sizes, vocab.specs_per_deck, options, n_epochs)
-
-
-def _current_effects(
-    theta: np.ndarray, sd: np.ndarray, layout: Layout, seed: int
-) -> tuple[np.ndarray, Layout]:
-    """Effects for forecasting the next period, in the static layout.
-
-    Without a skill walk this is ``theta`` itself. With one, each player's
-    skill becomes their skill at the last training epoch plus one more step of
-    the walk, a fresh N(0, sd_step) per draw: a player who sat out recent
-    periods already carries their extra steps, so forecasts widen with the
-    time since a player last played.
-    """
-    if not layout.options.time_varying:
-        return theta, layout
-    static = layout.static()
-    blocks = layout.unflatten(theta)
-    step = sd[:, layout.spreads.index("step")]
-    rng = np.random.default_rng([seed, 1])
-    noise = rng.standard_normal(blocks["skill"].shape) * step[:, None]
-    current = {name: blocks[name] for name, _ in static.blocks}
-    current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise
-    return static.flatten(current), static
-
-
-def _level_names(vocab: Vocabulary, layout: Layout, table: pd.DataFrame) -> dict[str, list]:
-    """The names of the posterior's dimensions, from the vocabulary and the periods."""
-    names = {
-        "player": list(vocab.players),
-        "starter1": list(vocab.starters),
-        "starter2": list(vocab.starters),
-        "spec1": list(vocab.specs),
-        "spec2": list(vocab.specs),
-        "spread": list(layout.spreads),
-    }
-    if layout.options.time_varying:
-        periods = period_labels(table) if "period" in table.columns else []
-        labels = [*periods, *(f"epoch {i}" for i in range(layout.n_epochs))]
-        names["epoch"] = labels[: layout.n_epochs]
-    return names

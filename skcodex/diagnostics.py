@@ -17,11 +17,24 @@ draws or chains for the statistic, gets NaN.
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 from scipy.fft import next_fast_len
 from scipy.special import ndtri
+from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["convergence_statistics", "ess_bulk", "ess_tail", "rhat"]
+__all__ = [
+    "convergence_problems",
+    "convergence_statistics",
+    "ess_bulk",
+    "ess_tail",
+    "monitored_draws",
+    "parameter_labels",
+    "rhat",
+    "warn_if_not_converged",
+]
 
 _MIN_DRAWS = 4
 
@@ -221,3 +234,180 @@ def ess_tail(draws) -> np.ndarray:
     `convergence_statistics`.
     """
     return _one(draws, "ess_tail", _tail_ess)
+
+
+# -- convergence checks of a fitted posterior ----------------------------------
+
+# The spread each effect block is drawn with, where it is not the block's own name.
+_BLOCK_SPREAD = {
+    "skill": "player",
+    "spst": "stsp",
+    "syn_stsp": "syn",
+    "syn_spsp": "syn",
+    "fam_st": "fam",
+    "fam_sp": "fam",
+    "walk": "step",
+}
+
+# The model's free parameters, under either spread prior.
+_FREE_VARIABLES = (
+    "log_sd",
+    "log_total",
+    "skill_share_logit",
+    "deck_split_logits",
+    "log_sd_extra",
+    "z",
+)
+
+
+def monitored_draws(idata) -> dict[str, np.ndarray]:
+    """The draws convergence is judged on, each variable as a (chains, draws, n) array.
+
+    These are the spread parameters as sampled (``log_sd``, or the balanced
+    prior's ``log_total``, ``skill_share_logit``, ``deck_split_logits`` and
+    ``log_sd_extra``) and, for every effect block, its standardised effects
+    (each effect over its spread; for the skill walk, each step over the step
+    spread): the sampler's own coordinates, so the checks are those of the
+    parameters it moved, named as the effects they scale.
+    """
+    from skcodex import posterior
+    from skcodex.model import BLOCK_DIMS
+
+    post = posterior.group(idata, "posterior")
+    out = {}
+    for var in _FREE_VARIABLES:
+        if var in post:
+            values = post[var].transpose("chain", "draw", ...).to_numpy()
+            out[var] = values.reshape(values.shape[0], values.shape[1], -1)
+    spreads = set(post["sd"].coords["spread"].values.tolist()) if "sd" in post else set()
+    for var in BLOCK_DIMS:
+        if var not in post:
+            continue
+        values = post[var].transpose("chain", "draw", *BLOCK_DIMS[var]).to_numpy()
+        values = values.astype(np.float64)
+        if values[0, 0].size == 0:  # no levels of this kind (decks without side parts)
+            continue
+        if var == "walk":
+            values = np.diff(values, axis=-1)
+        spread = _BLOCK_SPREAD.get(var, var)
+        if spread in spreads:  # the first-move effect is sampled as it is, not scaled
+            sd = post["sd"].sel(spread=spread).transpose("chain", "draw").to_numpy()
+            values = values / sd.reshape(*sd.shape, *[1] * (values.ndim - 2))
+        out[var] = values.reshape(values.shape[0], values.shape[1], -1)
+    return out
+
+
+def parameter_labels(idata, var: str, positions) -> list[str]:
+    """Names such as ``spsp[Anarchy, Law]`` for flat positions of a posterior variable."""
+    from skcodex import posterior
+
+    data = posterior.group(idata, "posterior")[var]
+    dims = [d for d in data.dims if d not in ("chain", "draw")]
+    if not dims:
+        return [var for _ in positions]
+    shape = [data.sizes[d] for d in dims]
+    step = var == "walk"  # judged by its steps: step e moves from epoch e - 1 to e
+    if step:
+        shape[-1] -= 1
+    labels = []
+    for pos in positions:
+        where = list(np.unravel_index(int(pos), shape))
+        if step:
+            where[-1] += 1
+        names = [
+            str(data.coords[d].values[i]) if d in data.coords else str(i)
+            for d, i in zip(dims, where)
+        ]
+        labels.append(f"{var}[{', '.join(names)}]")
+    return labels
+
+
+def convergence_problems(idata, min_ess: float = 400.0, max_rhat: float = 1.01) -> list[str]:
+    """Plain-language descriptions of every failed convergence check (empty when all pass).
+
+    Parameters are named by their coordinates (``spsp[Anarchy, Law]``), worst first.
+    """
+    from skcodex import posterior
+
+    problems = []
+    for var, draws in monitored_draws(idata).items():
+        kind = "spread" if var in _FREE_VARIABLES else "effect"
+        found = []
+        stats = convergence_statistics(draws)
+        rhat, ess = stats["rhat"], stats["ess_bulk"]
+        if draws.shape[0] > 1:
+            bad = np.flatnonzero(rhat > max_rhat)
+            if len(bad):
+                bad = bad[np.argsort(-rhat[bad], kind="stable")]
+                found.append((f"R-hat above {max_rhat:g}", bad, f"worst {rhat[bad[0]]:.3f}"))
+        bad = np.flatnonzero(ess < min_ess)
+        if len(bad):
+            bad = bad[np.argsort(ess[bad], kind="stable")]
+            found.append((f"bulk ESS below {min_ess:g}", bad, f"lowest {ess[bad[0]]:.0f}"))
+        for what, bad, extreme in found:
+            shown = ", ".join(parameter_labels(idata, var, bad[:5]))
+            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+            problems.append(f"{what} for {len(bad)} {kind} parameter(s) ({shown}{more}; {extreme})")
+    stats = posterior.group(idata, "sample_stats")
+    if stats is not None and "diverging" in stats:
+        n_div = int(np.asarray(stats["diverging"]).sum())
+        if n_div:
+            problems.append(f"{n_div} divergent transition(s)")
+    return problems
+
+
+# The model-selection call (a grid search, a cross-validation) last warned in, and the
+# kinds of problems it warned of: its other fits with the same kinds stay quiet.
+_SEARCH_WARNED: dict[str, tuple] = {}
+
+
+def _model_selection_call() -> int | None:
+    """An id of the outermost scikit-learn model-selection call running now, if any."""
+    import inspect
+
+    frame, outermost = inspect.currentframe(), None
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("sklearn.model_selection"):
+            outermost = frame
+        frame = frame.f_back
+    return None if outermost is None else id(outermost)
+
+
+def _kinds(problems: list[str]) -> tuple:
+    """What failed, without counts, values or names: R-hat of effects, ESS of spreads, ..."""
+    return tuple(sorted({re.sub(r"\d+(\.\d+)?", "#", p.split(" (")[0]) for p in problems}))
+
+
+def warn_if_not_converged(idata) -> list[str]:
+    """Issue one ConvergenceWarning naming every failed check and what to do.
+
+    Inside a scikit-learn model-selection call (``GridSearchCV``,
+    ``cross_val_score``, ...) the first fit with problems warns and the
+    search's other fits with the same kinds of problems do not: a grid search
+    warns once, not once per fold. Every fit still lists its own problems in
+    ``convergence_problems_``.
+    """
+    problems = convergence_problems(idata)
+    if not problems:
+        return problems
+    call = _model_selection_call()
+    if call is not None:
+        key = (call, _kinds(problems))
+        if _SEARCH_WARNED.get("last") == key:
+            return problems
+        _SEARCH_WARNED["last"] = key
+    more = (
+        " Other fits of this search with the same kinds of problems are not reported "
+        "again (each fitted estimator lists its own in convergence_problems_)."
+        if call is not None
+        else ""
+    )
+    warnings.warn(
+        "the posterior sample may not be reliable: "
+        + "; ".join(problems)
+        + ". Increase draws and tune (more draws raise ESS), raise target_accept "
+        "towards 0.95 (fewer divergences), or tighten the spread priors." + more,
+        ConvergenceWarning,
+        stacklevel=3,
+    )
+    return problems

@@ -687,7 +687,7 @@ def test_rhat_warning_threshold_is_1_01(shift, flagged):
     """The R-hat check flags exactly the samples whose worst R-hat exceeds 1.01."""
     import arviz as az
 
-    from skcodex.inference import convergence_problems
+    from skcodex.diagnostics import convergence_problems
 
     idata = _idata(shift)
     worst = float(az.rhat(posterior.group(idata, "posterior")[["z"]]).to_array().max())

@@ -1,26 +1,18 @@
-"""The match table: validation at the boundary and encoding to integer codes.
+"""Validation of a match table, its outcomes and luck at the boundary; time order.
 
-A match table is a pandas DataFrame, one row a match, rows in time order, with
-columns ``player1``, ``player2`` (``player1`` moved first), ``deck1``, ``deck2``
-and optionally ``period`` (rating period or tournament label) and ``date``.
-Decks are forum-notation strings (read against a `Catalogue`) or `Deck` values.
-``y`` is 1 where ``player1`` won and 0 where ``player2`` won.
-
-Everything past this module works on the integer arrays of `MatchCodes`.
+See `skcodex.data` for what a match table is.
 """
 
 from __future__ import annotations
 
 import functools
 import unicodedata
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, PlainCatalogue, parse_deck
-from skcodex.persistence import value_class
 
 REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
 OPTIONAL_COLUMNS = ("period", "date")
@@ -447,153 +439,3 @@ def check_outcome(y: Any, n_matches: int) -> np.ndarray:
                 f"got {_plain(value)!r} at row {pos}{extra}"
             )
     return out
-
-
-@value_class
-@dataclass(frozen=True)
-class Vocabulary:
-    """The levels seen in training: players, starters and specs, each in a fixed order.
-
-    ``decks`` are the decks played, most played first (both seats counted,
-    ties by first appearance), with their counts in ``deck_counts``.
-    """
-
-    players: tuple
-    starters: tuple[str, ...]
-    specs: tuple[str, ...]
-    specs_per_deck: int
-    decks: tuple = ()
-    deck_counts: tuple = ()
-
-    @classmethod
-    def from_table(cls, table: pd.DataFrame) -> Vocabulary:
-        """Collect the levels of a table checked by `check_match_table`, sorted."""
-        players = pd.unique(np.concatenate([table["player1"], table["player2"]]))
-        decks = pd.unique(np.concatenate([table["deck1"], table["deck2"]]))
-        starters = sorted({d.starter for d in decks})
-        specs = sorted({s for d in decks for s in d.specs})
-        played = pd.Series(np.concatenate([table["deck1"], table["deck2"]])).value_counts(
-            sort=False
-        )
-        played = played.sort_values(ascending=False, kind="stable")
-        return cls(
-            players=tuple(sorted(players, key=str)),
-            starters=tuple(starters),
-            specs=tuple(specs),
-            specs_per_deck=len(decks[0].specs),
-            decks=tuple(played.index),
-            deck_counts=tuple(int(c) for c in played.to_numpy()),
-        )
-
-    @property
-    def sizes(self) -> tuple[int, int, int]:
-        """Number of players, starters, specs."""
-        return len(self.players), len(self.starters), len(self.specs)
-
-
-@dataclass(frozen=True)
-class MatchCodes:
-    """A match table as integer codes.
-
-    Codes below a vocabulary's size are levels seen in training. A level not in
-    the vocabulary gets a code from the size upwards, the same code for every
-    row it appears in, so a model can give it one fresh effect per posterior
-    draw; ``n_players`` etc. count both.
-    """
-
-    player1: np.ndarray
-    player2: np.ndarray
-    starter1: np.ndarray
-    starter2: np.ndarray
-    specs1: np.ndarray
-    specs2: np.ndarray
-    n_players: int
-    n_starters: int
-    n_specs: int
-    unseen_players: tuple = ()
-    unseen_starters: tuple = ()
-    unseen_specs: tuple = ()
-    epoch: np.ndarray | None = None
-    n_epochs: int = 0
-
-    def __len__(self) -> int:
-        return len(self.player1)
-
-
-def _codes(values: np.ndarray, levels: tuple) -> tuple[np.ndarray, tuple]:
-    """Codes of values against levels; unseen values numbered on from len(levels)."""
-    out = pd.Index(levels, dtype=object).get_indexer(values).astype(np.int64)
-    unseen = out < 0
-    if not unseen.any():
-        return out, ()
-    extra_codes, extra = pd.factorize(values[unseen])
-    out[unseen] = len(levels) + extra_codes
-    return out, tuple(extra)
-
-
-def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
-    """Turn a checked match table into integer codes against a vocabulary."""
-    k = vocab.specs_per_deck
-    n = len(table)
-    deck_codes, decks = pd.factorize(
-        np.concatenate([table["deck1"].to_numpy(), table["deck2"].to_numpy()])
-    )
-    if any(len(d.specs) != k for d in decks):
-        raise MatchTableError(f"decks here must hold {k} specs, as in the training data")
-    players, unseen_p = _codes(
-        np.concatenate([table["player1"].to_numpy(), table["player2"].to_numpy()]),
-        vocab.players,
-    )
-    starters, unseen_st = _codes(np.array([d.starter for d in decks], dtype=object), vocab.starters)
-    specs, unseen_sp = _codes(
-        np.array([s for d in decks for s in d.specs], dtype=object), vocab.specs
-    )
-    starters = starters[deck_codes]
-    specs = specs.reshape(len(decks), k)[deck_codes]
-    epoch = (
-        epochs(table["period"], time_order(table, strict=False))
-        if "period" in table.columns
-        else None
-    )
-    return MatchCodes(
-        player1=players[:n],
-        player2=players[n:],
-        starter1=starters[:n],
-        starter2=starters[n:],
-        specs1=specs[:n],
-        specs2=specs[n:],
-        n_players=len(vocab.players) + len(unseen_p),
-        n_starters=len(vocab.starters) + len(unseen_st),
-        n_specs=len(vocab.specs) + len(unseen_sp),
-        unseen_players=unseen_p,
-        unseen_starters=unseen_st,
-        unseen_specs=unseen_sp,
-        epoch=epoch,
-        n_epochs=0 if epoch is None else int(epoch.max()) + 1,
-    )
-
-
-def epochs(period: pd.Series, order: np.ndarray | None = None) -> np.ndarray:
-    """Rating epoch of each row: how many distinct periods have begun by then, minus one.
-
-    Rows are taken in time order (``order``, from `time_order`; row order when
-    None), so a period begins at its first match in time. A match of a
-    long-running series that began earlier belongs to the epoch of the latest
-    period begun by the time it is played, so epochs follow time even when
-    tournaments overlap.
-    """
-    values = period.to_numpy()
-    if order is None:
-        first = ~pd.Series(values).duplicated().to_numpy()
-        return np.cumsum(first).astype(np.int64) - 1
-    first = ~pd.Series(values[order]).duplicated().to_numpy()
-    out = np.empty(len(values), dtype=np.int64)
-    out[order] = np.cumsum(first) - 1
-    return out
-
-
-def period_labels(table: pd.DataFrame) -> list:
-    """The ``period`` labels of a checked table in the order their periods begin in time."""
-    order = time_order(table, strict=False)
-    period = table["period"] if order is None else table["period"].iloc[order]
-    return list(pd.unique(period))

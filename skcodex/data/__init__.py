@@ -1,0 +1,41 @@
+"""The match table: validation at the boundary and encoding to integer codes.
+
+A match table is a pandas DataFrame, one row a match, rows in time order, with
+columns ``player1``, ``player2`` (``player1`` moved first), ``deck1``, ``deck2``
+and optionally ``period`` (rating period or tournament label) and ``date``.
+Decks are forum-notation strings (read against a `Catalogue`) or `Deck` values.
+``y`` is 1 where ``player1`` won and 0 where ``player2`` won.
+
+`check_match_table` (with `check_outcome` and `check_luck`) checks a table once,
+at the boundary (`skcodex.data.table`); `encode` turns a checked table into the
+integer `MatchCodes` everything past the boundary works on, against the
+`Vocabulary` of levels seen in training (`skcodex.data.codes`).
+"""
+
+from skcodex.data.codes import MatchCodes, Vocabulary, encode, epochs, period_labels
+from skcodex.data.table import (
+    OPTIONAL_COLUMNS,
+    REQUIRED_COLUMNS,
+    MatchTableError,
+    check_luck,
+    check_match_table,
+    check_outcome,
+    table_catalogue,
+    time_order,
+)
+
+__all__ = [
+    "OPTIONAL_COLUMNS",
+    "REQUIRED_COLUMNS",
+    "MatchCodes",
+    "MatchTableError",
+    "Vocabulary",
+    "check_luck",
+    "check_match_table",
+    "check_outcome",
+    "encode",
+    "epochs",
+    "period_labels",
+    "table_catalogue",
+    "time_order",
+]
