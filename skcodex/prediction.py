@@ -15,8 +15,8 @@ Three things keep this fast on large tables without changing the result:
   in the batch, so a forecast never depends on the other rows, to the last bit.
 - **Blocks stay in cache.** The effects are transposed to (n_effects, n_draws)
   so a match reads whole contiguous rows, and matches are processed in blocks
-  whose (block, n_draws) log-odds fit in the CPU cache; the draws are chunked
-  when the table of deck pairs would not fit in the memory budget.
+  whose (block, chunk) log-odds fit in the CPU cache; the draws are taken in
+  fixed chunks of 128, so the table of deck-pair sums stays small.
 - **The inner loops are compiled** with numba when it is importable (it comes
   with PyMC's PyTensor); otherwise the same algorithm runs in NumPy.
 
@@ -213,7 +213,7 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, np.asarray(codes, dtype=np.intp)
 
 
-def _plan(index: np.ndarray, signs: np.ndarray, n_effects: int, n_draws: int):
+def _plan(index: np.ndarray, signs: np.ndarray, n_effects: int):
     """Compress an index matrix: distinct rows, and each distinct deck pair summed once.
 
     Returns ``(rows, inverse, pairs, pair_signs)``: ``rows`` index a table of
@@ -232,7 +232,7 @@ def _plan(index: np.ndarray, signs: np.ndarray, n_effects: int, n_draws: int):
     return compact, inverse, pairs, np.asarray(signs[_PLAYER_COLUMNS:], dtype=float)
 
 
-def _draw_chunks(n_draws: int, n_table: int) -> list[tuple[int, int]]:
+def _draw_chunks(n_draws: int) -> list[tuple[int, int]]:
     """Fixed chunks of draws: the same for every batch, so sums over draws are too."""
     step = max(1, min(n_draws, _CHUNK_DRAWS))
     return [(start, min(start + step, n_draws)) for start in range(0, n_draws, step)]
@@ -269,6 +269,26 @@ def _check(theta: np.ndarray, index: np.ndarray, signs: np.ndarray):
     return theta, index.astype(np.int64, copy=False), signs
 
 
+def _exp_minus_log_odds(theta, plan, signs, kernels):
+    """``exp(-q)`` of every distinct match, one (block of matches, chunk of draws) at a time.
+
+    ``plan`` is `_plan`'s compression of the index matrix. Yields
+    ``(draw chunk, match block, e)`` with ``e`` of shape (block, chunk): the one
+    summation order every forecast goes through.
+    """
+    rows, _, pairs, pair_signs = plan
+    row_signs = signs if pairs is None else np.append(signs[:_PLAYER_COLUMNS], 1.0)
+    for chunk in _draw_chunks(theta.shape[0]):
+        table = _tables(theta, pairs, pair_signs, chunk, kernels)
+        width = chunk[1] - chunk[0]
+        for lo, hi in _blocks(len(rows), width):
+            e = np.empty((hi - lo, width))
+            kernels["gather_sum"](table, rows[lo:hi], -row_signs, e)  # -q
+            with np.errstate(over="ignore"):
+                np.exp(e, out=e)
+            yield chunk, (lo, hi), e
+
+
 # -- public ---------------------------------------------------------------------
 
 
@@ -294,23 +314,13 @@ def win_probability_draws(
     """
     theta, index, signs = _check(theta, index, signs)
     kernels = _engine(engine)
-    n_draws, n_effects = theta.shape
-    rows, inverse, pairs, pair_signs = _plan(index, signs, n_effects, n_draws)
-    row_signs = signs if pairs is None else np.append(signs[:_PLAYER_COLUMNS], 1.0)
-    n_table = n_effects + (0 if pairs is None else len(pairs))
-    unique = np.empty((n_draws, len(rows)))
-    for chunk in _draw_chunks(n_draws, n_table):
-        table = _tables(theta, pairs, pair_signs, chunk, kernels)
-        width = chunk[1] - chunk[0]
-        for lo, hi in _blocks(len(rows), width):
-            q = np.empty((hi - lo, width))
-            kernels["gather_sum"](table, rows[lo:hi], -row_signs, q)
-            with np.errstate(over="ignore"):
-                np.exp(q, out=q)
-            q += 1.0
-            np.reciprocal(q, out=q)
-            unique[chunk[0] : chunk[1], lo:hi] = q.T
-    return unique[:, inverse]
+    plan = _plan(index, signs, theta.shape[1])
+    unique = np.empty((theta.shape[0], len(plan[0])))
+    for (start, stop), (lo, hi), e in _exp_minus_log_odds(theta, plan, signs, kernels):
+        e += 1.0
+        np.reciprocal(e, out=e)
+        unique[start:stop, lo:hi] = e.T
+    return unique[:, plan[1]]
 
 
 def mean_win_probability(
@@ -339,20 +349,10 @@ def mean_win_probability(
     """
     theta, index, signs = _check(theta, index, signs)
     kernels = _engine(engine)
-    n_draws, n_effects = theta.shape
-    if n_draws == 0:
+    if theta.shape[0] == 0:
         raise ValueError("need at least one posterior draw")
-    rows, inverse, pairs, pair_signs = _plan(index, signs, n_effects, n_draws)
-    row_signs = signs if pairs is None else np.append(signs[:_PLAYER_COLUMNS], 1.0)
-    n_table = n_effects + (0 if pairs is None else len(pairs))
-    total = np.zeros(len(rows))
-    for chunk in _draw_chunks(n_draws, n_table):
-        table = _tables(theta, pairs, pair_signs, chunk, kernels)
-        width = chunk[1] - chunk[0]
-        for lo, hi in _blocks(len(rows), width):
-            e = np.empty((hi - lo, width))
-            kernels["gather_sum"](table, rows[lo:hi], -row_signs, e)  # -q
-            with np.errstate(over="ignore"):
-                np.exp(e, out=e)
-            kernels["logistic_sum"](e, total[lo:hi])
-    return (total / n_draws)[inverse]
+    plan = _plan(index, signs, theta.shape[1])
+    total = np.zeros(len(plan[0]))
+    for _, (lo, hi), e in _exp_minus_log_odds(theta, plan, signs, kernels):
+        kernels["logistic_sum"](e, total[lo:hi])
+    return (total / theta.shape[0])[plan[1]]

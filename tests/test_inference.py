@@ -7,14 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
-from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, TimeSeriesSplit
 
-from skcodex import BayesianMatchupClassifier, inference, nutpie_compile, prediction
+from skcodex import BayesianMatchupClassifier, inference, nutpie_compile
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
 from skcodex.inference import (
@@ -265,92 +261,6 @@ def test_padding_leaves_the_posterior_of_the_real_effects_unchanged(data, monkey
     (m1, s1), (m2, s2) = mean_and_mcse(padded), mean_and_mcse(exact)
     z = np.abs(m1 - m2) / np.hypot(s1, s2)
     assert np.mean(z < 3) >= 0.97 and z.max() < 5, np.sort(z)[-5:]
-
-
-# -- prediction --------------------------------------------------------------------
-
-
-def _problem(n_matches, n_effects, n_draws, width=18, n_distinct=None, seed=0):
-    rng = np.random.default_rng(seed)
-    theta = rng.normal(scale=0.7, size=(n_draws, n_effects))
-    if n_distinct is None:
-        index = rng.integers(0, n_effects, size=(n_matches, width))
-    else:  # many repeated deck parts, players drawn freely
-        decks = rng.integers(0, n_effects, size=(n_distinct, width - 2))
-        index = np.column_stack(
-            [
-                rng.integers(0, n_effects, size=(n_matches, 2)),
-                decks[rng.integers(0, n_distinct, n_matches)],
-            ]
-        )
-    signs = np.ones(width)
-    signs[1] = -1.0
-    return theta, index, signs
-
-
-@pytest.mark.parametrize("engine", ["numba", "numpy"])
-@pytest.mark.parametrize("n_distinct", [None, 5])
-def test_prediction_equals_the_reference_computation(engine, n_distinct):
-    theta, index, signs = _problem(700, 300, 203, n_distinct=n_distinct)
-    index[::7] = index[3]  # repeated whole rows too
-    reference = expit(theta[:, index] @ signs)
-    draws = prediction.win_probability_draws(theta, index, signs, engine=engine)
-    mean = prediction.mean_win_probability(theta, index, signs, engine=engine)
-    np.testing.assert_allclose(draws, reference, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(mean, reference.mean(axis=0), rtol=0, atol=1e-12)
-
-
-@pytest.mark.parametrize("engine", ["numba", "numpy"])
-@pytest.mark.parametrize("n_distinct", [None, 4])
-def test_chunk_and_block_boundaries(engine, n_distinct, monkeypatch):
-    """Chunks of draws and blocks of matches whose sizes do not divide the totals."""
-    theta, index, signs = _problem(101, 13, 37, width=6, n_distinct=n_distinct, seed=2)
-    reference = expit(theta[:, index] @ signs)
-    monkeypatch.setattr(prediction, "_CHUNK_DRAWS", 8)  # 37 draws: chunks of 8, then 5
-    monkeypatch.setattr(prediction, "_BLOCK_BYTES", 8 * 8 * 7)  # 7 matches per block
-    assert [b - a for a, b in prediction._draw_chunks(37, 13 + 4)] == [8, 8, 8, 8, 5]
-    draws = prediction.win_probability_draws(theta, index, signs, engine=engine)
-    mean = prediction.mean_win_probability(theta, index, signs, engine=engine)
-    np.testing.assert_allclose(draws, reference, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(mean, reference.mean(axis=0), rtol=0, atol=1e-12)
-
-
-def test_prediction_handles_extreme_log_odds_and_bad_input():
-    theta = np.array([[800.0, -800.0, 0.0], [-800.0, 800.0, 0.0]])
-    index = np.array([[0, 1], [1, 0], [2, 2]])
-    signs = np.array([1.0, -1.0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        draws = prediction.win_probability_draws(theta, index, signs)
-        mean = prediction.mean_win_probability(theta, index, signs)
-    np.testing.assert_array_equal(draws, [[1.0, 0.0, 0.5], [0.0, 1.0, 0.5]])
-    np.testing.assert_array_equal(mean, [0.5, 0.5, 0.5])
-    with pytest.raises(ValueError, match="outside theta"):
-        prediction.mean_win_probability(theta, index + 5, signs)
-    with pytest.raises(ValueError, match="engine"):
-        prediction.mean_win_probability(theta, index, signs, engine="gpu")
-    assert prediction.mean_win_probability(theta, index[:0], signs).shape == (0,)
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    arrays(np.int64, st.tuples(st.integers(0, 40), st.integers(1, 4)), elements=st.integers(0, 3))
-)
-def test_unique_rows(a):
-    rows, inverse = prediction.unique_rows(a)
-    np.testing.assert_array_equal(rows[inverse], a)
-    assert len({tuple(r) for r in rows}) == len(rows) == len({tuple(r) for r in a})
-    if len(a):  # in order of first appearance
-        firsts = [int(np.flatnonzero(inverse == k)[0]) for k in range(len(rows))]
-        assert firsts == sorted(firsts)
-
-
-def test_unique_rows_survives_hash_collisions(monkeypatch):
-    monkeypatch.setattr(prediction, "_row_keys", lambda a: np.zeros(len(a), dtype=np.uint64))
-    a = np.array([[3, 1], [0, 2], [3, 1], [5, 5], [0, 2]])
-    rows, inverse = prediction.unique_rows(a)
-    np.testing.assert_array_equal(rows, [[3, 1], [0, 2], [5, 5]])
-    np.testing.assert_array_equal(inverse, [0, 1, 0, 2, 1])
 
 
 def test_a_grid_search_warns_once_and_plain_fits_each_warn(data):
