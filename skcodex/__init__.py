@@ -4,8 +4,7 @@ The public API is re-exported here and imported lazily, so ``import skcodex``
 is fast and loads PyMC only when a Bayesian model is used.
 """
 
-from importlib import import_module
-from typing import Any
+from skcodex._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -24,11 +23,4 @@ _EXPORTS = {
 __all__ = [*sorted(_EXPORTS), "__version__"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'skcodex' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

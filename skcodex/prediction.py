@@ -334,14 +334,8 @@ def mean_win_probability(
 
     Parameters
     ----------
-    theta : ndarray of shape (n_draws, n_effects)
-        Effect draws.
-    index : ndarray of int, shape (n_matches, n_columns)
-        The effects each match reads (`Layout.index_matrix`).
-    signs : ndarray of shape (n_columns,)
-        The sign of each column.
-    engine : {"auto", "numba", "numpy"}, default "auto"
-        numba kernels when numba is importable, else NumPy; the result is the same.
+    theta, index, signs, engine
+        As for `win_probability_draws`.
 
     Returns
     -------

@@ -3,8 +3,7 @@
 Names are imported lazily, so loading one does not import the others.
 """
 
-from importlib import import_module
-from typing import Any
+from skcodex._lazy import lazy_exports
 
 _EXPORTS = {
     "make_matches": "skcodex.datasets.synthetic",
@@ -19,11 +18,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'skcodex.datasets' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
