@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -294,6 +294,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
             scale=tuple(float(getattr(self, f"{n}_scale")) for n in names),
         )
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> BayesianMatchupClassifier:
         """Sample the posterior given a match table and outcomes.
 
@@ -317,7 +318,6 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         -------
         self
         """
-        self._validate_params()
         catalogue = table_catalogue(X, self.catalogue)
         table = check_match_table(X, catalogue)
         outcome = check_outcome(y, len(table)).astype(float)

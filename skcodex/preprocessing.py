@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex.codex import Catalogue, PlainCatalogue
@@ -69,9 +69,9 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
         self.catalogue = catalogue
         self.sparse_output = sparse_output
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any = None) -> MatchupEncoder:
         """Learn the players, starters and specs of the training table."""
-        self._validate_params()
         table = check_match_table(X, self.catalogue)
         self.vocabulary_ = Vocabulary.from_table(table)
         self.layout_ = Layout(*self.vocabulary_.sizes, self.vocabulary_.specs_per_deck)
