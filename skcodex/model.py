@@ -124,6 +124,8 @@ def build_model(
     layout: Layout,
     priors: SpreadPriors | None = None,
     coords: dict[str, list] | None = None,
+    *,
+    batch_size: int | None = None,
 ):
     """Build the PyMC model for matches given as an index matrix.
 
@@ -141,6 +143,11 @@ def build_model(
         `EXTRA_PRIOR_DEFAULTS` for the others.
     coords : dict, optional
         Names for the ``player``, ``starter`` and ``spec`` dimensions.
+    batch_size : int, optional
+        For variational inference: each evaluation reads a random minibatch of
+        this many matches (``pm.Minibatch``) and scales its log-likelihood up
+        to the whole table. None (or a size at least the table's) reads every
+        match, as NUTS needs.
 
     Returns
     -------
@@ -176,8 +183,13 @@ def build_model(
         "epoch": list(range(layout.n_epochs)),
     }
     with pm.Model(coords=full_coords) as model:
-        idx = pm.Data("index", np.asarray(index, dtype=np.int64))
-        outcome = pm.Data("y", np.asarray(y, dtype=float))
+        index, y = np.asarray(index, dtype=np.int64), np.asarray(y, dtype=float)
+        if batch_size is not None and batch_size < len(y):
+            idx, outcome = pm.Minibatch(index, y, batch_size=batch_size)
+            data_scale = len(y) / batch_size  # the minibatch stands for the whole table
+        else:
+            idx, outcome = pm.Data("index", index), pm.Data("y", y)
+            data_scale = None
         loc = pm.Data("prior_loc", np.asarray(priors.loc, dtype=float))
         scale = pm.Data("prior_scale", np.asarray(priors.scale, dtype=float))
         n_sd = len(opts.spreads)
@@ -215,7 +227,8 @@ def build_model(
         q = (theta[idx] * signs).sum(axis=1)
         # Bernoulli log-likelihood for y in {0, 1}; for luck-adjusted outcomes outside
         # [0, 1] the same expression is the binomial quasi-likelihood (concave in q).
-        pm.Potential("loglik", quasi_loglik(outcome, q, pt))
+        loglik = quasi_loglik(outcome, q, pt)
+        pm.Potential("loglik", loglik if data_scale is None else data_scale * loglik)
         for name, block in layout.unflatten(theta).items():
             pm.Deterministic(name, block, dims=BLOCK_DIMS[name])
     return model
