@@ -1,4 +1,4 @@
-"""Mean-field ADVI three ways on the large-data benchmark: skcodex's own, PyMC's, pathfinder.
+"""Mean-field ADVI three ways on the large-data benchmark: skcodex's, plain PyMC, pathfinder.
 
 The data are those of ``benchmarks/large_data.py``: a synthetic tournament
 series drawn from the model (`skcodex.datasets.make_matches`, 200,000
@@ -7,13 +7,16 @@ random subsample of the training matches (10,000 by default) on which NUTS
 gives a reference posterior. Each fit runs in a fresh process, so its peak
 memory can be read:
 
-- ``own``: ``BayesianMatchupClassifier(method="advi")``, skcodex's Adam ADVI
-  (`skcodex.approximate`: minibatches of 10,000 matches, 6,000 steps,
-  learning rate 0.02, parameters averaged over the last third of the steps);
-- ``pymc``: ``pm.fit(method="advi")`` on the same model (``log sd ~ N(0,
-  0.5)``, ``z ~ N(0, 1)``, ``theta = z * sd[group]``, Bernoulli outcomes
-  with logit ``q``) written with ``pm.Minibatch`` data and ``total_size``,
-  with the same minibatch size, number of steps and Adam learning rate;
+- ``own``: ``BayesianMatchupClassifier(method="advi")``, skcodex's ADVI
+  (`skcodex.approximate`: PyMC's ``pm.fit`` on the model of
+  `skcodex.model.build_model` with ``pm.Minibatch`` data, minibatches of
+  10,000 matches, 6,000 steps, learning rate 0.02, every parameter starting at
+  sd 0.14, the parameters averaged over the last third of the steps);
+- ``pymc``: plain ``pm.fit(method="advi")`` on a minimal version of the same
+  model (``log sd ~ N(0, 0.5)``, ``z ~ N(0, 1)``, ``theta = z * sd[group]``,
+  Bernoulli outcomes with logit ``q``) written with ``pm.Minibatch`` data and
+  ``total_size``, with the same minibatch size, number of steps and Adam
+  learning rate, PyMC's default start and no averaging (the last iterate);
 - ``pathfinder``: pymc-extras' ``fit(method="pathfinder")`` (its defaults:
   four L-BFGS paths, importance resampling) on the full-data model of
   `skcodex.model.build_model`;
