@@ -297,7 +297,7 @@ def test_interrupted_fit_leaves_the_old_outputs(
 ):
     import shutil
 
-    import skcodex.cli as cli
+    import skcodex.cli.commands as cli
     import skcodex.report as report
 
     out = tmp_path / "out"
@@ -322,7 +322,7 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
 ):
     import shutil
 
-    import skcodex.cli as cli
+    import skcodex.cli.commands as cli
     import skcodex.report as report
 
     out = tmp_path / "out"
@@ -347,7 +347,7 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
 def test_out_is_checked_before_the_fit(match_csv, tmp_path, capsys, monkeypatch, case):
     import os
 
-    import skcodex.cli as cli
+    import skcodex.cli.commands as cli
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the fit must not start")
