@@ -135,6 +135,9 @@ def _layout_words(clf: Any) -> dict[str, Any]:
     }
 
 
+#: The model's optional parts, as `describe_model` names them.
+_EXTENSIONS = ("time_varying", "synergy", "familiarity", "first_move")
+
 #: How the report names each kind of spread prior.
 _PRIOR_NAMES = {
     "balanced": "the balanced prior",
@@ -150,10 +153,7 @@ def _prior_kind(clf: Any, options: Any) -> str:
         return "balanced"
     from skcodex.classifier import SEED_PRIORS
 
-    structure = {
-        name: getattr(options, name)
-        for name in ("time_varying", "synergy", "familiarity", "first_move")
-    }
+    structure = {name: getattr(options, name) for name in _EXTENSIONS}
     own = clf.priors
     for kind, priors in (("default", {}), ("seed", SEED_PRIORS)):
         reference = type(clf)(**structure, **priors).priors
@@ -190,11 +190,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
     params = clf.get_params()
     layout = getattr(clf, "layout_", None)
     options = layout.options if layout is not None else clf.options
-    extensions = [
-        name
-        for name in ("time_varying", "synergy", "familiarity", "first_move")
-        if getattr(options, name)
-    ]
+    extensions = [name for name in _EXTENSIONS if getattr(options, name)]
     fitted_method = None
     if getattr(clf, "idata_", None) is not None:  # the posterior records an approximation
         fitted_method = posterior.group(clf.idata_, "posterior").attrs.get("inference_method")
@@ -228,9 +224,6 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "extensions": ", ".join(extensions) or "none (the seed model)",
         "fitting": fitting,
     }
-
-
-_EXTENSIONS = ("time_varying", "synergy", "familiarity", "first_move")
 
 
 def _data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[str, Any]:

@@ -180,6 +180,21 @@ def _convergence(result: Analyses) -> Table:
     return Table("table-convergence", ["check", "value"], rows)
 
 
+#: What the page says of a model whose options were not recorded (``Analyses.model`` empty).
+_UNRECORDED_MODEL = {
+    "method": "nuts",
+    "sampler": None,
+    "time_varying": False,
+    "synergy": False,
+    "familiarity": False,
+    "first_move": False,
+    "n_epochs": 0,
+    "prior_kind": "unrecorded",
+    "prior_name": "its prior",
+    "prior_text": "prior not recorded",
+}
+
+
 def page_tables(result: Analyses) -> dict[str, Table]:
     """Every table of the page by name, as text.
 
@@ -306,7 +321,7 @@ def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict
         "images": images,
         "d": d,
         "c": c,
-        "m": {"method": "nuts", "prior_kind": "default", **m},
+        "m": {**_UNRECORDED_MODEL, **m},
         "k": k,
         "st": d.get("starter_word", "starter"),
         "sp": d.get("spec_word", "spec"),

@@ -377,3 +377,14 @@ def test_report_of_a_tiny_advi_fit_with_extensions(small_matches, tmp_path):
     from skcodex.report import describe_model
 
     assert describe_model(copy.copy(clf).set_params(method="nuts"))["method"] == "advi"
+
+
+def test_a_model_not_recorded_is_not_described(result):
+    """Analyses made by hand without the model's options: the page claims no prior."""
+    page = render_html(
+        dataclasses.replace(result, model={}), figs=dict.fromkeys(FIGURES, _tiny_figure())
+    )
+    methods = " ".join(_section(page, "methods").split())
+    for key in ("balanced", "seed", "default", "custom"):
+        assert PHRASES[key] not in methods
+    assert "prior not recorded" in page
