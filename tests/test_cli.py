@@ -485,6 +485,9 @@ def test_predict_reads_whole_number_player_names_as_numbers(known_model, capsys,
     assert _printed(out)[0] == pytest.approx(p_draws(names[3], names[12]).mean(), abs=5e-4)
     out = _predict(tmp_path, "-1", "12", capsys)
     assert "note: -1 was not in the fitted matches" in out
+    argv = ["predict", tmp_path, "--p1", "X3", "--deck1", "MonoRed", "--p2", "12"]
+    code, _, err = run([*argv, "--deck2", "MonoRed"], capsys)  # a name, beside a number
+    assert_one_line_error(code, err, "mix str and int player ids: 'X3' and 12")
 
 
 # -- fit passes its options on -----------------------------------------------------------
@@ -1098,6 +1101,12 @@ def test_every_option_is_in_the_reference_page():
         for row, action in zip(rows, actions, strict=True):
             flag = action.option_strings[0] if action.option_strings else action.metavar
             required = " (required)" if action.required and action.option_strings else ""
-            assert row.startswith(f"| `{flag}") and row.endswith(f" | {action.help}{required} |")
-            if action.metavar:
-                assert f"{action.metavar}` |" in row
+            if not action.option_strings:
+                shown = action.metavar
+            elif action.nargs == 0:
+                shown = flag
+            elif action.choices:
+                shown = f"{flag} {{{','.join(action.choices)}}}"
+            else:
+                shown = f"{flag} {action.metavar or action.dest.upper()}"
+            assert row == f"| `{shown}` | {action.help}{required} |"

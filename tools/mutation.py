@@ -123,12 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--retest",
         action="store_true",
-        help="re-run the surviving mutants of the --full modules (after adding tests)",
+        help="re-run the surviving mutants of the --full and --modules modules (after adding "
+        "tests)",
     )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     if args.retest and (ROOT / "mutants").exists():
-        print(f"re-testing {_reset_survivors(args.full)} surviving mutants")
+        print(f"re-testing {_reset_survivors(args.full + args.modules)} surviving mutants")
     if args.full:
         _mutmut(*(f"{m}.*" for m in args.full))  # also generates every module's mutants
     else:
