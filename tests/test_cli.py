@@ -156,6 +156,10 @@ def test_demo_prints_results_and_writes_the_report(tmp_path, capsys):
         ["demo", "--players", 30, "--matches", 400, "--top", 3, "--out", out, *FAST], capsys
     )
     assert code == 0, err
+    assert text.startswith(
+        "Synthetic tournament series: 30 players, 400 matches in 8 tournaments. The model is "
+        "fitted on every match for the estimates, and on the first 7 to forecast the last.\n"
+    )
     assert "Top 3 players" in text
     assert "P(skill matters more than decks)" in text
     assert re.search(r"held-out \(tournament T8\) 0\.\d{3}", text)
@@ -488,6 +492,30 @@ def test_predict_reads_whole_number_player_names_as_numbers(known_model, capsys,
     argv = ["predict", tmp_path, "--p1", "X3", "--deck1", "MonoRed", "--p2", "12"]
     code, _, err = run([*argv, "--deck2", "MonoRed"], capsys)  # a name, beside a number
     assert_one_line_error(code, err, "mix str and int player ids: 'X3' and 12")
+
+
+def test_predict_reads_decks_against_the_models_catalogue(known_model, capsys, tmp_path):
+    """Another game's decks are read (and their names' case fixed) by the fitted catalogue."""
+    import dataclasses
+
+    from skcodex.cli import save_model
+    from skcodex.codex import PlainCatalogue
+
+    model, p_draws = known_model
+    clf = load_model(model)
+    vocab = clf.vocabulary_
+    starters = tuple(f"Hero{i}" for i in range(len(vocab.starters)))
+    parts = tuple(f"Gem{i}" for i in range(len(vocab.specs)))
+    catalogue = PlainCatalogue(starters=starters, components=parts, specs_per_deck=3)
+    clf.vocabulary_ = dataclasses.replace(vocab, starters=starters, specs=parts, decks=())
+    clf.catalogue = clf.catalogue_ = catalogue
+    save_model(clf, tmp_path)
+    a, b = vocab.players[2], vocab.players[9]
+    out = _predict(
+        tmp_path, a, b, capsys, deck1="hero1/gem2/gem3/gem4", deck2="Hero0/Gem5/Gem6/Gem7"
+    )
+    assert out.startswith(f"P({a} with Hero1/Gem2/Gem3/Gem4, moving first, beats {b} with ")
+    assert _printed(out)[0] == pytest.approx(p_draws(a, b).mean(), abs=5e-4)
 
 
 # -- fit passes its options on -----------------------------------------------------------
