@@ -46,16 +46,17 @@ RESULTS = Path(__file__).resolve().parent / "results"
 DRIVER = r"""
 import json, sys, warnings
 import skcodex.cli as cli
+import skcodex.cli.commands as commands
 from skcodex.analysis import convergence_summary
 fits = []
-original = cli._fit
+original = commands._fit
 def recording(*args, **kwargs):
     clf = original(*args, **kwargs)
     s = convergence_summary(clf)
     fits.append({k: s[k] for k in ("chains", "draws", "max_rhat", "min_ess_bulk",
                                    "min_ess_tail", "divergences", "problems")})
     return clf
-cli._fit = recording
+commands._fit = recording
 code = cli.main(["demo", "--no-progress", *sys.argv[1:]])
 print("@@" + json.dumps({"exit": code, "fits": fits}))
 """

@@ -6,25 +6,39 @@ result into one HTML page (figures embedded as PNG, no scripts, no external
 files) that a player can read; `write_report` does both and also writes each
 table as CSV. The ``skcodex fit`` and ``skcodex demo`` commands call
 `write_report`.
+
+The page is rendered from Jinja2 templates (``skcodex/templates``, HTML
+autoescaped); its prose follows the fitted model's options (`describe_model`).
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import io
 import os
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from skcodex import analysis
+from skcodex import analysis, posterior
+from skcodex.report_page import TOP_PLAYERS as _TOP_PLAYERS
+from skcodex.report_page import csv_tables, render_page
 
-__all__ = ["FIGURES", "SECTIONS", "Analyses", "HeldOut", "analyse", "render_html", "write_report"]
+__all__ = [
+    "CSV_FILES",
+    "FIGURES",
+    "SECTIONS",
+    "Analyses",
+    "HeldOut",
+    "analyse",
+    "describe_model",
+    "figures",
+    "render_html",
+    "write_report",
+]
 
 #: Section ids of the page, in order, with their headings.
 SECTIONS = {
@@ -118,39 +132,95 @@ def _layout_words(clf: Any) -> dict[str, Any]:
         "n_deck_effects": 1 + 2 * k + k * k,
         "starter_word": cat.starter_word if plain else "starter",
         "spec_word": cat.component_word if plain else "spec",
-        "first_move": bool(getattr(clf.layout_.options, "first_move", False)),
     }
 
 
-def _model_summary(clf: Any) -> dict[str, Any]:
-    """The model options a report's numbers come from, in words."""
-    params = clf.get_params() if hasattr(clf, "get_params") else {}
-    options = getattr(clf, "options", None)
-    extensions = [
-        name
-        for name in ("time_varying", "synergy", "familiarity")
-        if options is not None and getattr(options, name, False)
-    ]
-    method = params.get("method", "nuts")
-    sampler = params.get("sampler", "auto")
-    if sampler == "auto":  # the classifier's rule: PyMC for the balanced prior, else the fastest
+#: The model's optional parts, as `describe_model` names them.
+_EXTENSIONS = ("time_varying", "synergy", "familiarity", "first_move")
+
+#: How the report names each kind of spread prior.
+_PRIOR_NAMES = {
+    "balanced": "the balanced prior",
+    "default": "the default log-normal prior",
+    "seed": "the seed model's log-normal prior",
+    "custom": "a custom log-normal prior",
+}
+
+
+def _prior_kind(clf: Any, options: Any) -> str:
+    """``"balanced"``, or whether the log-normal priors are the defaults, the seed's or custom."""
+    if options.prior == "balanced":
+        return "balanced"
+    from skcodex.classifier import SEED_PRIORS
+
+    structure = {name: getattr(options, name) for name in _EXTENSIONS}
+    own = clf.priors
+    for kind, priors in (("default", {}), ("seed", SEED_PRIORS)):
+        reference = type(clf)(**structure, **priors).priors
+        if np.array_equal(own.loc, reference.loc) and np.array_equal(own.scale, reference.scale):
+            return kind
+    return "custom"
+
+
+def describe_model(clf: Any) -> dict[str, Any]:
+    """How a fitted classifier's numbers were made, for the report's words.
+
+    The model's structure is read from what was fitted (``layout_.options``),
+    so parameters changed after the fit do not change it, and so is an
+    approximation's method (the posterior records it); NUTS's sampler and
+    the priors are read from the classifier's parameters.
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        Fitted (or, for its parameters alone, unfitted).
+
+    Returns
+    -------
+    dict
+        ``method`` (``"nuts"`` or ``"advi"``), ``sampler`` (``"nutpie"``,
+        ``"PyMC"``, or None for ADVI), the extensions ``time_varying``,
+        ``synergy``, ``familiarity`` and ``first_move`` (bool), ``n_epochs``
+        (rating periods of the skill walk), ``prior`` (``"lognormal"`` or
+        ``"balanced"``), ``prior_kind`` (``"balanced"``, ``"default"``,
+        ``"seed"`` or ``"custom"``), ``prior_name`` and ``prior_text`` (the
+        prior in words), and the one-line summaries ``extensions`` and
+        ``fitting``.
+    """
+    params = clf.get_params()
+    layout = getattr(clf, "layout_", None)
+    options = layout.options if layout is not None else clf.options
+    extensions = [name for name in _EXTENSIONS if getattr(options, name)]
+    fitted_method = None
+    if getattr(clf, "idata_", None) is not None:  # the posterior records an approximation
+        fitted_method = posterior.group(clf.idata_, "posterior").attrs.get("inference_method")
+    method = fitted_method or params["method"]
+    sampler = params["sampler"]
+    if sampler == "auto":  # the backend's rule: PyMC for the balanced prior, else the fastest
         from skcodex.inference import resolve_sampler
 
-        chosen = "pymc" if getattr(options, "prior", None) == "balanced" else None
-        sampler = f"auto: {chosen or resolve_sampler('auto')}"
+        sampler = "pymc" if options.prior == "balanced" else resolve_sampler("auto")
+        setting = f"auto: {sampler}"
+    else:
+        setting = sampler
     if method == "nuts":
         fitting = (
-            f"NUTS ({sampler} sampler), {params.get('chains')} chains of "
-            f"{params.get('draws')} draws after {params.get('tune')} tuning steps, target "
-            f"acceptance {params.get('target_accept')}, seed {params.get('random_state')}"
+            f"NUTS ({setting} sampler), {params['chains']} chains of {params['draws']} draws "
+            f"after {params['tune']} tuning steps, target acceptance "
+            f"{params['target_accept']}, seed {params['random_state']}"
         )
     else:
-        fitting = f"{method} approximation, {params.get('draws')} draws, seed " + str(
-            params.get("random_state")
-        )
+        fitting = f"{method} approximation, {params['draws']} draws, seed {params['random_state']}"
+    kind = _prior_kind(clf, options)
     return {
-        "prior": getattr(options, "prior", "lognormal"),
-        "prior_text": analysis.describe_prior(clf) if options is not None else "",
+        "method": method,
+        "sampler": {"nutpie": "nutpie", "pymc": "PyMC"}[sampler] if method == "nuts" else None,
+        **{name: bool(getattr(options, name)) for name in _EXTENSIONS},
+        "n_epochs": int(layout.n_epochs) if layout is not None and options.time_varying else 0,
+        "prior": options.prior,
+        "prior_kind": kind,
+        "prior_name": _PRIOR_NAMES[kind],
+        "prior_text": analysis.describe_prior(clf),
         "extensions": ", ".join(extensions) or "none (the seed model)",
         "fitting": fitting,
     }
@@ -251,7 +321,7 @@ def analyse(
         held_out=held_out,
         interval=interval,
         true_skills=true_skills,
-        model=_model_summary(clf),
+        model=describe_model(clf),
         prior_spread_draws=analysis.prior_spread_comparison_draws(clf),
     )
 
@@ -263,17 +333,13 @@ def _decks_played(X: pd.DataFrame, catalogue: Any) -> list:
     return [*table["deck1"], *table["deck2"]]
 
 
-# -- figures and tables ------------------------------------------------------------------
+# -- the page ---------------------------------------------------------------------------
 
 
 def _png(fig: Any) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-#: The skill figure shows at most this many players (the table shows all).
-_TOP_PLAYERS = 60
 
 
 def figures(result: Analyses) -> dict[str, Any]:
@@ -288,190 +354,6 @@ def figures(result: Analyses) -> dict[str, Any]:
         "fig-spreads": plotting.plot_spreads(result.spread_draws),
         "fig-reliability": plotting.plot_reliability(result.reliability),
     }
-
-
-def _fmt(value: Any, digits: int = 2) -> str:
-    if value is None or (isinstance(value, float) and not np.isfinite(value)):
-        return "–"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    return f"{float(value):.{digits}f}"
-
-
-def _interval(lower: float, upper: float, digits: int = 2) -> str:
-    return f"{lower:.{digits}f} to {upper:.{digits}f}"
-
-
-def _table(frame: pd.DataFrame, table_id: str) -> str:
-    return frame.to_html(
-        index=False, escape=True, border=0, classes="data", table_id=table_id, na_rep="–"
-    )
-
-
-def _skills_html(result: Analyses) -> str:
-    s = result.skills
-    rows = pd.DataFrame(
-        {
-            "rank": np.arange(1, len(s) + 1),
-            "player": [str(p) for p in s.index],
-            "skill": [_fmt(v) for v in s["mean"]],
-            "interval": [_interval(lo, hi) for lo, hi in zip(s["lower"], s["upper"])],
-            "P(best)": [_fmt(v) for v in s["p_best"]],
-            "likely ranks": [
-                f"{int(lo)}–{int(hi)}" for lo, hi in zip(s["rank_lower"], s["rank_upper"])
-            ],
-        }
-    )
-    if "matches" in s.columns:
-        rows["matches"] = s["matches"].to_numpy()
-    if "wins" in s.columns:
-        rows["wins"] = s["wins"].to_numpy()
-    return _table(rows, "table-skills")
-
-
-def _matchups_html(result: Analyses) -> str:
-    m = result.matchups
-    rows = pd.DataFrame(
-        {
-            "player 1's deck (first)": m["deck1"],
-            "player 2's deck": m["deck2"],
-            "P(player 1 wins)": [_fmt(v) for v in m["mean"]],
-            "interval": [_interval(lo, hi) for lo, hi in zip(m["lower"], m["upper"])],
-            "P(player 1 favoured)": [_fmt(v) for v in m["p_favoured"]],
-        }
-    )
-    return _table(rows, "table-matchups")
-
-
-def _decks_html(result: Analyses) -> str:
-    d = result.deck_ranking
-    rows = pd.DataFrame(
-        {
-            "deck": [str(x) for x in d.index],
-            "P(win) v the field": [_fmt(v) for v in d["mean"]],
-            "interval": [_interval(lo, hi) for lo, hi in zip(d["lower"], d["upper"])],
-            "P(best)": [_fmt(v) for v in d["p_best"]],
-            "mean rank": [_fmt(v, 1) for v in d["rank_mean"]],
-            "times played": d["played"].to_numpy(),
-        }
-    )
-    return _table(rows, "table-decks")
-
-
-def _nash_html(result: Analyses) -> str:
-    n = result.nash
-    wide = {}
-    for role in dict.fromkeys(n["role"]):
-        part = n[n["role"] == role].set_index("deck")
-        wide[role] = [
-            f"{m:.2f} ({_interval(lo, hi)}; in {100 * p:.0f}%)"
-            for m, lo, hi, p in zip(part["mean"], part["lower"], part["upper"], part["p_played"])
-        ]
-        decks = list(part.index)
-    rows = pd.DataFrame({"deck": decks, **wide})
-    return _table(rows, "table-nash")
-
-
-def _spreads_html(result: Analyses) -> str:
-    s = result.spreads
-    names = {
-        "sd_player": "spread of player skills, sd_player",
-        "sd_skill_difference": "spread of the skill difference, √2·sd_player",
-        "sd_deck": "spread of the deck matchup, sd_deck",
-        "ratio": "ratio sd_player / sd_deck",
-        "skill_share": "skill share of the log-odds variance",
-        "sd_familiarity": "spread of the player-deck familiarity part",
-    }
-    rows = pd.DataFrame(
-        {
-            "quantity": [names.get(k, k) for k in s.index],
-            "posterior mean": [_fmt(v) for v in s["mean"]],
-            "posterior interval": [_interval(lo, hi) for lo, hi in zip(s["lower"], s["upper"])],
-        }
-    )
-    prior = result.prior_spread_draws
-    if prior is not None:
-        tail = (1 - result.interval) / 2
-        rows["prior interval"] = [
-            _interval(*np.quantile(prior[k], [tail, 1 - tail])) if k in prior else "–"
-            for k in s.index
-        ]
-    return _table(rows, "table-spreads")
-
-
-def _brier_html(result: Analyses) -> str:
-    b = result.brier
-    rows = pd.DataFrame(
-        {
-            "forecasts": list(b.index),
-            "matches": b["n"].astype(int).to_numpy(),
-            "Brier score": [_fmt(v, 3) for v in b["brier"]],
-            "reliability": [_fmt(v, 4) for v in b["reliability"]],
-            "resolution": [_fmt(v, 4) for v in b["resolution"]],
-            "uncertainty": [_fmt(v, 4) for v in b["uncertainty"]],
-        }
-    )
-    return _table(rows, "table-brier")
-
-
-def _convergence_html(result: Analyses) -> str:
-    c = result.convergence
-    rows = pd.DataFrame(
-        {
-            "check": [
-                "chains × draws",
-                "largest R-hat (want ≤ 1.01)",
-                "smallest bulk ESS (want ≥ 400)",
-                "smallest tail ESS (want ≥ 400)",
-                "divergent transitions (want 0)",
-            ],
-            "value": [
-                f"{c['chains']} × {c['draws']}",
-                _fmt(c["max_rhat"], 3) if c["max_rhat"] is not None else "– (one chain)",
-                _fmt(c["min_ess_bulk"], 0),
-                _fmt(c["min_ess_tail"], 0),
-                str(c["divergences"]),
-            ],
-        }
-    )
-    parts = [_table(rows, "table-convergence")]
-    problems = list(c["problems"])
-    if result.held_out is not None and result.held_out.problems:
-        problems += [f"held-out model: {p}" for p in result.held_out.problems]
-    if problems:
-        items = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
-        parts.append(
-            '<div class="warning"><p><strong>Some checks failed</strong>, so treat the '
-            "numbers below with care. Refit with more draws and tuning steps (more draws "
-            "raise the effective sample size) or a higher target acceptance rate (fewer "
-            f"divergences).</p><ul>{items}</ul></div>"
-        )
-    else:
-        parts.append('<p class="ok">All convergence checks passed.</p>')
-    return "\n".join(parts)
-
-
-_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0;
-       color: #222; background: #fafafa; line-height: 1.5; }
-main { max-width: 980px; margin: 0 auto; padding: 1rem 1.5rem 3rem; background: #fff; }
-h1 { margin-bottom: 0.2rem; } h2 { border-bottom: 2px solid #0072B2; padding-bottom: 0.2rem;
-margin-top: 2.5rem; }
-nav { font-size: 0.9rem; margin: 1rem 0; } nav a { margin-right: 0.9rem; color: #0072B2; }
-figure { margin: 1rem 0; text-align: center; } figure img { max-width: 100%; height: auto; }
-figcaption { font-size: 0.85rem; color: #555; }
-table.data { border-collapse: collapse; font-size: 0.85rem; margin: 0.5rem 0 1rem; }
-table.data th, table.data td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #ddd;
-text-align: right; }
-table.data th:first-child, table.data td:first-child,
-table.data td:nth-child(2) { text-align: left; }
-table.data tr:nth-child(even) { background: #f4f7fa; }
-.summary { color: #444; } .ok { color: #006b4f; font-weight: 600; }
-.warning { border-left: 4px solid #D55E00; background: #fff4ec; padding: 0.3rem 1rem; }
-.key { font-size: 1.05rem; background: #eef5fb; padding: 0.5rem 1rem; border-radius: 4px; }
-.source { font-size: 0.8rem; color: #666; font-weight: normal; }
-details { margin: 0.5rem 0 1rem; } summary { cursor: pointer; color: #0072B2; }
-"""
 
 
 def render_html(result: Analyses, *, title: str | None = None, figs: dict | None = None) -> str:
@@ -491,248 +373,15 @@ def render_html(result: Analyses, *, title: str | None = None, figs: dict | None
     str
         The page: sections with the ids of `SECTIONS`, figures as embedded
         PNG images with the ids of `FIGURES`, tables as HTML; no scripts and
-        no external resources.
+        no external resources. Its account of the method follows the fitted
+        options in ``result.model`` (see `describe_model`).
     """
     if title is None:
-        title = (
-            "Codex skills and matchups"
-            if result.data.get("codex", True)
-            else ("Skills and matchups")
-        )
+        codex = result.data.get("codex", True)
+        title = "Codex skills and matchups" if codex else "Skills and matchups"
     figs = figures(result) if figs is None else figs
-    images = {}
-    for fig_id, fig in figs.items():
-        images[fig_id] = _png(fig)
-    pct = f"{round(100 * result.interval)}%"
-    prior_draws = f"{analysis.PRIOR_DRAWS:,}"
-    d, c = result.data, result.convergence
-    esc = html.escape
-
-    m = result.model
-    data_line = f"{d['source']}, {d['matches']} matches"
-    model_line = (
-        f"{m.get('prior_text', 'prior not recorded')}; extensions: "
-        f"{m.get('extensions', 'not recorded')}; {m.get('fitting', 'fitting not recorded')}"
-    )
-    provenance = f"Data: {data_line}. Model: {model_line}."
-
-    def figure(fig_id: str, caption: str) -> str:
-        return (
-            f'<figure id="{fig_id}"><img src="data:image/png;base64,{images[fig_id]}" '
-            f'alt="{esc(caption)}"><figcaption>{esc(caption)}. '
-            f'<span class="source">{esc(provenance)}</span></figcaption></figure>'
-        )
-
-    def source(extra: str = "") -> str:
-        return f'<br><span class="source">{esc(extra + provenance)}</span>'
-
-    span = ""
-    if "tournaments" in d:
-        span = (
-            f" in {d['tournaments']} tournaments ({esc(d['first_tournament'])} to "
-            f"{esc(d['last_tournament'])})"
-        )
-    if "first_date" in d:
-        span += f", played {d['first_date']} to {d['last_date']}"
-    s = result.spreads
-    value = result.nash.attrs.get("value", {})
-    b = result.brier
-    held = result.held_out
-    best = result.skills.index[0]
-    top_deck = result.deck_ranking.index[0]
-
-    sections = {}
-    k, n_eff = d.get("specs_per_deck", 3), d.get("n_deck_effects", 16)
-    st, sp = d.get("starter_word", "starter"), d.get("spec_word", "spec")
-    numbers = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
-    if k == 0:
-        deck_words = (
-            f"A deck is a {st} alone, and the matchup of two decks is one {st} v {st} "
-            "effect, counted from player 1's side, so turn order matters."
-        )
-    else:
-        deck_words = (
-            f"A deck is a {st} and {numbers.get(k, str(k))} {sp}{'s' if k > 1 else ''}, and "
-            f"the matchup of two decks is built from {n_eff} component effects ({st} v {st}, "
-            f"{st} v {sp}, {sp} v {st}, {sp} v {sp}), each counted from player 1's side, so "
-            "turn order matters and decks sharing parts share information."
-        )
-    if d.get("first_move"):
-        deck_words += (
-            " A first-move effect, the same in every match, adds player 1's advantage of "
-            "moving first."
-        )
-    interact = f", and a deck's {sp}s do not interact with each other" if k > 1 else ""
-    sections["methods"] = f"""
-<p>Each player has a <em>skill</em> and each pairing of decks a <em>matchup effect</em>;
-the chance that player 1 (who moves first) wins is the logistic function of
-<code>skill of player 1 − skill of player 2 + matchup</code>, so skills and matchups are on
-the log-odds scale: a difference of 0.69 doubles the odds. {deck_words}
-Every kind of effect has its own spread, learned from the data, which pulls estimates
-from few matches towards the average (partial pooling). The model was fitted by Markov
-chain Monte Carlo (the No-U-Turn sampler, {c["chains"]} chains of {c["draws"]} draws), so
-every number below comes with its uncertainty: a {pct} interval contains the true value
-with {pct} probability, given the model and the data. Player skill does not change over
-time in this model{interact}, so read the numbers as averages over the period
-covered.</p>"""
-    if k == 0:
-        spread_formula = "sd_deck = sd_stst, its one component"
-    else:
-        terms = f"{2 * k} sd_stsp² + {k * k} sd_spsp²" if k > 1 else "2 sd_stsp² + sd_spsp²"
-        spread_formula = f"sd_deck = √(sd_stst² + {terms}), from its {n_eff} components"
-    sections["convergence"] = (
-        "<p>The sampler's output is only a faithful picture of the posterior when its "
-        "chains agree (R-hat close to 1), it has enough effectively independent draws "
-        "(ESS) and no divergent transitions.</p>" + _convergence_html(result)
-    )
-    skills_note = ""
-    if result.true_skills is not None:
-        skills_note = " Crosses mark the true skills the synthetic data were drawn from."
-    skills_caption = f"Player skills: posterior mean and {pct} interval"
-    if len(result.skills) > _TOP_PLAYERS:
-        skills_caption += f" (the {_TOP_PLAYERS} highest of {len(result.skills)} players)"
-    sections["skills"] = f"""
-<p class="key">Most likely the strongest: <strong>{esc(str(best))}</strong>,
-best with probability {result.skills["p_best"].iloc[0]:.2f}.{source()}</p>
-<p>Skills are relative: 0 is an average player. Players with few matches have wide
-intervals and are pulled towards 0. <em>P(best)</em> is the share of posterior draws in
-which the player has the highest skill; <em>likely ranks</em> is the {pct} interval of
-their rank.{skills_note}</p>
-{figure("fig-skills", skills_caption)}
-<details><summary>Every player ({len(result.skills)})</summary>{_skills_html(result)}</details>
-"""
-    sections["matchups"] = f"""
-<p>The chance that player 1 wins when two equally skilled players meet, by deck: rows are
-the deck of player 1, who moves first, columns the deck of player 2. Blue favours
-player 1, red player 2. The diagonal is the mirror match, where only turn order
-differs.</p>
-{figure("fig-matchups", "P(player 1 wins) for equally skilled players, by deck")}
-<details><summary>The matchup table</summary>{_matchups_html(result)}</details>
-"""
-    sections["decks"] = f"""
-<p class="key">Strongest of the most played decks: <strong>{esc(str(top_deck))}</strong>.
-{source()}</p>
-<p>The {len(result.deck_ranking)} most played decks, ranked by their chance to beat an
-equally skilled opponent whose deck is drawn at random from the same list, with the turn
-order decided by a coin flip.</p>
-{_decks_html(result)}
-"""
-    n_nash_decks = result.nash["deck"].nunique()
-    sections["nash"] = f"""
-<p>If both players pick one of the {n_nash_decks} decks of the matchup table without knowing
-the other's choice, the Nash weights are how often each should pick each deck so that the
-opponent cannot exploit them. Player 1 (moving first) and player 2 have different weights because
-turn order changes the matchups; <em>both roles</em> is a player who must bring one deck
-and moves first or second at random. Weights are computed for each of
-{result.nash.attrs.get("n_draws", "the")} posterior draws and averaged; "in x%" is the
-share of draws in which the deck is played at all. At these weights player 1 wins
-with probability {value.get("mean", float("nan")):.2f}
-({_interval(value.get("lower", np.nan), value.get("upper", np.nan))}).</p>
-{figure("fig-nash", f"Nash weights with {pct} intervals")}
-{_nash_html(result)}
-"""
-    p_more = s.attrs.get("p_skill_matters_more", float("nan"))
-    p_spread = s.attrs.get("p_player_spread_larger", float("nan"))
-    prior_more = s.attrs.get("prior_p_skill_matters_more", float("nan"))
-    prior_spread = s.attrs.get("prior_p_player_spread_larger", float("nan"))
-    prior_name = "the balanced prior" if m.get("prior") == "balanced" else "the log-normal prior"
-    sections["skill-versus-decks"] = f"""
-<p class="key">Probability that a match depends more on who plays than on what they
-play: <strong>{p_more:.2f}</strong> after seeing the matches, against
-<strong id="prior-p-skill">{prior_more:.2f}</strong> before seeing any, under
-{prior_name} alone.{source()}</p>
-<p>The prior probability is what the model says from its spread priors alone
-({esc(m.get("prior_text", ""))}), found by simulating {prior_draws} draws from them;
-the data have spoken only as far as the posterior probability moves away from it. The
-balanced prior (<code>skcodex fit --prior balanced</code>) puts it at one half.</p>
-<p>Between two players picked at random, the skill part of the log-odds varies with spread
-√2·sd_player (a difference of two skills); between two decks picked at random, the deck
-part varies with spread {spread_formula}. The skill share is the skill part's share of
-the variance; skill matters more when it exceeds one half. Comparing the spreads
-directly, sd_player exceeds sd_deck with probability {p_spread:.2f} (prior probability
-{prior_spread:.2f}).</p>
-{figure("fig-spreads", "Posterior of the skill and deck spreads")}
-{_spreads_html(result)}
-"""
-    held_text = ""
-    if held is not None:
-        held_text = (
-            f" The held-out forecasts are for {esc(held.label)} ({len(np.asarray(held.y))} "
-            f"matches), made by the same model fitted on the {held.n_train} matches before "
-            "it: a fair test, since the model never saw them."
-        )
-    sections["calibration"] = f"""
-<p>Are the forecasts honest? Matches are grouped by forecast probability; in a well
-calibrated model player 1 wins about as often as forecast, so the points lie on the
-diagonal. The Brier score is the mean squared difference between forecast and result
-(lower is better; a coin flip scores 0.250) and splits into reliability (miscalibration,
-lower is better), resolution (how well forecasts separate wins from losses, higher is
-better) and uncertainty (set by the data): Brier ≈ reliability − resolution +
-uncertainty. In-sample forecasts are for the matches the model was fitted on, so they
-flatter it.{held_text}</p>
-{figure("fig-reliability", "Reliability diagram")}
-<p class="source">Brier scores: {esc(provenance)}</p>
-{_brier_html(result)}
-"""
-    nav = "".join(f'<a href="#{k}">{esc(v)}</a>' for k, v in SECTIONS.items())
-    body = "\n".join(
-        f'<section id="{k}"><h2>{esc(SECTIONS[k])}</h2>{sections[k]}</section>' for k in SECTIONS
-    )
-    in_sample = b.loc["in-sample", "brier"]
-    score = f"in-sample Brier score {in_sample:.3f}"
-    if "held-out" in b.index:
-        score += f", held-out {b.loc['held-out', 'brier']:.3f}"
-    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    parts_seen = f"{d['starters']} {st}s" + (f" and {d['specs']} {sp}s" if k else "") + " seen"
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{esc(title)}</title>
-<style>{_CSS}</style>
-</head>
-<body>
-<main>
-<h1>{esc(title)}</h1>
-<p class="summary">{d["matches"]} matches between {d["players"]} players{span};
-{parts_seen}; {score}. Generated {stamp} by
-skcodex.</p>
-<p class="summary">Data: {esc(data_line)}. Model: {esc(model_line)}.</p>
-<nav>{nav}</nav>
-{body}
-</main>
-</body>
-</html>
-"""
-
-
-def _csv_tables(result: Analyses) -> dict[str, pd.DataFrame]:
-    spreads = result.spreads.rename_axis("quantity").reset_index()
-    for key in (
-        "p_skill_matters_more",
-        "p_player_spread_larger",
-        "prior_p_skill_matters_more",
-        "prior_p_player_spread_larger",
-    ):
-        p = result.spreads.attrs[key]
-        spreads.loc[len(spreads)] = [key, p, np.nan, np.nan]
-    nash = result.nash.copy()
-    value = result.nash.attrs.get("value")
-    if value:
-        nash.loc[len(nash)] = ["game value", "P(player 1 wins)", *value.values(), np.nan]
-    calibration = pd.concat(
-        [t.assign(sample=label) for label, t in result.reliability.items()], ignore_index=True
-    )
-    return {
-        "skills.csv": result.skills.reset_index(),
-        "matchups.csv": result.matchups,
-        "deck_ranking.csv": result.deck_ranking.reset_index(),
-        "nash.csv": nash,
-        "skill_versus_decks.csv": spreads,
-        "calibration.csv": calibration[["sample", *calibration.columns[:-1]]],
-        "brier.csv": result.brier.reset_index(),
-    }
+    images = {fig_id: _png(fig) for fig_id, fig in figs.items()}
+    return render_page(result, title, images, SECTIONS)
 
 
 def write_report(
@@ -769,6 +418,6 @@ def write_report(
     result = analyse(clf, X, y, **kwargs)
     page = folder / "report.html"
     page.write_text(render_html(result, title=title), encoding="utf-8")
-    for name, table in _csv_tables(result).items():
+    for name, table in csv_tables(result).items():
         table.to_csv(folder / name, index=False)
     return page

@@ -156,6 +156,10 @@ def test_demo_prints_results_and_writes_the_report(tmp_path, capsys):
         ["demo", "--players", 30, "--matches", 400, "--top", 3, "--out", out, *FAST], capsys
     )
     assert code == 0, err
+    assert text.startswith(
+        "Synthetic tournament series: 30 players, 400 matches in 8 tournaments. The model is "
+        "fitted on every match for the estimates, and on the first 7 to forecast the last.\n"
+    )
     assert "Top 3 players" in text
     assert "P(skill matters more than decks)" in text
     assert re.search(r"held-out \(tournament T8\) 0\.\d{3}", text)
@@ -163,6 +167,18 @@ def test_demo_prints_results_and_writes_the_report(tmp_path, capsys):
     assert "Crosses mark the true skills" in page
     assert "tournament T8" in page
     assert (out / MODEL_FILE).exists()
+    # the held-out Brier score is the report's; the oracle's is that of the true probabilities
+    from skcodex import brier_score
+    from skcodex.datasets import make_matches
+
+    data = make_matches(n_players=30, n_matches=400, n_tournaments=8, random_state=0)
+    brier = pd.read_csv(out / "brier.csv").set_index("sample")["brier"]
+    printed = re.search(r"held-out \(tournament T8\) (0\.\d+)   true probabilities on the "
+                        r"held-out matches (0\.\d+)", text).groups()  # fmt: skip
+    last = (data.X["period"] == "T8").to_numpy()
+    oracle = brier_score(data.y[last], data.p_win[last])
+    np.testing.assert_allclose([float(v) for v in printed], [brier["held-out"], oracle], atol=5e-4)
+    assert f"Open {out / 'report.html'} in a browser to read the report." in text
 
 
 # -- reading matches --------------------------------------------------------------------
@@ -297,7 +313,7 @@ def test_interrupted_fit_leaves_the_old_outputs(
 ):
     import shutil
 
-    import skcodex.cli as cli
+    import skcodex.cli.commands as cli
     import skcodex.report as report
 
     out = tmp_path / "out"
@@ -322,7 +338,7 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
 ):
     import shutil
 
-    import skcodex.cli as cli
+    import skcodex.cli.commands as cli
     import skcodex.report as report
 
     out = tmp_path / "out"
@@ -347,7 +363,7 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
 def test_out_is_checked_before_the_fit(match_csv, tmp_path, capsys, monkeypatch, case):
     import os
 
-    import skcodex.cli as cli
+    import skcodex.cli.commands as cli
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the fit must not start")
@@ -372,3 +388,753 @@ def test_out_is_checked_before_the_fit(match_csv, tmp_path, capsys, monkeypatch,
         pattern = "cannot write"
     code, _, err = run(["fit", match_csv, "--out", out, *FAST], capsys)
     assert_one_line_error(code, err, pattern)
+
+
+# -- predict against known draws ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def known_model(fitted_dir, tmp_path_factory):
+    """The fitted model with hand-set draws: known skills, every deck effect zero.
+
+    P(player 1 wins) is then the mean over draws of expit(skill1 - skill2), whatever
+    the decks, and swapping the players turns it into one minus itself.
+    """
+    from scipy.special import expit
+
+    from skcodex import backend
+    from skcodex.cli import save_model
+
+    clf = load_model(fitted_dir)
+    layout = clf.layout_
+    spread = np.linspace(1.5, -1.5, layout.n_players)  # players far apart differ clearly
+    skills = np.random.default_rng(5).normal(spread, 0.8, (300, layout.n_players))
+    theta = np.zeros((300, layout.size))
+    theta[:, : layout.n_players] = skills
+    clf.idata_ = backend.from_effect_draws(theta, np.ones((300, len(layout.spreads))), layout)
+    out = tmp_path_factory.mktemp("known")
+    save_model(clf, out)
+    skills = skills.astype(np.float32).astype(float)  # as the posterior stores them
+    by_name = dict(zip(clf.vocabulary_.players, skills.T))
+    return out, lambda a, b: expit(by_name[a] - by_name[b])
+
+
+def _predict(model, p1, p2, capsys, *extra, deck1="MonoRed", deck2="[Demonology]/Anarchy/Law"):
+    argv = ["predict", model, "--p1", p1, "--deck1", deck1, "--p2", p2, "--deck2", deck2]
+    code, out, err = run([*argv, *extra], capsys)
+    assert code == 0, err
+    return out
+
+
+@pytest.mark.parametrize("width", [0.9, 0.5, 0.99])
+def test_predict_prints_the_known_probability_and_interval(known_model, capsys, width):
+    model, p_draws = known_model
+    a, b = "player03", "player17"
+    extra = [] if width == 0.9 else ["--interval", str(width)]
+    out = _predict(model, a, b, capsys, *extra)
+    draws = p_draws(a, b)
+    tail = (1 - width) / 2
+    want = [draws.mean(), np.quantile(draws, tail), np.quantile(draws, 1 - tail)]
+    np.testing.assert_allclose(_printed(out), want, atol=5e-4 + 1e-12)
+    assert f"\n{round(100 * width)}% interval: " in out
+    assert out.startswith(
+        f"P({a} with MonoRed, moving first, beats {b} with [Demonology]/Anarchy/Law) = "
+    )
+    # the other way round: one minus the probability, and the interval mirrored
+    swapped = _printed(_predict(model, b, a, capsys, *extra))
+    np.testing.assert_allclose(swapped, [1 - want[0], 1 - want[2], 1 - want[1]], atol=1e-3)
+    assert abs(want[0] - 0.5) > 0.05  # the two orders differ, so a swap would show
+
+
+def test_predict_on_known_draws_agrees_with_predict_proba(known_model, capsys):
+    model, _ = known_model
+    clf = load_model(model)
+    X = pd.DataFrame(
+        {
+            "player1": ["player08"],
+            "player2": ["player02"],
+            "deck1": ["MonoBlue"],
+            "deck2": ["MonoRed"],
+        }
+    )
+    out = _predict(model, "player08", "player02", capsys, deck1="MonoBlue", deck2="MonoRed")
+    assert _printed(out)[0] == pytest.approx(clf.predict_proba(X)[0, 1], abs=5e-4 + 1e-12)
+
+
+@pytest.mark.parametrize("seat", ["--p1", "--p2"])
+def test_predict_notes_each_new_player(known_model, capsys, seat):
+    model, _ = known_model
+    players = {"--p1": "player01", "--p2": "player02", seat: "stranger"}
+    out = _predict(model, players["--p1"], players["--p2"], capsys)
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert notes == [
+        "note: stranger was not in the fitted matches; their skill is drawn from the "
+        "population of players, so the interval is wide."
+    ]
+
+
+def test_predict_reads_whole_number_player_names_as_numbers(known_model, capsys, tmp_path):
+    """A model fitted on numbered players is asked with the numbers as typed."""
+    import dataclasses
+
+    from skcodex.cli import save_model
+
+    model, p_draws = known_model
+    clf = load_model(model)
+    names = clf.vocabulary_.players
+    clf.vocabulary_ = dataclasses.replace(clf.vocabulary_, players=tuple(range(len(names))))
+    save_model(clf, tmp_path)
+    out = _predict(tmp_path, "3", "12", capsys)
+    assert "note" not in out and out.startswith("P(3 with MonoRed")
+    assert _printed(out)[0] == pytest.approx(p_draws(names[3], names[12]).mean(), abs=5e-4)
+    out = _predict(tmp_path, "-1", "12", capsys)
+    assert "note: -1 was not in the fitted matches" in out
+    argv = ["predict", tmp_path, "--p1", "X3", "--deck1", "MonoRed", "--p2", "12"]
+    code, _, err = run([*argv, "--deck2", "MonoRed"], capsys)  # a name, beside a number
+    assert_one_line_error(code, err, "mix str and int player ids: 'X3' and 12")
+
+
+def test_predict_reads_decks_against_the_models_catalogue(known_model, capsys, tmp_path):
+    """Another game's decks are read (and their names' case fixed) by the fitted catalogue."""
+    import dataclasses
+
+    from skcodex.cli import save_model
+    from skcodex.codex import PlainCatalogue
+
+    model, p_draws = known_model
+    clf = load_model(model)
+    vocab = clf.vocabulary_
+    starters = tuple(f"Hero{i}" for i in range(len(vocab.starters)))
+    parts = tuple(f"Gem{i}" for i in range(len(vocab.specs)))
+    catalogue = PlainCatalogue(starters=starters, components=parts, specs_per_deck=3)
+    clf.vocabulary_ = dataclasses.replace(vocab, starters=starters, specs=parts, decks=())
+    clf.catalogue = clf.catalogue_ = catalogue
+    save_model(clf, tmp_path)
+    a, b = vocab.players[2], vocab.players[9]
+    out = _predict(
+        tmp_path, a, b, capsys, deck1="hero1/gem2/gem3/gem4", deck2="Hero0/Gem5/Gem6/Gem7"
+    )
+    assert out.startswith(f"P({a} with Hero1/Gem2/Gem3/Gem4, moving first, beats {b} with ")
+    assert _printed(out)[0] == pytest.approx(p_draws(a, b).mean(), abs=5e-4)
+
+
+# -- fit passes its options on -----------------------------------------------------------
+
+
+def test_fit_fits_with_the_options_given(fitted_dir):
+    params = load_model(fitted_dir).get_params()
+    want = {
+        "draws": 100,
+        "tune": 100,  # defaults to --draws
+        "chains": 2,
+        "random_state": 0,
+        "progressbar": False,
+        "prior": "lognormal",
+        "target_accept": 0.8,
+        "first_move": False,
+        "catalogue": None,
+    }
+    assert {k: params[k] for k in want} == want
+
+
+class _Stub:
+    """Stands in for the classifier: records its parameters, warns, forecasts 0.25."""
+
+    def __init__(self, **params):
+        self.params = params
+        self.convergence_problems_ = ["R-hat 1.2 for sd_player"]
+
+    def fit(self, X, y):
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        self.n_fitted = len(X)
+        warnings.warn("chains disagree", ConvergenceWarning, stacklevel=1)
+        warnings.warn("unrelated", UserWarning, stacklevel=1)
+        return self
+
+    def predict_proba(self, X):
+        return np.tile([0.75, 0.25], (len(X), 1))
+
+
+def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_matches):
+    import argparse
+
+    import skcodex
+    import skcodex.cli.commands as commands
+
+    monkeypatch.setattr(skcodex, "BayesianMatchupClassifier", _Stub)
+    args = argparse.Namespace(
+        draws=7, tune=3, chains=5, seed=11, no_progress=True, first_move=True,
+        prior="balanced", target_accept=0.95,
+    )  # fmt: skip
+    clf = commands._fit(small_matches.X, small_matches.y, "CAT", args, "on every match")
+    assert clf.params == {
+        "draws": 7,
+        "tune": 3,
+        "chains": 5,
+        "random_state": 11,
+        "progressbar": False,
+        "catalogue": "CAT",
+        "first_move": True,
+        "prior": "balanced",
+        "target_accept": 0.95,
+    }
+    assert clf.n_fitted == len(small_matches.X)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Fitting on every match: 400 matches, 5 chains of 7 draws, balanced prior ..."
+    assert re.fullmatch(r"  done in \d+\.\d s\.", out[1])
+    assert out[2:] == ["  warning: chains disagree"]  # only convergence warnings are shown
+    args.no_progress, args.first_move = False, False
+    clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
+    assert clf.params["progressbar"] is True and clf.params["first_move"] is False
+
+
+@pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
+def test_held_out_forecasts_the_last_tournament(monkeypatch, capsys, small_matches):
+    import argparse
+
+    import skcodex.cli.commands as commands
+
+    calls = []
+
+    def fake_fit(X, y, catalogue, args, what):
+        calls.append((len(X), catalogue, what))
+        return _Stub().fit(X, y)
+
+    monkeypatch.setattr(commands, "_fit", fake_fit)
+    X, y = small_matches.X, small_matches.y
+    held = commands._held_out(X, y, "CAT", argparse.Namespace())
+    last = (X["period"] == "T5").to_numpy()
+    assert held.label == "tournament T5" and held.n_train == (~last).sum()
+    np.testing.assert_array_equal(held.y, y[last])
+    np.testing.assert_array_equal(held.p_win, np.full(last.sum(), 0.25))
+    assert held.problems == ["R-hat 1.2 for sd_player"]
+    assert calls == [((~last).sum(), "CAT", "without tournament T5 (to forecast it)")]
+    capsys.readouterr()
+    assert commands._held_out(X.drop(columns="period"), y, None, argparse.Namespace()) is None
+    assert capsys.readouterr().out == "No tournament column: skipping the held-out forecast.\n"
+    one = X.assign(period="T1")
+    assert commands._held_out(one, y, None, argparse.Namespace()) is None
+    assert capsys.readouterr().out.startswith("Skipping the held-out forecast: ")
+    assert len(calls) == 1
+
+
+@pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
+def test_fit_hands_its_options_to_the_report(monkeypatch, match_csv, tmp_path, capsys):
+    import skcodex.cli.commands as commands
+    import skcodex.report as report
+
+    seen = {}
+    monkeypatch.setattr(commands, "_fit", lambda X, y, cat, args, what: _Stub().fit(X, y))
+    monkeypatch.setattr(commands, "save_model", lambda clf, folder: seen.setdefault("model", 1))
+
+    def fake_report(clf, X, y, folder, **kwargs):
+        seen.update(kwargs, n=len(X), folder=Path(folder))
+        (Path(folder) / "report.html").write_text("page")
+
+    monkeypatch.setattr(report, "write_report", fake_report)
+    out = tmp_path / "o"
+    argv = ["fit", match_csv, "--out", out, "--nash-draws", "13", "--title", "T <1>"]
+    code, text, err = run([*argv, "--decks", "MonoRed, MonoBlue"], capsys)
+    assert code == 0, err
+    assert seen["held_out"].label == "tournament T5" and seen["nash_draws"] == 13
+    assert seen["title"] == "T <1>" and seen["decks"] == ["MonoRed", "MonoBlue"]
+    assert seen["source"] == str(match_csv) and seen["true_skills"] is None
+    assert seen["n"] == 400 and seen["folder"].parent == out.parent
+    assert seen["folder"].name.startswith(".o.") and seen["folder"].name.endswith(".partial")
+    assert (out / "report.html").read_text() == "page"
+    assert f"Wrote {out / MODEL_FILE}\nWrote {out / 'report.html'} and the tables" in text
+    code, _, _ = run(["fit", match_csv, "--out", tmp_path / "p", "--no-holdout"], capsys)
+    assert code == 0 and seen["held_out"] is None and seen["decks"] is None
+    assert seen["nash_draws"] == 500 and seen["title"] is None
+
+
+# -- the parser --------------------------------------------------------------------------
+
+
+def test_parser_defaults():
+    from skcodex.cli import DEMO_DIR
+
+    parser = build_parser()
+    fit = vars(parser.parse_args(["fit", "m.csv", "--out", "o"]))
+    fit.pop("run")
+    assert fit == {
+        "command": "fit",
+        "matches": "m.csv",
+        "out": "o",
+        "title": None,
+        "catalogue": None,
+        "specs_per_deck": None,
+        "first_move": False,
+        "decks": None,
+        "draws": 1000,
+        "tune": None,
+        "chains": 4,
+        "prior": "lognormal",
+        "target_accept": 0.8,
+        "seed": 0,
+        "no_progress": False,
+        "no_holdout": False,
+        "nash_draws": 500,
+    }
+    demo = vars(parser.parse_args(["demo"]))
+    demo.pop("run")
+    assert demo == {
+        "command": "demo",
+        "players": 32,
+        "matches": 800,
+        "top": 10,
+        "out": DEMO_DIR,
+        "no_report": False,
+        "draws": 1000,
+        "tune": 500,
+        "chains": 4,
+        "prior": "lognormal",
+        "target_accept": 0.8,
+        "seed": 0,
+        "no_progress": False,
+        "no_holdout": False,
+        "nash_draws": 100,
+    }
+    assert DEMO_DIR == "skcodex-demo"
+    argv = ["predict", "m", "--p1", "a", "--deck1", "x", "--p2", "b", "--deck2", "y"]
+    predict = vars(parser.parse_args(argv))
+    predict.pop("run")
+    assert predict == {
+        "command": "predict", "model": "m", "p1": "a", "deck1": "x", "p2": "b",
+        "deck2": "y", "interval": 0.9,
+    }  # fmt: skip
+
+
+def test_parser_runs_each_command():
+    import skcodex.cli.commands as commands
+
+    parser = build_parser()
+    assert parser.parse_args(["fit", "m", "--out", "o"]).run is commands._cmd_fit
+    argv = ["predict", "m", "--p1", "a", "--deck1", "x", "--p2", "b", "--deck2", "y"]
+    assert parser.parse_args(argv).run is commands._cmd_predict
+    assert parser.parse_args(["demo"]).run is commands._cmd_demo
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "parsed"),
+    [
+        ("--draws", "1", 1),
+        ("--chains", "3", 3),
+        ("--tune", "2", 2),
+        ("--nash-draws", "1", 1),
+        ("--specs-per-deck", "0", 0),
+        ("--seed", "-4", -4),
+        ("--target-accept", "0.95", 0.95),
+        ("--target-accept", "1e-3", 0.001),
+        ("--prior", "balanced", "balanced"),
+        ("--decks", " Most Played ", "most played"),
+        ("--decks", "MONOCOLOUR", "monocolour"),
+        ("--decks", " MonoRed ,, [Past]/Anarchy/Peace,", ["MonoRed", "[Past]/Anarchy/Peace"]),
+        ("--decks", "MonoRed", ["MonoRed"]),
+    ],
+)
+def test_parser_reads_values(option, value, parsed):
+    args = build_parser().parse_args(["fit", "m", "--out", "o", option, value])
+    assert getattr(args, option[2:].replace("-", "_")) == parsed
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--draws", "0", "argument --draws: expected a number of at least 1, got '0'"),
+        ("--chains", "2.5", "argument --chains: expected a whole number, got '2.5'"),
+        ("--specs-per-deck", "-1", "expected a number of at least 0, got '-1'"),
+        ("--target-accept", "1", "expected a number between 0 and 1, got '1'"),
+        ("--target-accept", "0", "expected a number between 0 and 1, got '0'"),
+        ("--target-accept", "high", "argument --target-accept: expected a number, got 'high'"),
+        ("--decks", " , ,", "argument --decks: expected decks separated by commas"),
+        ("--prior", "flat", "argument --prior: invalid choice: 'flat'"),
+    ],
+)
+def test_parser_refuses_values(option, value, message, capsys):
+    code, _, err = run(["fit", "m", "--out", "o", option, value], capsys)
+    assert_one_line_error(code, err, re.escape(message))
+    assert err.startswith("skcodex fit: error: ") and err.endswith(" (see skcodex fit --help)\n")
+
+
+def test_interval_must_be_inside_zero_and_one(capsys):
+    argv = ["predict", "m", "--p1", "a", "--deck1", "x", "--p2", "b", "--deck2", "y"]
+    for value in ("0", "1", "-0.5"):
+        code, _, err = run([*argv, "--interval", value], capsys)
+        assert_one_line_error(code, err, "expected a number between 0 and 1")
+
+
+# -- main: the tuning default, exit status and one-line errors ---------------------------
+
+
+def _main_with(monkeypatch, capsys, argv, behaviour):
+    """Run main with the fit command replaced by ``behaviour(args)``."""
+    import skcodex.cli.parser as parser_module
+
+    seen = {}
+
+    def command(args):
+        seen["args"] = args
+        return behaviour(args)
+
+    monkeypatch.setattr(parser_module, "_cmd_fit", command)
+    code, _, err = run(argv, capsys)
+    return code, err, seen.get("args")
+
+
+def test_tuning_steps_default_to_the_draws(monkeypatch, capsys):
+    base = ["fit", "m", "--out", "o"]
+    code, _, args = _main_with(monkeypatch, capsys, [*base, "--draws", "7"], lambda a: 0)
+    assert code == 0 and args.tune == 7
+    _, _, args = _main_with(
+        monkeypatch, capsys, [*base, "--draws", "7", "--tune", "3"], lambda a: 0
+    )
+    assert args.tune == 3
+    code, _, _ = _main_with(monkeypatch, capsys, base, lambda a: 5)
+    assert code == 5  # the command's own status
+
+
+def _raise(error):
+    def behaviour(args):
+        raise error
+
+    return behaviour
+
+
+@pytest.mark.parametrize(
+    ("error", "line"),
+    [
+        (
+            FileNotFoundError(2, "No such file or directory", "x.csv"),
+            "No such file or directory: x.csv",
+        ),
+        (FileNotFoundError("no fitted model at m"), "no fitted model at m"),
+        (KeyError("column 'deck1' is missing"), "column 'deck1' is missing"),
+        (KeyError(), "unknown error"),
+        (ValueError("two\n   lines  here"), "two lines here"),
+        (OSError("disk full"), "disk full"),
+        (ImportError("needs nutpie"), "needs nutpie"),
+    ],
+)
+def test_errors_become_one_line(monkeypatch, capsys, error, line):
+    code, err, _ = _main_with(monkeypatch, capsys, ["fit", "m", "--out", "o"], _raise(error))
+    assert code == 2 and err == f"skcodex: error: {line}\n"
+
+
+def test_an_empty_error_and_an_interrupt(monkeypatch, capsys):
+    from skcodex.cli import CommandError
+
+    argv = ["fit", "m", "--out", "o"]
+    code, err, _ = _main_with(monkeypatch, capsys, argv, _raise(CommandError("  ")))
+    assert code == 2 and err == "skcodex: error: unknown error\n"
+    code, err, _ = _main_with(monkeypatch, capsys, argv, _raise(KeyboardInterrupt()))
+    assert code == 130 and err == "skcodex: interrupted\n"
+    with pytest.raises(RuntimeError):  # a bug is not dressed up as a user error
+        _main_with(monkeypatch, capsys, argv, _raise(RuntimeError("bug")))
+
+
+# -- reading match tables of other games -------------------------------------------------
+
+
+def _plain_csv(tmp_path, decks1, decks2, name="games.csv"):
+    n = len(decks1)
+    table = pd.DataFrame(
+        {
+            "player1": [f"p{i % 3}" for i in range(n)],
+            "player2": [f"q{i % 2}" for i in range(n)],
+            "deck1": decks1,
+            "deck2": decks2,
+            "y": [i % 2 for i in range(n)],
+        }
+    )
+    path = tmp_path / name
+    table.to_csv(path, index=False)
+    return path
+
+
+def test_plain_decks_become_an_open_catalogue(tmp_path, capsys):
+    path = _plain_csv(tmp_path, ["Ann/red/blue", "Bo/red/green"], ["Bo/blue/green", "Ann/x/y"])
+    _, y, catalogue = read_matches(path)
+    assert catalogue.specs_per_deck == 2 and type(catalogue).__name__ == "PlainCatalogue"
+    np.testing.assert_array_equal(y, [0, 1])
+    assert capsys.readouterr().out == (
+        f"The decks of {path} are not Codex decks; reading each as a starter followed by 2 "
+        "component(s), every name seen a level (give --catalogue FILE to check the names).\n"
+    )
+    _, _, zero = read_matches(_plain_csv(tmp_path, ["Ann", "Bo"], ["Bo", "Cy"], "zero.csv"))
+    assert zero.specs_per_deck == 0
+
+
+def test_plain_decks_of_different_sizes_are_refused(tmp_path):
+    from skcodex.cli import CommandError
+
+    path = _plain_csv(tmp_path, ["Ann/red", "Bo/red/green", "Cy"], ["Bo/red", "Ann/a", "Cy"])
+    with pytest.raises(CommandError) as info:
+        read_matches(path)
+    assert str(info.value) == (
+        f"{path}: the decks are not Codex decks, and read as starter/component/... they hold "
+        "different numbers of components after the starter ('Cy' has 0; 'Ann/red' has 1; "
+        "'Bo/red/green' has 2); give every deck the same number, or name the parts with "
+        "--catalogue FILE"
+    )
+
+
+def test_mostly_codex_decks_get_the_codex_error(tmp_path):
+    from skcodex.cli import CommandError
+
+    path = _plain_csv(tmp_path, ["MonoRed", "MonoBlue", "MonoRedd"], ["MonoGreen"] * 3)
+    with pytest.raises(CommandError, match=rf"^{re.escape(str(path))}: .*MonoRedd"):
+        read_matches(path)
+
+
+def test_components_per_deck_given_or_from_a_catalogue(tmp_path, capsys):
+    from skcodex.cli import CommandError
+
+    path = _plain_csv(tmp_path, ["Ann/red", "Bo/blue"], ["Bo/red", "Ann/blue"])
+    _, _, catalogue = read_matches(path, specs_per_deck=1)
+    assert catalogue.specs_per_deck == 1 and capsys.readouterr().out == ""
+    with pytest.raises(CommandError, match="has 1 component"):
+        read_matches(path, specs_per_deck=2)
+    names = tmp_path / "names.csv"
+    names.write_text("kind,name\nstarter,Ann\nstarter,Bo\ncomponent,red\ncomponent,blue\n")
+    _, _, catalogue = read_matches(path, catalogue_file=names)
+    assert set(catalogue.starters) == {"Ann", "Bo"} and catalogue.specs_per_deck == 1
+    names.write_text("kind,name\nstarter,Ann\ncomponent,red\ncomponent,blue\n")
+    with pytest.raises(CommandError, match=rf"^{re.escape(str(path))}: .*'Bo'"):
+        read_matches(path, catalogue_file=names)
+
+
+@pytest.mark.parametrize("option", ["catalogue_file", "specs_per_deck"])
+@pytest.mark.parametrize("where", ["folder", "matches.csv"])
+def test_codexdata_refuses_other_games_options(option, where):
+    from skcodex.cli import CommandError
+
+    path = FIXTURES / "codexdata_small"
+    path = path if where == "folder" else path / "matches.csv"
+    value = {"catalogue_file": "names.csv", "specs_per_deck": 2}[option]
+    with pytest.raises(CommandError) as info:
+        read_matches(path, **{option: value})
+    assert str(info.value) == (
+        "--catalogue and --specs-per-deck are for match-table CSVs of other games; "
+        f"{path} is codexdata, which carries its own Codex catalogue"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "pattern"),
+    [
+        (b"", "cannot read .* as CSV: No columns to parse"),
+        (b"\xff\xfe\x00bad", "cannot read .* as CSV"),
+        (b'player1,player2\n"a,b\n', "cannot read .* as CSV"),
+    ],
+)
+def test_unreadable_csv(tmp_path, content, pattern):
+    from skcodex.cli import CommandError
+
+    path = tmp_path / "m.csv"
+    path.write_bytes(content)
+    with pytest.raises(CommandError, match=pattern):
+        read_matches(path)
+    with pytest.raises(CommandError, match=pattern):  # also when asked for another game
+        read_matches(path, specs_per_deck=1)
+
+
+def test_results_as_y_or_winner_agree(tmp_path, small_matches):
+    X, y = small_matches.X, small_matches.y
+    path = tmp_path / "w.csv"
+    X.assign(winner=np.where(y == 1, X["player1"], X["player2"])).to_csv(path, index=False)
+    table, from_winner, _ = read_matches(path)
+    assert from_winner.dtype == np.int64 and "winner" not in table.columns
+    np.testing.assert_array_equal(from_winner, y)
+    X.assign(y=y).to_csv(path, index=False)
+    table, from_y, _ = read_matches(path)
+    assert "y" not in table.columns
+    np.testing.assert_array_equal(from_y, y)
+    X.assign(y=np.where(y == 1, 1, 2)).to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"y must be 1 .* or 0"):
+        read_matches(path)
+
+
+def test_numbered_players_are_read_as_names(tmp_path):
+    path = _plain_csv(tmp_path, ["Ann/red", "Bo/blue"], ["Bo/red", "Ann/blue"])
+    table = pd.read_csv(path).assign(player1=["007", "12"], player2=["12", "007"])
+    table = table.drop(columns="y").assign(winner=["007", "007"])
+    table.to_csv(path, index=False)
+    X, y, _ = read_matches(path, specs_per_deck=1)
+    assert list(X["player1"]) == ["007", "12"]
+    np.testing.assert_array_equal(y, [1, 0])
+
+
+# -- the output folder -------------------------------------------------------------------
+
+
+def test_output_folder_in_a_new_parent(tmp_path):
+    from skcodex.cli import prepare_output, publish_output
+
+    out = tmp_path / "a" / "b" / "out"
+    staging = prepare_output(out)
+    assert staging.parent == out.parent and staging.is_dir()
+    assert staging.name.startswith(".out.") and staging.name.endswith(".partial")
+    (staging / "report.html").write_text("new")
+    publish_output(staging, out)
+    assert (out / "report.html").read_text() == "new" and not staging.exists()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["out"]
+    # a second run replaces it, the old outputs gone once the new are in
+    staging = prepare_output(out)
+    (staging / "model.skcodex").write_text("m")
+    publish_output(staging, out)
+    assert sorted(p.name for p in out.iterdir()) == ["model.skcodex"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["out"]
+
+
+def test_output_folder_under_a_file(tmp_path):
+    from skcodex.cli import CommandError, prepare_output
+
+    (tmp_path / "file").write_text("x")
+    out = tmp_path / "file" / "sub" / "out"
+    with pytest.raises(CommandError, match=r"^--out .*out: cannot create .*sub: "):
+        prepare_output(out)
+
+
+def test_output_folder_of_earlier_outputs_is_accepted(tmp_path):
+    from skcodex.cli import CommandError, prepare_output
+
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in (MODEL_FILE, "report.html", *CSV_FILES):
+        (out / name).write_text("old")
+    assert prepare_output(out).is_dir()
+    (out / "notes").mkdir()
+    with pytest.raises(CommandError, match=r"holds files skcodex did not write \(notes\)"):
+        prepare_output(out)
+
+
+def test_a_failed_swap_puts_the_old_outputs_back(tmp_path, monkeypatch):
+    import os
+
+    from skcodex.cli import prepare_output, publish_output
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.html").write_text("old")
+    staging = prepare_output(out)
+    (staging / "report.html").write_text("new")
+    real = os.replace
+
+    def failing(src, dst):
+        if Path(src) == staging:
+            raise OSError("disk full")
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(OSError, match="disk full"):
+        publish_output(staging, out)
+    assert (out / "report.html").read_text() == "old"
+
+
+def test_load_model_refuses_other_objects(tmp_path):
+    from skcodex import EloClassifier
+    from skcodex.cli import CommandError
+
+    elo = EloClassifier().fit(
+        pd.DataFrame(
+            {"player1": ["a", "b"], "player2": ["b", "a"], "deck1": "MonoRed", "deck2": "MonoRed"}
+        ),
+        np.array([1, 0]),
+    )
+    path = elo.save(tmp_path / MODEL_FILE)
+    with pytest.raises(CommandError, match=rf"^{re.escape(str(path))} does not hold a fitted"):
+        load_model(tmp_path)
+
+
+_NUMBER = r"([+-]?\d+\.\d\d)"
+
+
+def test_demo_prints_the_estimates_beside_the_truth(fitted_dir, tmp_path, capsys, monkeypatch):
+    """The printed table is the fitted model's, and the truth is the generated series'."""
+    import skcodex.cli.commands as commands
+    from skcodex import brier_score
+    from skcodex.analysis import skill_table, skill_versus_decks
+    from skcodex.datasets import make_matches
+
+    clf = load_model(fitted_dir)
+    calls = []
+    monkeypatch.setattr(commands, "_fit", lambda X, *a: calls.append(len(X)) or clf)
+    monkeypatch.chdir(tmp_path)
+    argv = ["demo", "--players", 30, "--matches", 400, "--seed", 3, "--top", 4, "--no-report"]
+    code, text, err = run([*argv, "--no-holdout", "--prior", "balanced"], capsys)
+    assert code == 0, err
+    assert list(tmp_path.iterdir()) == [] and calls == [400]  # one fit, nothing written
+    data = make_matches(n_players=30, n_matches=400, n_tournaments=8, random_state=3)
+    lines = text.splitlines()
+    assert lines[0] == (
+        "Synthetic tournament series: 30 players, 400 matches in 8 tournaments. The model is "
+        "fitted on every match for the estimates."
+    )
+    start = lines.index("Top 4 players (posterior mean skill, 90% interval; true skill):")
+    skills = skill_table(clf, data.X)
+    pattern = (
+        rf"  +(\S+)  {_NUMBER}  \[{_NUMBER}, {_NUMBER}\]  P\(best\) {_NUMBER}   true {_NUMBER}"
+    )
+    for line, (player, row) in zip(lines[start + 1 : start + 5], skills.iterrows(), strict=False):
+        name, *values = re.fullmatch(pattern, line).groups()
+        assert name == player
+        want = [*row[["mean", "lower", "upper", "p_best"]], data.params["skill"][player]]
+        np.testing.assert_allclose([float(v) for v in values], want, atol=5e-3 + 1e-12)
+    assert lines[start + 5] == ""
+    spreads = skill_versus_decks(clf)
+    sd = data.params["sd"]
+    truth = {
+        "sd_player": sd["player"],
+        "sd_deck": np.sqrt(sd["stst"] ** 2 + 6 * sd["stsp"] ** 2 + 9 * sd["spsp"] ** 2),
+    }
+    start = lines.index("Skill versus decks (posterior mean, 90% interval; true value):")
+    for line, name in zip(lines[start + 1 : start + 3], truth, strict=True):
+        pattern = rf" +{name}  {_NUMBER}  \[{_NUMBER}, {_NUMBER}\]   true {_NUMBER}"
+        values = [float(v) for v in re.fullmatch(pattern, line).groups()]
+        want = [*spreads.loc[name, ["mean", "lower", "upper"]], truth[name]]
+        np.testing.assert_allclose(values, want, atol=5e-3 + 1e-12)
+    found = re.fullmatch(
+        rf"  P\(skill matters more than decks\) = {_NUMBER} \(prior alone: {_NUMBER}, "
+        r"balanced prior\)",
+        lines[start + 3],
+    )
+    want = [spreads.attrs["p_skill_matters_more"], spreads.attrs["prior_p_skill_matters_more"]]
+    np.testing.assert_allclose([float(v) for v in found.groups()], want, atol=5e-3 + 1e-12)
+    in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
+    assert lines[-2] == "Brier score (lower is better; a coin flip scores 0.250):"
+    assert lines[-1] == f"  in-sample {in_sample:.3f}"
+    assert "Open" not in text and "Writing" not in text
+
+
+def test_every_option_is_in_the_reference_page():
+    """docs/command-line.md says what each command and option is, in the parser's words."""
+    import argparse
+
+    page = (Path(__file__).parents[1] / "docs" / "command-line.md").read_text(encoding="utf-8")
+    parser = build_parser()
+    assert parser.description in page
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: a.help for a in sub._choices_actions}
+    assert list(sub.choices) == ["fit", "predict", "demo"]
+    for name, command in sub.choices.items():
+        section = page.split(f"## `skcodex {name}`")[1].split("\n## ")[0]
+        assert f"*{helps[name]}*" in section and command.description in section
+        rows = [line for line in section.splitlines() if line.startswith("| `")]
+        actions = [a for a in command._actions if not isinstance(a, argparse._HelpAction)]
+        assert len(rows) == len(actions), name
+        for row, action in zip(rows, actions, strict=True):
+            flag = action.option_strings[0] if action.option_strings else action.metavar
+            required = " (required)" if action.required and action.option_strings else ""
+            if not action.option_strings:
+                shown = action.metavar
+            elif action.nargs == 0:
+                shown = flag
+            elif action.choices:
+                shown = f"{flag} {{{','.join(action.choices)}}}"
+            else:
+                shown = f"{flag} {action.metavar or action.dest.upper()}"
+            assert row == f"| `{shown}` | {action.help}{required} |"

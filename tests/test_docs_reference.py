@@ -36,7 +36,9 @@ def test_every_public_module_is_in_the_api_reference():
     covered = {
         m for m in _public_modules() if any(m == d or m.startswith(d + ".") for d in documented)
     }
-    missing = _public_modules() - covered - {"skcodex.cli"}  # the command line has its own page
+    # the command line has its own page (docs/command-line.md)
+    command_line = {m for m in _public_modules() if m.split(".")[:2] == ["skcodex", "cli"]}
+    missing = _public_modules() - covered - command_line
     assert not missing, f"not in docs/api/: {sorted(missing)}"
 
 

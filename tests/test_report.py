@@ -2,6 +2,7 @@
 
 import base64
 import dataclasses
+import html
 import re
 import shutil
 import subprocess
@@ -246,3 +247,144 @@ def test_report_numbers_match_the_analyses(fitted, small_matches, report):
 def test_write_report_creates_the_folder(report):
     assert report.name == "report.html" and report.parent.name == "here"
     assert isinstance(report, Path)
+
+
+# -- the words follow the fitted options ------------------------------------------------
+
+#: Phrases of "How this works", each stated only for the options that call for it.
+PHRASES = {
+    "nuts": "No-U-Turn sampler",
+    "advi": "variational inference (ADVI)",
+    "walk": "skill walks between rating periods",
+    "static": "Player skill does not change over time",
+    "synergy": "adds a synergy effect",
+    "no synergy": "do not interact with each other",
+    "first move": "first-move effect",
+    "familiarity": "familiarity effect",
+    "balanced": "Under the balanced prior",
+    "seed": "the seed model's priors",
+    "default": "the package's default priors",
+    "custom": "log-normal priors set for this fit",
+}
+
+#: Options, and the phrases the report must state for them (every other phrase absent).
+CASES = {
+    "the seed model": ({}, {"nuts", "static", "no synergy", "default"}),
+    "advi": ({"method": "advi"}, {"advi", "static", "no synergy", "default"}),
+    "skill walk": ({"time_varying": True}, {"nuts", "walk", "no synergy", "default"}),
+    "synergy": ({"synergy": True}, {"nuts", "static", "synergy", "default"}),
+    "first move": ({"first_move": True}, {"nuts", "static", "no synergy", "first move", "default"}),
+    "familiarity": (
+        {"familiarity": True},
+        {"nuts", "static", "no synergy", "familiarity", "default"},
+    ),
+    "balanced prior": ({"prior": "balanced"}, {"nuts", "static", "no synergy", "balanced"}),
+    "seed priors": ("seed", {"nuts", "static", "no synergy", "seed"}),
+    "custom prior": ({"log_sd_stst_loc": -0.5}, {"nuts", "static", "no synergy", "custom"}),
+}
+
+
+def _refitted_as(fitted, **params):
+    """The fitted classifier as if fitted with ``params``: its layout carries their structure."""
+    import copy
+
+    clf = copy.copy(fitted).set_params(**params)
+    epochs = 5 if clf.options.time_varying else 1
+    clf.layout_ = dataclasses.replace(fitted.layout_, options=clf.options, n_epochs=epochs)
+    return clf
+
+
+def _section(page, section):
+    return page.split(f'<section id="{section}">')[1].split("</section>")[0]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_how_this_works_states_the_fitted_options(result, fitted, case):
+    from skcodex.classifier import SEED_PRIORS
+    from skcodex.report import describe_model
+
+    params, stated = CASES[case]
+    clf = _refitted_as(fitted, **(SEED_PRIORS if params == "seed" else params))
+    model = describe_model(clf)
+    page = render_html(
+        dataclasses.replace(result, model=model), figs=dict.fromkeys(FIGURES, _tiny_figure())
+    )
+    methods = " ".join(_section(page, "methods").split())
+    for key, phrase in PHRASES.items():
+        assert (phrase in methods) == (key in stated), (key, methods)
+    headline = html.unescape(_section(page, "skill-versus-decks"))
+    assert f"under\n{model['prior_name']} alone" in headline
+    assert ("balanced prior alone" in headline) == (case == "balanced prior")
+    convergence = _section(page, "convergence")
+    assert ("pass almost by construction" in convergence) == (case == "advi")
+    assert ("chains agree" in convergence) == (case != "advi")
+
+
+def test_the_walk_and_first_move_enter_the_formula_and_the_skills(result, fitted):
+    from skcodex.report import describe_model
+
+    figs = dict.fromkeys(FIGURES, _tiny_figure())
+    clf = _refitted_as(fitted, time_varying=True, first_move=True)
+    page = render_html(dataclasses.replace(result, model=describe_model(clf)), figs=figs)
+    assert "+ matchup + first move</code>" in page
+    assert "rating periods (5 of them)" in page
+    assert "0 is an average player of the latest period" in page
+    plain = render_html(result, figs=figs)
+    assert "+ matchup</code>" in plain and "latest period" not in plain
+
+
+@pytest.mark.parametrize("sampler", ["pymc", "nutpie"])
+def test_the_sampler_is_named(result, fitted, sampler):
+    from skcodex.report import describe_model
+
+    model = describe_model(_refitted_as(fitted, sampler=sampler))
+    page = render_html(
+        dataclasses.replace(result, model=model), figs=dict.fromkeys(FIGURES, _tiny_figure())
+    )
+    name = {"pymc": "PyMC", "nutpie": "nutpie"}[sampler]
+    assert f"No-U-Turn sampler of {name}, 2 chains of 100 draws" in page
+    assert f"NUTS ({sampler} sampler), 2 chains of 100 draws after 100 tuning steps" in page
+
+
+def test_the_model_described_is_the_one_fitted(fitted):
+    """Parameters changed after the fit do not change what the report says was fitted."""
+    import copy
+
+    from skcodex.report import describe_model
+
+    changed = copy.copy(fitted).set_params(synergy=True, time_varying=True, first_move=True)
+    model = describe_model(changed)
+    assert not (model["synergy"] or model["time_varying"] or model["first_move"])
+    assert model["extensions"] == "none (the seed model)" and model["n_epochs"] == 0
+
+
+def test_report_of_a_tiny_advi_fit_with_extensions(small_matches, tmp_path):
+    """A real (tiny) ADVI fit with synergy, first move and the balanced prior, end to end."""
+    options = {"synergy": True, "first_move": True, "prior": "balanced"}
+    clf = BayesianMatchupClassifier(method="advi", draws=50, chains=1, random_state=0, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(small_matches.X, small_matches.y)
+    page = write_report(clf, small_matches.X, small_matches.y, tmp_path, nash_draws=5)
+    methods = " ".join(_section(page.read_text(encoding="utf-8"), "methods").split())
+    stated = {"advi", "static", "synergy", "first move", "balanced"}
+    for key, phrase in PHRASES.items():
+        assert (phrase in methods) == (key in stated), (key, methods)
+    assert "50 independent draws" in methods
+    # the posterior records the approximation, whatever the parameters say since
+    import copy
+
+    from skcodex.report import describe_model
+
+    assert describe_model(copy.copy(clf).set_params(method="nuts"))["method"] == "advi"
+
+
+def test_a_model_not_recorded_is_not_described(result):
+    """Analyses made by hand without the model's options: the page claims no prior."""
+    page = render_html(
+        dataclasses.replace(result, model={}), figs=dict.fromkeys(FIGURES, _tiny_figure())
+    )
+    methods = " ".join(_section(page, "methods").split())
+    for key in ("balanced", "seed", "default", "custom"):
+        assert PHRASES[key] not in methods
+    assert "prior not recorded" in page

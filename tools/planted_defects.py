@@ -149,7 +149,7 @@ DEFECTS = [
     Defect(
         "cli",
         "predict: players 1 and 2 swapped",
-        "skcodex/cli.py",
+        "skcodex/cli/commands.py",
         "p1, p2 = _player_id(args.p1, players), _player_id(args.p2, players)",
         "p2, p1 = _player_id(args.p1, players), _player_id(args.p2, players)",
         CLI,
@@ -158,7 +158,7 @@ DEFECTS = [
     Defect(
         "cli",
         "predict: prints P(player 2 wins)",
-        "skcodex/cli.py",
+        "skcodex/cli/commands.py",
         "= {forecast['mean']:.3f}\")",
         "= {1 - forecast['mean']:.3f}\")",
         CLI,
@@ -167,7 +167,7 @@ DEFECTS = [
     Defect(
         "cli",
         "predict: --interval ignored",
-        "skcodex/cli.py",
+        "skcodex/cli/commands.py",
         "forecast = match_forecast(clf, table, args.interval).iloc[0]",
         "forecast = match_forecast(clf, table).iloc[0]",
         CLI,

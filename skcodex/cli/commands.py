@@ -1,0 +1,246 @@
+"""The commands ``skcodex fit``, ``skcodex predict`` and ``skcodex demo``."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from skcodex.cli.errors import CommandError
+from skcodex.cli.output import MODEL_FILE, load_model, prepare_output, publish_output, save_model
+from skcodex.cli.tables import read_matches
+
+
+def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace, what: str):
+    from sklearn.exceptions import ConvergenceWarning
+
+    from skcodex import BayesianMatchupClassifier
+
+    clf = BayesianMatchupClassifier(
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        random_state=args.seed,
+        progressbar=not args.no_progress,
+        catalogue=catalogue,
+        first_move=bool(getattr(args, "first_move", False)),
+        prior=args.prior,
+        target_accept=args.target_accept,
+    )
+    print(
+        f"Fitting {what}: {len(X)} matches, {args.chains} chains of {args.draws} draws, "
+        f"{args.prior} prior ..."
+    )
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf.fit(X, y)
+    print(f"  done in {time.perf_counter() - start:.1f} s.")
+    for w in caught:
+        if issubclass(w.category, ConvergenceWarning):
+            print(f"  warning: {w.message}")
+    return clf
+
+
+def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace):
+    """Refit without the tournament that started last and forecast it (None if impossible)."""
+    from skcodex.model_selection import TournamentSplit
+    from skcodex.report import HeldOut
+
+    if "period" not in X.columns:
+        print("No tournament column: skipping the held-out forecast.")
+        return None
+    try:
+        train, test = next(TournamentSplit(n_splits=1).split(X))
+        label = TournamentSplit(n_splits=1).describe(X)["tournament"].iloc[0]
+    except ValueError as err:
+        print(f"Skipping the held-out forecast: {err}")
+        return None
+    Xtr, Xte = X.iloc[train], X.iloc[test]
+    clf = _fit(Xtr, y[train], catalogue, args, f"without tournament {label} (to forecast it)")
+    return HeldOut(
+        label=f"tournament {label}",
+        y=y[test],
+        p_win=clf.predict_proba(Xte)[:, 1],
+        n_train=len(train),
+        problems=list(clf.convergence_problems_),
+    )
+
+
+def _fit_and_report(
+    X: pd.DataFrame,
+    y: np.ndarray,
+    catalogue: Any,
+    args: argparse.Namespace,
+    out: Path | None,
+    *,
+    title: str,
+    true_skills: Any = None,
+    source: str | None = None,
+):
+    from skcodex.report import write_report
+
+    staging = None if out is None else prepare_output(out)  # checked before the fit
+    try:
+        held_out = None if args.no_holdout else _held_out(X, y, catalogue, args)
+        clf = _fit(X, y, catalogue, args, "on every match")
+        if staging is not None:
+            save_model(clf, staging)
+            print("Writing the report (Nash weights take a few seconds) ...")
+            write_report(
+                clf,
+                X,
+                y,
+                staging,
+                title=title,
+                held_out=held_out,
+                nash_draws=args.nash_draws,
+                true_skills=true_skills,
+                decks=getattr(args, "decks", None),
+                source=source,
+            )
+            publish_output(staging, out)
+            print(
+                f"Wrote {out / MODEL_FILE}\nWrote {out / 'report.html'} and the tables as CSV "
+                "beside it."
+            )
+    finally:
+        if staging is not None and staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return clf, held_out
+
+
+def _cmd_fit(args: argparse.Namespace) -> int:
+    X, y, catalogue = read_matches(args.matches, args.catalogue, args.specs_per_deck)
+    summary = X.attrs.get("summary")
+    if summary is not None:
+        print(summary)
+    _fit_and_report(
+        X, y, catalogue, args, Path(args.out), title=args.title, source=str(args.matches)
+    )
+    return 0
+
+
+def _player_id(name: str, players: tuple) -> Any:
+    if players and isinstance(players[0], (int, np.integer)) and name.lstrip("-").isdigit():
+        return int(name)
+    return name
+
+
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from skcodex.analysis import deck_label, match_forecast
+    from skcodex.codex import parse_deck
+
+    clf = load_model(args.model)
+    catalogue = clf.catalogue or getattr(clf, "catalogue_", None)
+    decks = []
+    for flag, text in (("--deck1", args.deck1), ("--deck2", args.deck2)):
+        try:
+            decks.append(parse_deck(text, catalogue))
+        except ValueError as err:
+            raise CommandError(f"{flag}: {err}") from None
+    players = clf.vocabulary_.players
+    p1, p2 = _player_id(args.p1, players), _player_id(args.p2, players)
+    if p1 == p2:
+        raise CommandError("--p1 and --p2 name the same player")
+    table = pd.DataFrame(
+        {
+            "player1": [p1],
+            "player2": [p2],
+            "deck1": pd.Series(decks[:1], dtype=object),
+            "deck2": pd.Series(decks[1:], dtype=object),
+        }
+    )
+    forecast = match_forecast(clf, table, args.interval).iloc[0]
+    for name in (p1, p2):
+        if name not in players:
+            print(
+                f"note: {name} was not in the fitted matches; their skill is drawn from the "
+                "population of players, so the interval is wide."
+            )
+    d1, d2 = (deck_label(d, catalogue) for d in decks)
+    print(f"P({p1} with {d1}, moving first, beats {p2} with {d2}) = {forecast['mean']:.3f}")
+    print(
+        f"{round(100 * args.interval)}% interval: "
+        f"{forecast['lower']:.3f} to {forecast['upper']:.3f}"
+    )
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from skcodex import brier_score
+    from skcodex.analysis import skill_table, skill_versus_decks
+    from skcodex.datasets import make_matches
+
+    n_tournaments = 8
+    data = make_matches(
+        n_players=args.players,
+        n_matches=args.matches,
+        n_tournaments=n_tournaments,
+        random_state=args.seed,
+    )
+    print(
+        f"Synthetic tournament series: {args.players} players, {args.matches} matches in "
+        f"{n_tournaments} tournaments. The model is fitted on every match for the estimates"
+        + ("." if args.no_holdout else ", and on the first 7 to forecast the last.")
+    )
+    out = None if args.no_report else Path(args.out)
+    clf, held_out = _fit_and_report(
+        data.X,
+        data.y,
+        None,
+        args,
+        out,
+        title="Synthetic Codex tournaments: skills and matchups",
+        true_skills=data.params["skill"],
+        source=(
+            f"synthetic tournaments drawn from the model ({args.players} players, "
+            f"{args.matches} matches, seed {args.seed})"
+        ),
+    )
+
+    skills = skill_table(clf, data.X)
+    truth = data.params["skill"]
+    top = skills.head(args.top)
+    print(f"\nTop {len(top)} players (posterior mean skill, 90% interval; true skill):")
+    for player, row in top.iterrows():
+        print(
+            f"  {player:>10}  {row['mean']:+.2f}  [{row['lower']:+.2f}, {row['upper']:+.2f}]"
+            f"  P(best) {row['p_best']:.2f}   true {truth[player]:+.2f}"
+        )
+    spreads = skill_versus_decks(clf)
+    print("\nSkill versus decks (posterior mean, 90% interval; true value):")
+    sd = data.params["sd"]
+    true_deck = (sd["stst"] ** 2 + 6 * sd["stsp"] ** 2 + 9 * sd["spsp"] ** 2) ** 0.5
+    for name, true in (("sd_player", sd["player"]), ("sd_deck", true_deck)):
+        row = spreads.loc[name]
+        print(
+            f"  {name:>10}  {row['mean']:.2f}  [{row['lower']:.2f}, {row['upper']:.2f}]"
+            f"   true {true:.2f}"
+        )
+    print(
+        f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}"
+        f" (prior alone: {spreads.attrs['prior_p_skill_matters_more']:.2f}, {args.prior} prior)"
+    )
+
+    in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
+    print("\nBrier score (lower is better; a coin flip scores 0.250):")
+    line = f"  in-sample {in_sample:.3f}"
+    if held_out is not None:
+        test = (data.X["period"] == data.X["period"].iloc[-1]).to_numpy()
+        held = brier_score(held_out.y, held_out.p_win)
+        oracle = brier_score(data.y[test], data.p_win[test])
+        line += (
+            f"   held-out ({held_out.label}) {held:.3f}   "
+            f"true probabilities on the held-out matches {oracle:.3f}"
+        )
+    print(line)
+    if out is not None:
+        print(f"\nOpen {out / 'report.html'} in a browser to read the report.")
+    return 0

@@ -1,0 +1,106 @@
+"""The command's output folder: the model file in it, and changing the folder as a whole.
+
+`save_model` and `load_model` are the one place the command line writes and reads
+a fitted model; `prepare_output` and `publish_output` stage one run's outputs
+beside the folder and swap them in only when all are written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from skcodex.cli.errors import CommandError
+
+#: The fitted model's file name inside an output folder.
+MODEL_FILE = "model.skcodex"
+
+
+# -- saving and loading the model (one place, easy to switch format) --------------------
+
+
+def save_model(clf: Any, folder: str | os.PathLike) -> Path:
+    """Write a fitted classifier into a folder (`skcodex.persistence`); return the file."""
+    return clf.save(Path(folder) / MODEL_FILE)
+
+
+def load_model(path: str | os.PathLike) -> Any:
+    """Read a classifier written by `save_model`, from its file or its folder."""
+    from skcodex.persistence import load
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / MODEL_FILE
+    if not p.exists():
+        raise FileNotFoundError(f"no fitted model at {p} (write one with 'skcodex fit')")
+    try:
+        clf = load(p)
+    except ValueError as err:
+        raise CommandError(f"cannot read a fitted model: {err}") from None
+    if not hasattr(clf, "idata_"):
+        raise CommandError(f"{p} does not hold a fitted BayesianMatchupClassifier")
+    return clf
+
+
+# -- the output folder -----------------------------------------------------------------
+
+#: What one run writes into its output folder (besides the report's CSV tables).
+_OUTPUTS = (MODEL_FILE, "report.html")
+
+
+def prepare_output(out: Path) -> Path:
+    """Check ``out`` before any fitting and create the staging folder beside it.
+
+    One run's outputs are written into a hidden sibling folder and swapped in
+    by `publish_output` only when all are written, so an interrupted or
+    failed run leaves the previous outputs as they were. ``out`` must be a
+    folder (or not exist yet) in a writable parent, holding nothing but the
+    outputs of an earlier run (they are replaced as a whole).
+
+    Returns
+    -------
+    pathlib.Path
+        The staging folder.
+    """
+    out = Path(os.path.abspath(out))
+    if out.exists() and not out.is_dir():
+        raise CommandError(f"--out {out} is a file, not a folder")
+    if out.is_dir():
+        foreign = sorted(
+            p.name for p in out.iterdir() if p.name not in _OUTPUTS and p.suffix != ".csv"
+        )
+        if foreign:
+            raise CommandError(
+                f"--out {out} holds files skcodex did not write ({', '.join(foreign[:3])}); "
+                "a run replaces the whole folder: choose a new or empty folder"
+            )
+    parent = out.parent
+    if not parent.is_dir():
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise CommandError(f"--out {out}: cannot create {parent}: {err.strerror}") from None
+    try:
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=parent))
+    except OSError as err:
+        raise CommandError(f"--out {out}: cannot write in {parent}: {err.strerror}") from None
+
+
+def publish_output(staging: Path, out: Path) -> None:
+    """Swap a complete staging folder in as ``out``; the old outputs go only once it is in."""
+    out = Path(os.path.abspath(out))
+    old = None
+    if out.exists():
+        old = staging.with_name(staging.name.replace(".partial", ".old"))
+        os.replace(out, old)
+    try:
+        os.replace(staging, out)
+    except BaseException:
+        if old is not None and not out.exists():
+            os.replace(old, out)  # put the previous outputs back
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,192 @@
+"""The ``skcodex`` command's argument parser: its commands, options and their checks."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict
+
+#: Where ``skcodex demo`` writes its report unless told otherwise.
+DEMO_DIR = "skcodex-demo"
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _whole_number(value: str, least: int) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if n < least:
+        raise argparse.ArgumentTypeError(f"expected a number of at least {least}, got {value!r}")
+    return n
+
+
+def _positive(value: str) -> int:
+    return _whole_number(value, 1)
+
+
+def _non_negative(value: str) -> int:
+    return _whole_number(value, 0)
+
+
+def _deck_list(value: str) -> str | list[str]:
+    if value.strip().lower() in ("most played", "monocolour"):
+        return value.strip().lower()
+    decks = [part.strip() for part in value.split(",") if part.strip()]
+    if not decks:
+        raise argparse.ArgumentTypeError("expected decks separated by commas")
+    return decks
+
+
+def _probability(value: str) -> float:
+    try:
+        x = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
+    if not 0 < x < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value!r}")
+    return x
+
+
+def _sampling_options(
+    p: argparse.ArgumentParser,
+    draws: int,
+    nash_draws: int = 500,
+    target_accept: float = 0.8,
+    tune: int | None = None,
+) -> None:
+    p.add_argument(
+        "--draws", type=_positive, default=draws, help=f"posterior draws per chain ({draws})"
+    )
+    p.add_argument(
+        "--tune",
+        type=_positive,
+        default=tune,
+        help=f"tuning steps per chain ({tune if tune else '= draws'})",
+    )
+    p.add_argument("--chains", type=_positive, default=4, help="chains (4)")
+    p.add_argument(
+        "--prior",
+        choices=("lognormal", "balanced"),
+        default="lognormal",
+        help="spread prior: lognormal (the default log-normal spreads) or balanced (skill "
+        "and decks equal a priori)",
+    )
+    p.add_argument(
+        "--target-accept",
+        type=_probability,
+        default=target_accept,
+        help=f"NUTS target acceptance rate ({target_accept})",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--no-holdout",
+        action="store_true",
+        help="skip the second fit without the last tournament (and the held-out calibration)",
+    )
+    p.add_argument(
+        "--nash-draws",
+        type=_positive,
+        default=nash_draws,
+        help=f"posterior draws the Nash games are solved for ({nash_draws})",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``skcodex`` command."""
+    parser = _Parser(
+        prog="skcodex",
+        description="Predict who wins a two-player match (Codex, or any game whose decks are a "
+        "starter plus side components) from the players, their decks and turn order.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    fit = sub.add_parser(
+        "fit",
+        help="fit matches and write the model, report.html and CSV tables",
+        description="Fit the matchup model to MATCHES (a codexdata folder, its matches.csv, "
+        "or a CSV with columns player1, player2, deck1, deck2, y or winner, and optionally "
+        "period and date) and write the fitted model, report.html and the tables as CSV "
+        "into DIR. Unless --no-holdout, the model is also refitted without the tournament "
+        "that started last, to score forecasts for it out of sample.",
+    )
+    fit.add_argument("matches", metavar="MATCHES", help="codexdata folder or match CSV")
+    fit.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    fit.add_argument(
+        "--title",
+        default=None,
+        help="report title ('Codex skills and matchups' for Codex data, else "
+        "'Skills and matchups')",
+    )
+    fit.add_argument(
+        "--catalogue",
+        metavar="FILE",
+        default=None,
+        help="CSV of another game's names, header 'kind,name', rows 'starter,NAME' and "
+        "'component,NAME' (optionally 'specs_per_deck,K'); decks are then read as "
+        "starter/component/...",
+    )
+    fit.add_argument(
+        "--specs-per-deck",
+        type=_non_negative,
+        metavar="K",
+        default=None,
+        help="read decks as starter/component/... with K components each (0: characters "
+        "alone), every name seen a level",
+    )
+    fit.add_argument(
+        "--first-move",
+        action="store_true",
+        help="add a first-move effect (player 1's advantage), for games whose deck "
+        "effects do not already carry turn order",
+    )
+    fit.add_argument(
+        "--decks",
+        type=_deck_list,
+        default=None,
+        metavar="DECKS",
+        help="decks of the report's matchup table and Nash weights: 'most played' "
+        "(the default), 'monocolour' (Codex), or decks separated by commas",
+    )
+    _sampling_options(fit, 1000)
+    fit.set_defaults(run=_cmd_fit)
+
+    predict = sub.add_parser(
+        "predict",
+        help="probability that the first player wins, with its interval",
+        description="P(player 1 wins) for one match, from a model written by 'skcodex fit'.",
+    )
+    predict.add_argument("model", metavar="MODEL", help="fitted model file, or its folder")
+    predict.add_argument("--p1", required=True, metavar="NAME", help="player 1 (moves first)")
+    predict.add_argument("--deck1", required=True, metavar="DECK", help="player 1's deck")
+    predict.add_argument("--p2", required=True, metavar="NAME", help="player 2")
+    predict.add_argument("--deck2", required=True, metavar="DECK", help="player 2's deck")
+    predict.add_argument("--interval", type=_probability, default=0.9, help="interval width (0.9)")
+    predict.set_defaults(run=_cmd_predict)
+
+    demo = sub.add_parser(
+        "demo",
+        help="fit a synthetic tournament series, show the results and write the report",
+        description="Fit a synthetic tournament series drawn from the model, print the "
+        f"estimates against the truth, and write the report into DIR ({DEMO_DIR}/ by "
+        "default).",
+    )
+    demo.add_argument("--players", type=_positive, default=32, help="number of players (32)")
+    demo.add_argument("--matches", type=_positive, default=800, help="number of matches (800)")
+    demo.add_argument("--top", type=_positive, default=10, help="players to list (10)")
+    demo.add_argument("--out", default=DEMO_DIR, metavar="DIR", help=f"output ({DEMO_DIR})")
+    demo.add_argument("--no-report", action="store_true", help="print only; write nothing")
+    # 4 chains x 1000 draws after 500 tuning steps: every R-hat <= 1.01 and ESS >= 400 over
+    # the ~800 free parameters (4 x 500 left some R-hat near 1.02); see
+    # benchmarks/demo_first_run.py for the wall time and convergence of a first run.
+    _sampling_options(demo, 1000, nash_draws=100, tune=500)
+    demo.set_defaults(run=_cmd_demo)
+    return parser

@@ -1,0 +1,361 @@
+"""The report's page: its tables as text, the templates' context, and the CSV frames.
+
+`render_page` renders the templates of ``skcodex/templates`` (Jinja2, HTML
+autoescaped) with the numbers and words of the analyses; `page_tables` turns
+the analyses of `skcodex.report.analyse` into the tables the page shows
+(numbers rounded and intervals written out, as text the templates escape);
+`csv_tables` gives the same analyses unrounded, as the CSV files
+`skcodex.report.write_report` writes beside the page.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from skcodex.analysis import PRIOR_DRAWS
+
+if TYPE_CHECKING:
+    from skcodex.report import Analyses
+
+__all__ = [
+    "TOP_PLAYERS",
+    "Table",
+    "csv_tables",
+    "fmt",
+    "interval_text",
+    "page_tables",
+    "render_page",
+]
+
+#: The skill figure shows at most this many players (the table shows all).
+TOP_PLAYERS = 60
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the page: its element id, column headings and rows of text."""
+
+    id: str
+    columns: list[str]
+    rows: list[list[Any]]
+
+    @classmethod
+    def from_columns(cls, table_id: str, columns: dict[str, Any]) -> Table:
+        """A table from its columns, each a heading and the column's values."""
+        values = [list(v) for v in columns.values()]
+        return cls(table_id, list(columns), [list(row) for row in zip(*values)])
+
+
+def fmt(value: Any, digits: int = 2) -> str:
+    """A number as the page prints it: ``–`` for a missing one, integers whole."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "–"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return f"{float(value):.{digits}f}"
+
+
+def interval_text(lower: float, upper: float, digits: int = 2) -> str:
+    """An interval as the page prints it, ``lower to upper``."""
+    return f"{lower:.{digits}f} to {upper:.{digits}f}"
+
+
+def _intervals(frame: pd.DataFrame) -> list[str]:
+    return [interval_text(lo, hi) for lo, hi in zip(frame["lower"], frame["upper"])]
+
+
+def _skills(result: Analyses) -> Table:
+    s = result.skills
+    columns = {
+        "rank": range(1, len(s) + 1),
+        "player": [str(p) for p in s.index],
+        "skill": [fmt(v) for v in s["mean"]],
+        "interval": _intervals(s),
+        "P(best)": [fmt(v) for v in s["p_best"]],
+        "likely ranks": [
+            f"{int(lo)}–{int(hi)}" for lo, hi in zip(s["rank_lower"], s["rank_upper"])
+        ],
+    }
+    for name in ("matches", "wins"):
+        if name in s.columns:
+            columns[name] = s[name].tolist()
+    return Table.from_columns("table-skills", columns)
+
+
+def _matchups(result: Analyses) -> Table:
+    m = result.matchups
+    columns = {
+        "player 1's deck (first)": m["deck1"].astype(str),
+        "player 2's deck": m["deck2"].astype(str),
+        "P(player 1 wins)": [fmt(v) for v in m["mean"]],
+        "interval": _intervals(m),
+        "P(player 1 favoured)": [fmt(v) for v in m["p_favoured"]],
+    }
+    return Table.from_columns("table-matchups", columns)
+
+
+def _decks(result: Analyses) -> Table:
+    d = result.deck_ranking
+    columns = {
+        "deck": [str(x) for x in d.index],
+        "P(win) v the field": [fmt(v) for v in d["mean"]],
+        "interval": _intervals(d),
+        "P(best)": [fmt(v) for v in d["p_best"]],
+        "mean rank": [fmt(v, 1) for v in d["rank_mean"]],
+        "times played": d["played"].tolist(),
+    }
+    return Table.from_columns("table-decks", columns)
+
+
+def _nash(result: Analyses) -> Table:
+    n = result.nash
+    columns: dict[str, Any] = {}
+    for role in dict.fromkeys(n["role"]):
+        part = n[n["role"] == role].set_index("deck")
+        columns["deck"] = [str(deck) for deck in part.index]
+        columns[role] = [
+            f"{m:.2f} ({interval_text(lo, hi)}; in {100 * p:.0f}%)"
+            for m, lo, hi, p in zip(part["mean"], part["lower"], part["upper"], part["p_played"])
+        ]
+    deck = columns.pop("deck", [])
+    return Table.from_columns("table-nash", {"deck": deck, **columns})
+
+
+#: What the spreads table calls each quantity.
+_SPREAD_NAMES = {
+    "sd_player": "spread of player skills, sd_player",
+    "sd_skill_difference": "spread of the skill difference, √2·sd_player",
+    "sd_deck": "spread of the deck matchup, sd_deck",
+    "ratio": "ratio sd_player / sd_deck",
+    "skill_share": "skill share of the log-odds variance",
+    "sd_familiarity": "spread of the player-deck familiarity part",
+}
+
+
+def _spreads(result: Analyses) -> Table:
+    s = result.spreads
+    columns = {
+        "quantity": [_SPREAD_NAMES.get(k, k) for k in s.index],
+        "posterior mean": [fmt(v) for v in s["mean"]],
+        "posterior interval": _intervals(s),
+    }
+    prior = result.prior_spread_draws
+    if prior is not None:
+        tail = (1 - result.interval) / 2
+        columns["prior interval"] = [
+            interval_text(*np.quantile(prior[k], [tail, 1 - tail])) if k in prior else "–"
+            for k in s.index
+        ]
+    return Table.from_columns("table-spreads", columns)
+
+
+def _brier(result: Analyses) -> Table:
+    b = result.brier
+    columns = {
+        "forecasts": list(b.index),
+        "matches": b["n"].astype(int).tolist(),
+        "Brier score": [fmt(v, 3) for v in b["brier"]],
+        **{name: [fmt(v, 4) for v in b[name]] for name in ("reliability", "resolution")},
+        "uncertainty": [fmt(v, 4) for v in b["uncertainty"]],
+    }
+    return Table.from_columns("table-brier", columns)
+
+
+def _convergence(result: Analyses) -> Table:
+    c = result.convergence
+    rhat = fmt(c["max_rhat"], 3) if c["max_rhat"] is not None else "– (one chain)"
+    rows = [
+        ["chains × draws", f"{c['chains']} × {c['draws']}"],
+        ["largest R-hat (want ≤ 1.01)", rhat],
+        ["smallest bulk ESS (want ≥ 400)", fmt(c["min_ess_bulk"], 0)],
+        ["smallest tail ESS (want ≥ 400)", fmt(c["min_ess_tail"], 0)],
+        ["divergent transitions (want 0)", str(c["divergences"])],
+    ]
+    return Table("table-convergence", ["check", "value"], rows)
+
+
+#: What the page says of a model whose options were not recorded (``Analyses.model`` empty).
+_UNRECORDED_MODEL = {
+    "method": "nuts",
+    "sampler": None,
+    "time_varying": False,
+    "synergy": False,
+    "familiarity": False,
+    "first_move": False,
+    "n_epochs": 0,
+    "prior_kind": "unrecorded",
+    "prior_name": "its prior",
+    "prior_text": "prior not recorded",
+}
+
+
+def page_tables(result: Analyses) -> dict[str, Table]:
+    """Every table of the page by name, as text.
+
+    Parameters
+    ----------
+    result : skcodex.report.Analyses
+
+    Returns
+    -------
+    dict of str to Table
+        ``skills``, ``matchups``, ``decks``, ``nash``, ``spreads``, ``brier``
+        and ``convergence``; each table's id is ``table-`` and its name.
+    """
+    makers = {
+        "skills": _skills,
+        "matchups": _matchups,
+        "decks": _decks,
+        "nash": _nash,
+        "spreads": _spreads,
+        "brier": _brier,
+        "convergence": _convergence,
+    }
+    return {name: make(result) for name, make in makers.items()}
+
+
+def csv_tables(result: Analyses) -> dict[str, pd.DataFrame]:
+    """The analyses as the CSV files beside the page, by file name (unrounded).
+
+    Parameters
+    ----------
+    result : skcodex.report.Analyses
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        One frame per name of `skcodex.report.CSV_FILES`.
+    """
+    spreads = result.spreads.rename_axis("quantity").reset_index()
+    for key in (
+        "p_skill_matters_more",
+        "p_player_spread_larger",
+        "prior_p_skill_matters_more",
+        "prior_p_player_spread_larger",
+    ):
+        p = result.spreads.attrs[key]
+        spreads.loc[len(spreads)] = [key, p, np.nan, np.nan]
+    nash = result.nash.copy()
+    value = result.nash.attrs.get("value")
+    if value:
+        nash.loc[len(nash)] = ["game value", "P(player 1 wins)", *value.values(), np.nan]
+    calibration = pd.concat(
+        [t.assign(sample=label) for label, t in result.reliability.items()], ignore_index=True
+    )
+    return {
+        "skills.csv": result.skills.reset_index(),
+        "matchups.csv": result.matchups,
+        "deck_ranking.csv": result.deck_ranking.reset_index(),
+        "nash.csv": nash,
+        "skill_versus_decks.csv": spreads,
+        "calibration.csv": calibration[["sample", *calibration.columns[:-1]]],
+        "brier.csv": result.brier.reset_index(),
+    }
+
+
+@functools.cache
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("skcodex", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def render_page(result: Analyses, title: str, images: dict[str, str], sections: dict) -> str:
+    """The page's HTML from the templates (``skcodex/templates``, autoescaped).
+
+    Parameters
+    ----------
+    result : skcodex.report.Analyses
+    title : str
+    images : dict of str to str
+        Each figure's PNG, base64-encoded, by figure id.
+    sections : dict of str to str
+        The page's sections in order, id to heading.
+
+    Returns
+    -------
+    str
+    """
+    template = _environment().get_template("report.html.j2")
+    return template.render(_context(result, title, images, sections))
+
+
+def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict[str, Any]:
+    """What the templates read: the analyses' numbers and words, and the figures."""
+    d, c, m = result.data, result.convergence, result.model
+    data_line = f"{d['source']}, {d['matches']} matches"
+    model_line = (
+        f"{m.get('prior_text', 'prior not recorded')}; extensions: "
+        f"{m.get('extensions', 'not recorded')}; {m.get('fitting', 'fitting not recorded')}"
+    )
+    k, n_eff = d.get("specs_per_deck", 3), d.get("n_deck_effects", 16)
+    if k == 0:
+        formula = "sd_deck = sd_stst, its one component"
+    else:
+        terms = f"{2 * k} sd_stsp² + {k * k} sd_spsp²" if k > 1 else "2 sd_stsp² + sd_spsp²"
+        formula = f"sd_deck = √(sd_stst² + {terms}), from its {n_eff} components"
+    s, value = result.spreads.attrs, result.nash.attrs.get("value", {})
+    caption = f"Player skills: posterior mean and {round(100 * result.interval)}% interval"
+    if len(result.skills) > TOP_PLAYERS:
+        caption += f" (the {TOP_PLAYERS} highest of {len(result.skills)} players)"
+    held = result.held_out
+    problems = list(c["problems"])
+    if held is not None:
+        problems += [f"held-out model: {p}" for p in held.problems]
+    nan = float("nan")
+    return {
+        "title": title,
+        "sections": sections,
+        "images": images,
+        "d": d,
+        "c": c,
+        "m": {**_UNRECORDED_MODEL, **m},
+        "k": k,
+        "st": d.get("starter_word", "starter"),
+        "sp": d.get("spec_word", "spec"),
+        "pct": f"{round(100 * result.interval)}%",
+        "prior_draws": f"{PRIOR_DRAWS:,}",
+        "data_line": data_line,
+        "model_line": model_line,
+        "provenance": f"Data: {data_line}. Model: {model_line}.",
+        "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "brier": result.brier["brier"].to_dict(),
+        "tables": page_tables(result),
+        "problems": problems,
+        "skills": {
+            "best": str(result.skills.index[0]),
+            "p_best": result.skills["p_best"].iloc[0],
+            "n": len(result.skills),
+            "caption": caption,
+            "truth": result.true_skills is not None,
+        },
+        "decks": {"top": str(result.deck_ranking.index[0]), "n": len(result.deck_ranking)},
+        "nash": {
+            "n_decks": result.nash["deck"].nunique(),
+            "n_draws": result.nash.attrs.get("n_draws", "the"),
+            "value": value.get("mean", nan),
+            "value_interval": interval_text(value.get("lower", nan), value.get("upper", nan)),
+        },
+        "spreads": {
+            "p_more": s.get("p_skill_matters_more", nan),
+            "p_spread": s.get("p_player_spread_larger", nan),
+            "prior_more": s.get("prior_p_skill_matters_more", nan),
+            "prior_spread": s.get("prior_p_player_spread_larger", nan),
+            "formula": formula,
+        },
+        "held": None
+        if held is None
+        else {"label": held.label, "n": len(np.asarray(held.y)), "n_train": held.n_train},
+    }
