@@ -410,7 +410,7 @@ def make_dice_matches(
         Race length (see `DiceGame`).
     random_state : int, RandomState instance or None
     return_X_y : bool, default=False
-        Return ``(X, y)`` instead of the `~sklearn.utils.Bunch`.
+        If True, return ``(X, y)`` only, without the luck, skills and events.
 
     Returns
     -------

@@ -16,15 +16,15 @@ def _check_positive_int(value, name, minimum=1):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
-def _check_series(n_players, n_matches, n_tournaments, decks_per_player, **spreads) -> None:
-    """Check the size of a series of tournaments and the true spreads."""
+def _check_series(n_players, n_matches, n_tournaments, decks_per_player, sd: dict) -> None:
+    """Check the size of a series of tournaments and the true spreads (``sd``, by block)."""
     _check_positive_int(n_players, "n_players", 2)
     _check_positive_int(n_matches, "n_matches")
     _check_positive_int(n_tournaments, "n_tournaments")
     _check_positive_int(decks_per_player, "decks_per_player")
-    for name, value in spreads.items():
+    for block, value in sd.items():
         if not np.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+            raise ValueError(f"sd_{block} must be a finite number >= 0, got {value!r}")
     if n_tournaments > n_matches:
         raise ValueError(f"n_tournaments ({n_tournaments}) cannot exceed n_matches ({n_matches})")
 
@@ -39,13 +39,13 @@ def _tournament_labels(n_tournaments: int) -> list[str]:
     return [f"T{t + 1:0{width}d}" for t in range(n_tournaments)]
 
 
-def _draw_effects(rng, n_players, S, K, sd_player, sd_stst, sd_stsp, sd_spsp):
+def _draw_effects(rng, n_players: int, S: int, K: int, sd: dict):
     """Skills and the four matchup blocks (starter-starter, -spec, spec-starter, -spec)."""
-    skill = rng.normal(0.0, sd_player, n_players)
-    stst = rng.normal(0.0, sd_stst, (S, S))
-    stsp = rng.normal(0.0, sd_stsp, (S, K))
-    spst = rng.normal(0.0, sd_stsp, (K, S))
-    spsp = rng.normal(0.0, sd_spsp, (K, K))
+    skill = rng.normal(0.0, sd["player"], n_players)
+    stst = rng.normal(0.0, sd["stst"], (S, S))
+    stsp = rng.normal(0.0, sd["stsp"], (S, K))
+    spst = rng.normal(0.0, sd["stsp"], (K, S))
+    spsp = rng.normal(0.0, sd["spsp"], (K, K))
     return skill, (stst, stsp, spst, spsp)
 
 
@@ -162,7 +162,8 @@ def make_matches(
         Base Codex by default.
     random_state : int, RandomState instance or None
     return_X_y : bool, default=False
-        Return ``(X, y)`` instead of the `~sklearn.utils.Bunch`.
+        If True, return the match table and outcomes ``(X, y)`` rather than the
+        Bunch with the truth.
 
     Returns
     -------
@@ -187,25 +188,14 @@ def make_matches(
     ((50, 6), (50,), (50,))
     """
     check_flag(return_X_y, "return_X_y")
-    _check_series(
-        n_players,
-        n_matches,
-        n_tournaments,
-        decks_per_player,
-        sd_player=sd_player,
-        sd_stst=sd_stst,
-        sd_stsp=sd_stsp,
-        sd_spsp=sd_spsp,
-        sd_step=sd_step,
-    )
+    sd = {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp, "step": sd_step}
+    _check_series(n_players, n_matches, n_tournaments, decks_per_player, sd)
     cat = CODEX if catalogue is None else catalogue
     rng = check_random_state(random_state)
 
     players = _player_names(n_players)
     starters, specs = list(cat.starters), list(cat.specs)
-    skill, blocks = _draw_effects(
-        rng, n_players, len(starters), len(specs), sd_player, sd_stst, sd_stsp, sd_spsp
-    )
+    skill, blocks = _draw_effects(rng, n_players, len(starters), len(specs), sd)
     universe = legal_decks(deck_kind, cat)
     pools = [
         [universe[j] for j in rng.choice(len(universe), decks_per_player, replace=False)]
@@ -233,13 +223,7 @@ def make_matches(
             columns=_tournament_labels(n_tournaments),
         ),
         **truth,
-        "sd": {
-            "player": sd_player,
-            "stst": sd_stst,
-            "stsp": sd_stsp,
-            "spsp": sd_spsp,
-            "step": sd_step,
-        },
+        "sd": sd,
         "decks": {players[i]: pools[i] for i in range(n_players)},
     }
     if return_X_y:
@@ -312,7 +296,7 @@ def make_game_matches(
         Size of each player's deck pool.
     random_state : int, RandomState instance or None
     return_X_y : bool, default=False
-        Return ``(X, y)`` instead of the `~sklearn.utils.Bunch`.
+        If True, return ``(X, y)`` only, without the truth and the catalogue.
 
     Returns
     -------
@@ -344,16 +328,8 @@ def make_game_matches(
 
     _check_positive_int(specs_per_deck, "specs_per_deck", 0)
     check_flag(return_X_y, "return_X_y")
-    _check_series(
-        n_players,
-        n_matches,
-        n_tournaments,
-        decks_per_player,
-        sd_player=sd_player,
-        sd_stst=sd_stst,
-        sd_stsp=sd_stsp,
-        sd_spsp=sd_spsp,
-    )
+    sd = {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp}
+    _check_series(n_players, n_matches, n_tournaments, decks_per_player, sd)
     if not np.isfinite(first_move):
         raise ValueError(f"first_move must be a finite number, got {first_move!r}")
     st_names = _level_names(starters, "char", "starters")
@@ -368,7 +344,7 @@ def make_game_matches(
     S, K, k = len(st_names), len(comp_names), specs_per_deck
 
     players = _player_names(n_players)
-    skill, blocks = _draw_effects(rng, n_players, S, K, sd_player, sd_stst, sd_stsp, sd_spsp)
+    skill, blocks = _draw_effects(rng, n_players, S, K, sd)
 
     def random_deck() -> tuple[int, tuple[int, ...]]:
         comps = rng.choice(K, k, replace=False) if k else []
@@ -397,7 +373,7 @@ def make_game_matches(
     params = {
         **_truth(players, skill, blocks, st_names, comp_names),
         "first_move": float(first_move),
-        "sd": {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp},
+        "sd": sd,
         "decks": {players[i]: [deck(c) for c in pools[i]] for i in range(n_players)},
     }
     if return_X_y:
