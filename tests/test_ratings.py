@@ -6,6 +6,7 @@ import doctest
 import itertools
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -762,3 +763,129 @@ def test_adapter_feeds_the_estimators_a_match_table(data, make):
         adapted().fit(X, y).predict_proba(X), make().fit(table, y).predict_proba(table)
     )
     assert adapted().get_params() == make().get_params()
+
+
+# ---------------------------------------------------------------------------
+# Values the mutation run found unguarded, each against an independent computation
+# ---------------------------------------------------------------------------
+
+
+def test_glicko2_update_default_tau_is_half():
+    # the volatility-moving case of test_volatility_moves_and_matches_brentq
+    player = (1800.0, 60.0, 0.06)
+    opponents = [(1450.0 + 10 * j, 40.0 + 5 * j) for j in range(20)]
+    scores = [0.0] * 20
+    default = glicko2_update(player, opponents, scores)
+    assert default == glicko2_update(player, opponents, scores, tau=0.5)
+    mu, phi = (player[0] - 1500) / SCALE, player[1] / SCALE
+    opp = [((r - 1500) / SCALE, d / SCALE) for r, d in opponents]
+    vol_half = ref_update(mu, phi, player[2], opp, scores, 0.5)[2]
+    vol_wide = ref_update(mu, phi, player[2], opp, scores, 1.5)[2]
+    assert abs(vol_half - vol_wide) > 1e-3  # tau matters here
+    assert default[2] == pytest.approx(vol_half, rel=1e-6)
+
+
+def test_glicko2_update_ignores_an_opponents_volatility():
+    with_vol = [(r, rd, 0.5) for r, rd in PAPER_OPPONENTS]
+    assert glicko2_update(PAPER_PLAYER, with_vol, PAPER_SCORES) == glicko2_update(
+        PAPER_PLAYER, PAPER_OPPONENTS, PAPER_SCORES
+    )
+    with pytest.raises(ValueError, match=r"opponent 0 must be \(rating, rd\)"):
+        glicko2_update(PAPER_PLAYER, [(1400, 30, 0.06, 1)], [1])
+
+
+@pytest.mark.parametrize(
+    ("player", "opponents", "kwargs", "message"),
+    [
+        (
+            ("1500", 200, 0.06),
+            PAPER_OPPONENTS,
+            {},
+            "the player's rating must be a number, got '1500'",
+        ),
+        ((True, 200, 0.06), PAPER_OPPONENTS, {}, "the player's rating must be a number, got True"),
+        ((math.inf, 200, 0.06), PAPER_OPPONENTS, {}, "the player's rating must be finite, got inf"),
+        ((1500, 0, 0.06), PAPER_OPPONENTS, {}, "the player's rd must be > 0, got 0"),
+        ((1500, 200, 0), PAPER_OPPONENTS, {}, "the player's volatility must be > 0, got 0"),
+        ((1500, 200, -0.1), PAPER_OPPONENTS, {}, "the player's volatility must be > 0, got -0.1"),
+        (
+            (1500, 200, "x"),
+            PAPER_OPPONENTS,
+            {},
+            "the player's volatility must be a number, got 'x'",
+        ),
+        (PAPER_PLAYER, PAPER_OPPONENTS, {"epsilon": 0}, "epsilon must be > 0, got 0"),
+        (PAPER_PLAYER, PAPER_OPPONENTS, {"epsilon": -1e-6}, "epsilon must be > 0, got -1e-06"),
+        (PAPER_PLAYER, PAPER_OPPONENTS, {"tau": "0.5"}, "tau must be a number, got '0.5'"),
+        (
+            PAPER_PLAYER,
+            [(1400, 30), ("1550", 100), (1700, 300)],
+            {},
+            "opponent 1's rating must be a number, got '1550'",
+        ),
+        (
+            PAPER_PLAYER,
+            [(1400, 30), (1550, 0), (1700, 300)],
+            {},
+            "opponent 1's rd must be > 0, got 0",
+        ),
+        (
+            PAPER_PLAYER,
+            [(1400, 30), (1550, 100), (1700, -300)],
+            {},
+            "opponent 2's rd must be > 0, got -300",
+        ),
+    ],
+)
+def test_update_names_the_bad_value(player, opponents, kwargs, message):
+    with pytest.raises(ValueError) as err:
+        glicko2_update(player, opponents, PAPER_SCORES, **kwargs)
+    assert str(err.value) == message
+
+
+def test_glicko2_other_initial_values_equal_the_replay(data):
+    init = (1650.0, 120.0, 0.09)
+    model = Glicko2Classifier(
+        tau=0.7,
+        epsilon=1e-12,
+        initial_rating=init[0],
+        initial_rd=init[1],
+        initial_volatility=init[2],
+    ).fit(data.X, data.y)
+    ref = ref_glicko2_replay(data.X, data.y.astype(float), tau=0.7, init=init)
+    for col, pos in (("rating", 0), ("rd", 1), ("volatility", 2)):
+        got = _ratings(model, col)
+        np.testing.assert_allclose(
+            [got[p] for p in ref], [ref[p][pos] for p in ref], rtol=1e-7, atol=1e-6
+        )
+
+
+def _glickman_p_win(r1, rd1, r2, rd2, h):
+    """Glickman's win probability on the rating scale, written out with scalars."""
+    mu1, mu2 = (r1 - 1500.0) / SCALE, (r2 - 1500.0) / SCALE
+    phi = math.hypot(rd1 / SCALE, rd2 / SCALE)
+    return 1.0 / (1.0 + math.exp(-ref_g(phi) * (mu1 + h / SCALE - mu2)))
+
+
+@pytest.mark.parametrize("h", [0.0, 80.0, -45.0])
+def test_glicko2_probabilities_follow_glickmans_formula(data, h):
+    init = (1580.0, 200.0)
+    model = Glicko2Classifier(
+        first_mover_advantage=h, initial_rating=init[0], initial_rd=init[1]
+    ).fit(data.X, data.y)
+    r = model.ratings_.set_index("player")
+    pairs = [("player01", "player02"), ("player05", "player03"), ("player04", "stranger")]
+    got = model.predict_proba(table(pairs))[:, 1]
+
+    def rating(p):
+        return (r.loc[p, "rating"], r.loc[p, "rd"]) if p in r.index else init
+
+    want = [_glickman_p_win(*rating(a), *rating(b), h) for a, b in pairs]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_elo_expected_score_at_a_vast_gap_is_zero_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e = elo_module._expected(np.array([0.0, 0.0]), np.array([2e5, 0.0]), 0.0)
+    np.testing.assert_array_equal(e, [0.0, 0.5])
