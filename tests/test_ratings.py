@@ -889,3 +889,51 @@ def test_elo_expected_score_at_a_vast_gap_is_zero_without_a_warning():
         warnings.simplefilter("error")
         e = elo_module._expected(np.array([0.0, 0.0]), np.array([2e5, 0.0]), 0.0)
     np.testing.assert_array_equal(e, [0.0, 0.5])
+
+
+def ref_illinois(delta, phi, v, sigma, tau, epsilon, max_iter):
+    """Step 5 of Glickman's paper with scalars, stopped after ``max_iter`` passes of 5.4."""
+    a = math.log(sigma**2)
+
+    def f(x):
+        return float(ref_f(x, delta, phi, v, sigma, tau))
+
+    A = a
+    if delta**2 > phi**2 + v:
+        B = math.log(delta**2 - phi**2 - v)
+    else:
+        k = 1
+        while f(a - k * tau) < 0:
+            k += 1
+        B = a - k * tau
+    fA, fB = f(A), f(B)
+    for _ in range(max_iter):
+        if abs(B - A) <= epsilon:
+            break
+        C = A + (A - B) * fA / (fB - fA)
+        fC = f(C)
+        if fC * fB <= 0:
+            A, fA = B, fB
+        else:
+            fA = fA / 2
+        B, fB = C, fC
+    return math.exp(A / 2)
+
+
+@pytest.mark.parametrize("max_iter", [1, 4, 6, 7, 200])
+def test_volatility_iteration_follows_the_paper_step_by_step(monkeypatch, max_iter):
+    # the volatility-moving case: the iteration needs several steps, so stopping it
+    # early shows each step (and the value it stops at) against the paper's recipe;
+    # the kept end point A moves at the 4th, 6th and 7th step here
+    monkeypatch.setattr(glicko2_module, "_MAX_ITER", max_iter)
+    player = (1800.0, 60.0, 0.06)
+    opponents = [(1450.0 + 10 * j, 40.0 + 5 * j) for j in range(20)]
+    scores = [0.0] * 20
+    got = glicko2_update(player, opponents, scores, tau=1.2, epsilon=1e-12)[2]
+    mu, phi = (player[0] - 1500) / SCALE, player[1] / SCALE
+    opp = [((r - 1500) / SCALE, d / SCALE) for r, d in opponents]
+    v, delta, _ = ref_quantities(mu, phi, opp, scores)
+    want = ref_illinois(delta, phi, v, player[2], 1.2, 1e-12, max_iter)
+    assert got == pytest.approx(want, rel=1e-12)
+    if max_iter < 8:  # still away from the root: the early stop is visible
+        assert abs(got - ref_volatility(delta, phi, v, player[2], 1.2)) > 1e-6

@@ -180,7 +180,6 @@ class Schedule:
     side_slot: np.ndarray
     side_opp: np.ndarray
     slot_player: np.ndarray
-    slot_period: np.ndarray
     slot_idle: np.ndarray  # periods the player sat out since their previous slot
     side_bounds: np.ndarray
     slot_bounds: np.ndarray
@@ -247,7 +246,7 @@ def build_schedule(
     slot_player = unique_keys % n_players
     slot_level = period_level[slot_period]
     slot_order = np.argsort(slot_level, kind="stable")
-    rank = np.empty(len(slot_order), dtype=np.int64)
+    rank = np.empty_like(slot_order)
     rank[slot_order] = np.arange(len(slot_order))
     slot = rank[inverse.ravel()]
     slot_player, slot_period = slot_player[slot_order], slot_period[slot_order]
@@ -282,7 +281,6 @@ def build_schedule(
         side_slot=side_slot,
         side_opp=side_opp,
         slot_player=slot_player,
-        slot_period=slot_period,
         slot_idle=slot_idle,
         side_bounds=2 * match_bounds,
         slot_bounds=slot_bounds,
