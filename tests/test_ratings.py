@@ -19,6 +19,7 @@ from sklearn.model_selection import GridSearchCV, TimeSeriesSplit, cross_val_sco
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skcodex
+import skcodex.ratings._base as ratings_base
 import skcodex.ratings.elo as elo_module
 import skcodex.ratings.glicko2 as glicko2_module
 from skcodex.data import MatchTableError
@@ -920,20 +921,49 @@ def ref_illinois(delta, phi, v, sigma, tau, epsilon, max_iter):
     return math.exp(A / 2)
 
 
-@pytest.mark.parametrize("max_iter", [1, 4, 6, 7, 200])
-def test_volatility_iteration_follows_the_paper_step_by_step(monkeypatch, max_iter):
-    # the volatility-moving case: the iteration needs several steps, so stopping it
-    # early shows each step (and the value it stops at) against the paper's recipe;
-    # the kept end point A moves at the 4th, 6th and 7th step here
+ILLINOIS_CASES = {
+    # the volatility moves (delta^2 > phi^2 + v); the kept end point A moves at the
+    # 4th, 6th and 7th step
+    "losing streak": ((1800.0, 60.0, 0.06), [(1450.0 + 10 * j, 40.0 + 5 * j) for j in range(20)]),
+    # Glickman's example, where delta^2 <= phi^2 + v: the bracket is found by the
+    # search f(a - k tau) >= 0, which with tau = 1.2 stops at k = 1, where 0 < f < 1
+    "paper": (PAPER_PLAYER, PAPER_OPPONENTS),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ILLINOIS_CASES))
+@pytest.mark.parametrize("max_iter", [1, 2, 4, 6, 7, 200])
+def test_volatility_iteration_follows_the_paper_step_by_step(monkeypatch, case, max_iter):
+    # stopping the iteration early shows each step (and the value it stops at)
+    # against the paper's recipe
     monkeypatch.setattr(glicko2_module, "_MAX_ITER", max_iter)
-    player = (1800.0, 60.0, 0.06)
-    opponents = [(1450.0 + 10 * j, 40.0 + 5 * j) for j in range(20)]
-    scores = [0.0] * 20
+    player, opponents = ILLINOIS_CASES[case]
+    scores = [0.0] * 20 if case == "losing streak" else PAPER_SCORES
     got = glicko2_update(player, opponents, scores, tau=1.2, epsilon=1e-12)[2]
     mu, phi = (player[0] - 1500) / SCALE, player[1] / SCALE
     opp = [((r - 1500) / SCALE, d / SCALE) for r, d in opponents]
     v, delta, _ = ref_quantities(mu, phi, opp, scores)
     want = ref_illinois(delta, phi, v, player[2], 1.2, 1e-12, max_iter)
     assert got == pytest.approx(want, rel=1e-12)
-    if max_iter < 8:  # still away from the root: the early stop is visible
+    if case == "losing streak" and max_iter < 8:  # away from the root: the stop is visible
         assert abs(got - ref_volatility(delta, phi, v, player[2], 1.2)) > 1e-6
+
+
+def test_first_mover_points_refuses_a_value_that_is_not_finite():
+    with pytest.raises(ValueError) as err:
+        ratings_base.first_mover_points(float("nan"), np.array([1.0, 0.0]))
+    assert str(err.value) == "first_mover_advantage must be finite or 'auto', got nan"
+
+
+def test_elo_python_engine_never_loads_the_compiled_kernel(monkeypatch):
+    def no_kernel():
+        raise AssertionError("the compiled kernel was asked for")
+
+    monkeypatch.setattr(elo_module, "_replay_kernel", no_kernel)
+    rating = np.full(3, 1500.0)
+    a, b = np.array([0, 1, 2]), np.array([1, 2, 0])
+    elo_module._replay(
+        a, b, np.arange(3), np.array([1.0, 1.0, 0.0]), rating, 20.0, 0.0, engine="python"
+    )
+    want = ref_elo_replay(table([(0, 1), (1, 2), (2, 0)]), [1.0, 1.0, 0.0])
+    np.testing.assert_allclose(rating, [want[0], want[1], want[2]], rtol=1e-12)
