@@ -967,3 +967,48 @@ def test_elo_python_engine_never_loads_the_compiled_kernel(monkeypatch):
     )
     want = ref_elo_replay(table([(0, 1), (1, 2), (2, 0)]), [1.0, 1.0, 0.0])
     np.testing.assert_allclose(rating, [want[0], want[1], want[2]], rtol=1e-12)
+
+
+def test_schedule_levels_are_the_longest_chain_of_shared_players():
+    # T1 (a-b), T2 (c-d) and T4 (e-f) share no player: level 1; T3 (b-c) and T5
+    # (a-e) each follow level-1 periods only and share no player: level 2
+    X = table(
+        [("a", "b"), ("c", "d"), ("b", "c"), ("e", "f"), ("a", "e")],
+        ["T1", "T2", "T3", "T4", "T5"],
+    )
+    data = ratings_base.prepare_training(X, [1, 0, 1, 1, 0])
+    sched = ratings_base.build_schedule(data.player1, data.player2, data.period, data.n_players)
+    assert sched.n_levels == 2
+    levels = [sorted(data.players[sched.slot_player[slots]]) for _, slots in sched.levels()]
+    assert levels == [["a", "b", "c", "d", "e", "f"], ["a", "b", "c", "e"]]
+
+
+def test_a_clean_outcome_array_takes_the_fast_path(monkeypatch):
+    def slow(y, n):
+        raise AssertionError("the full outcome check was run")
+
+    monkeypatch.setattr(ratings_base, "check_outcome", slow)
+    for y in (np.array([0, 1, 1]), np.array([True, False, True]), np.array([0.0, 1.0, 0.0])):
+        np.testing.assert_array_equal(ratings_base.check_outcome_fast(y, 3), y.astype(int))
+    with pytest.raises(AssertionError, match="full outcome check"):
+        ratings_base.check_outcome_fast(np.array([0, 2, 1]), 3)
+
+
+def test_ratings_are_sorted_as_numbers_not_as_text():
+    # ratings either side of 1000: as text, "999.4" would come before "1010.2"
+    X = table([("a", "b"), ("c", "d")])
+    model = EloClassifier(k_factor=40, initial_rating=1000).fit(X, [1, 0])
+    assert model.ratings_["player"].tolist() == ["a", "d", "b", "c"]
+    assert model.ratings_["rating"].tolist() == [1020.0, 1020.0, 980.0, 980.0]
+
+
+def test_elo_small_tables_replay_without_the_compiled_kernel(monkeypatch):
+    def no_kernel():
+        raise AssertionError("the compiled kernel was asked for")
+
+    monkeypatch.setattr(elo_module, "_replay_kernel", no_kernel)
+    rating = np.full(3, 1500.0)
+    args = (np.array([0, 1]), np.array([1, 2]), np.arange(2), np.array([1.0, 0.0]), rating)
+    elo_module._replay(*args, 20.0, 0.0)  # engine="auto" by default
+    want = ref_elo_replay(table([(0, 1), (1, 2)]), [1.0, 0.0])
+    np.testing.assert_allclose(rating, [want[0], want[1], want[2]], rtol=1e-12)

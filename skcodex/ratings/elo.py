@@ -109,8 +109,9 @@ def _replay(a, b, per, score, rating, k, h, *, engine: str = "auto") -> None:
     both give the same ratings to the bit. ``engine`` ("auto", "numba" or
     "python") forces one of them.
     """
-    kernel = _replay_kernel() if engine != "python" else None
-    if kernel is None or (engine == "auto" and len(per) < _KERNEL_MIN_MATCHES):
+    small = engine == "auto" and len(per) < _KERNEL_MIN_MATCHES
+    kernel = None if engine == "python" or small else _replay_kernel()
+    if kernel is None:  # a small table, or numba missing: not worth loading the kernel
         _replay_loop(a, b, per, score, rating, k, h)
         return
     starts, ends = _period_bounds(per) if len(per) else (per[:0], per[:0])
