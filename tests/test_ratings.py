@@ -922,12 +922,21 @@ def ref_illinois(delta, phi, v, sigma, tau, epsilon, max_iter):
 
 
 ILLINOIS_CASES = {
+    # (player, opponents, scores, tau)
     # the volatility moves (delta^2 > phi^2 + v); the kept end point A moves at the
     # 4th, 6th and 7th step
-    "losing streak": ((1800.0, 60.0, 0.06), [(1450.0 + 10 * j, 40.0 + 5 * j) for j in range(20)]),
+    "losing streak": (
+        (1800.0, 60.0, 0.06),
+        [(1450.0 + 10 * j, 40.0 + 5 * j) for j in range(20)],
+        [0.0] * 20,
+        1.2,
+    ),
     # Glickman's example, where delta^2 <= phi^2 + v: the bracket is found by the
     # search f(a - k tau) >= 0, which with tau = 1.2 stops at k = 1, where 0 < f < 1
-    "paper": (PAPER_PLAYER, PAPER_OPPONENTS),
+    "paper": (PAPER_PLAYER, PAPER_OPPONENTS, PAPER_SCORES, 1.2),
+    # a hundred draws by a certain, wildly volatile player with tau = 10: phi^2 + v is
+    # small and f(a - tau) < 0, so the search needs k = 2
+    "draws": ((1500.0, 30.0, 40.0), [(1500.0, 30.0)] * 100, [0.5] * 100, 10.0),
 }
 
 
@@ -937,16 +946,26 @@ def test_volatility_iteration_follows_the_paper_step_by_step(monkeypatch, case, 
     # stopping the iteration early shows each step (and the value it stops at)
     # against the paper's recipe
     monkeypatch.setattr(glicko2_module, "_MAX_ITER", max_iter)
-    player, opponents = ILLINOIS_CASES[case]
-    scores = [0.0] * 20 if case == "losing streak" else PAPER_SCORES
-    got = glicko2_update(player, opponents, scores, tau=1.2, epsilon=1e-12)[2]
+    player, opponents, scores, tau = ILLINOIS_CASES[case]
+    got = glicko2_update(player, opponents, scores, tau=tau, epsilon=1e-12)[2]
     mu, phi = (player[0] - 1500) / SCALE, player[1] / SCALE
     opp = [((r - 1500) / SCALE, d / SCALE) for r, d in opponents]
     v, delta, _ = ref_quantities(mu, phi, opp, scores)
-    want = ref_illinois(delta, phi, v, player[2], 1.2, 1e-12, max_iter)
+    want = ref_illinois(delta, phi, v, player[2], tau, 1e-12, max_iter)
     assert got == pytest.approx(want, rel=1e-12)
+    if max_iter == 200:
+        assert got == pytest.approx(ref_volatility(delta, phi, v, player[2], tau), rel=1e-9)
     if case == "losing streak" and max_iter < 8:  # away from the root: the stop is visible
-        assert abs(got - ref_volatility(delta, phi, v, player[2], 1.2)) > 1e-6
+        assert abs(got - ref_volatility(delta, phi, v, player[2], tau)) > 1e-6
+
+
+def test_the_bracket_search_runs_in_the_draws_case():
+    player, opponents, scores, tau = ILLINOIS_CASES["draws"]
+    mu, phi = (player[0] - 1500) / SCALE, player[1] / SCALE
+    opp = [((r - 1500) / SCALE, d / SCALE) for r, d in opponents]
+    v, delta, _ = ref_quantities(mu, phi, opp, scores)
+    assert delta**2 <= phi**2 + v
+    assert ref_f(math.log(player[2] ** 2) - tau, delta, phi, v, player[2], tau) < 0
 
 
 def test_first_mover_points_refuses_a_value_that_is_not_finite():
@@ -1012,3 +1031,11 @@ def test_elo_small_tables_replay_without_the_compiled_kernel(monkeypatch):
     elo_module._replay(*args, 20.0, 0.0)  # engine="auto" by default
     want = ref_elo_replay(table([(0, 1), (1, 2)]), [1.0, 0.0])
     np.testing.assert_allclose(rating, [want[0], want[1], want[2]], rtol=1e-12)
+
+
+def test_ratings_never_read_the_decks():
+    X = table([("a", "b"), ("b", "c")])
+    X["deck1"], X["deck2"] = "Kick Boxer", "no deck of Codex"
+    for make in (EloClassifier, Glicko2Classifier):
+        model = make().fit(X, [1, 0])
+        assert model.predict_proba(X).shape == (2, 2)
