@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", default=str(HERE / "results" / "first_move.json"))
     args = parser.parse_args(argv)
 
-    X, y = load_codex_matches(args.data)
+    X, y = load_codex_matches(args.data, return_X_y=True)
     common = {
         "draws": args.draws,
         "tune": args.draws,

@@ -100,7 +100,7 @@ def load_real(path: Path = CODEXDATA):
     """The default-filtered codexdata matches (771), their outcomes and the catalogue."""
     from skcodex.datasets import load_codex_matches
 
-    X, y = load_codex_matches(path)
+    X, y = load_codex_matches(path, return_X_y=True)
     return X, np.asarray(y), X.attrs.get("catalogue")
 
 

@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", default=str(HERE / "results" / "forecast.json"))
     args = parser.parse_args(argv)
 
-    X, y = load_codex_matches(args.data)
+    X, y = load_codex_matches(args.data, return_X_y=True)
     catalogue = X.attrs["catalogue"]
     print(f"{len(X)} matches, {X['period'].nunique()} tournaments")
     models = baselines(catalogue, args.draws)

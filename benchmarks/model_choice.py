@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> dict:
         data = make_matches(n_players=40, n_matches=1500, n_tournaments=12, random_state=3)
         X, y, catalogue = data.X, data.y, None
     else:
-        X, y = load_codex_matches(args.data)
+        X, y = load_codex_matches(args.data, return_X_y=True)
         catalogue = X.attrs["catalogue"]
     names = [c for c in args.configs.split(",") if c]
     unknown = [c for c in names if c not in CONFIGS]

@@ -40,6 +40,12 @@ DEFAULT_PERIODS = ["ALPHA", "ALPHA", "BETA", "GAMMA", "GAMMA", "BETA", "LEAGUE"]
 FLAGGED = {"incomplete": 2, "timeout": 3, "forfeit": 1, "map": 2, "f20": 2}
 
 
+def load_with_summary(*args, **kwargs):
+    """The table, the outcomes and the summary, from the loader's Bunch."""
+    data = load_codex_matches(*args, **kwargs)
+    return data.X, data.y, data.summary
+
+
 def dropped(incomplete=2, timeout=2, forfeit=1, on_map=1, f20=2):
     return {
         "incomplete": incomplete,
@@ -54,7 +60,7 @@ def dropped(incomplete=2, timeout=2, forfeit=1, on_map=1, f20=2):
 
 
 def test_default_filter_keeps_normal_complete_games_in_time_order():
-    X, y = load_codex_matches(SMALL)
+    X, y = load_codex_matches(SMALL, return_X_y=True)
     assert X["csv_row"].tolist() == DEFAULT_ROWS
     assert y.tolist() == DEFAULT_Y
     assert y.dtype == np.int64
@@ -88,7 +94,7 @@ def test_default_filter_keeps_normal_complete_games_in_time_order():
 
 
 def test_outcome_is_who_the_victor_is():
-    X, y = load_codex_matches(SMALL, keep_timeouts=True, keep_forfeits=True)
+    X, y = load_codex_matches(SMALL, keep_timeouts=True, keep_forfeits=True, return_X_y=True)
     raw = {int(r["row"]): r for r in _rows(SMALL)}
     for (_, row), won in zip(X.iterrows(), y):
         victor = raw[row["csv_row"]]["victor"]
@@ -97,7 +103,7 @@ def test_outcome_is_who_the_victor_is():
 
 
 def test_summary_counts_each_row_once_in_reason_order():
-    X, _, summary = load_codex_matches(SMALL, return_summary=True)
+    X, _, summary = load_with_summary(SMALL)
     assert isinstance(summary, LoadSummary)
     assert X.attrs["summary"] == summary
     assert summary.rows_read == 15
@@ -122,7 +128,7 @@ def test_summary_counts_each_row_once_in_reason_order():
     ],
 )
 def test_each_filter_switches_off_on_its_own(switch, extra_row, counts):
-    X, y, summary = load_codex_matches(SMALL, return_summary=True, **{switch: True})
+    X, y, summary = load_with_summary(SMALL, **{switch: True})
     extra = extra_row if isinstance(extra_row, list) else [extra_row]
     assert sorted(X["csv_row"]) == sorted([*DEFAULT_ROWS, *extra])
     assert summary.dropped == counts
@@ -135,13 +141,12 @@ def test_each_filter_switches_off_on_its_own(switch, extra_row, counts):
 
 
 def test_all_filters_off_keeps_every_complete_row_in_time_order():
-    X, y, summary = load_codex_matches(
+    X, y, summary = load_with_summary(
         SMALL,
         keep_timeouts=True,
         keep_forfeits=True,
         keep_maps=True,
         keep_f20=True,
-        return_summary=True,
     )
     assert X["csv_row"].tolist() == [3, 2, 5, 4, 6, 7, 10, 12, 13, 15, 16, 11, 14]
     assert y.tolist() == [0, 1, 1, 0, 0, 1, 1, 1, 1, 0, 1, 0, 1]
@@ -156,7 +161,7 @@ def test_drop_incomplete_off_raises_on_the_first_incomplete_row():
 
 
 def test_summary_prints_every_count():
-    _, _, summary = load_codex_matches(SMALL, keep_maps=True, return_summary=True)
+    _, _, summary = load_with_summary(SMALL, keep_maps=True)
     text = str(summary)
     assert "rows read     15" in text
     assert "rows kept      8" in text
@@ -168,14 +173,14 @@ def test_summary_prints_every_count():
 
 
 def test_a_path_to_matches_csv_works_too():
-    X1, y1 = load_codex_matches(SMALL)
-    X2, y2 = load_codex_matches(SMALL / "matches.csv")
+    X1, y1 = load_codex_matches(SMALL, return_X_y=True)
+    X2, y2 = load_codex_matches(SMALL / "matches.csv", return_X_y=True)
     pd.testing.assert_frame_equal(X1, X2)
     np.testing.assert_array_equal(y1, y2)
 
 
 def test_only_matches_csv_and_only_required_columns():
-    X, y = load_codex_matches(MINIMAL)
+    X, y = load_codex_matches(MINIMAL, return_X_y=True)
     assert X["csv_row"].tolist() == [2, 3, 4]
     assert y.tolist() == [0, 1, 1]
     assert X["map"].isna().all()
@@ -184,7 +189,7 @@ def test_only_matches_csv_and_only_required_columns():
 
 
 def test_the_table_passes_the_match_table_check_with_its_catalogue():
-    X, _ = load_codex_matches(SMALL, keep_f20=True)
+    X, _ = load_codex_matches(SMALL, keep_f20=True, return_X_y=True)
     cat = X.attrs["catalogue"]
     table = check_match_table(X, cat)
     assert table.columns.tolist() == ["player1", "player2", "deck1", "deck2", "period", "date"]
@@ -222,7 +227,7 @@ def test_catalogue_adds_the_files_to_the_base_catalogue():
 
 
 def test_catalogue_survives_slicing_copying_and_pickling():
-    X, _ = load_codex_matches(SMALL)
+    X, _ = load_codex_matches(SMALL, return_X_y=True)
     cat = X.attrs["catalogue"]
     assert X.iloc[[0, 2]].attrs["catalogue"] is cat
     assert X.copy().attrs["catalogue"] is cat
@@ -275,7 +280,7 @@ def test_missing_required_column(tmp_path, column):
 
 def test_optional_columns_may_be_absent(tmp_path):
     folder = _edited(tmp_path, drop_column="map")
-    X, _, summary = load_codex_matches(folder, return_summary=True)
+    X, _, summary = load_with_summary(folder)
     assert summary.flagged["map"] == 0
     assert len(X) == 8  # the map game on row 6 is now kept; row 13 is still a timeout
 
@@ -314,7 +319,7 @@ def test_malformed_rows_name_the_row_and_value(tmp_path, edit, message):
 
 def test_names_are_stripped_and_victory_read_case_insensitively(tmp_path):
     folder = _edited(tmp_path, {2: {"player1": " ann ", "victor": "ann  ", "victory": "Normal"}})
-    X, y = load_codex_matches(folder)
+    X, y = load_codex_matches(folder, return_X_y=True)
     assert X.loc[X["csv_row"] == 2, "player1"].item() == "ann"
     assert y.tolist() == DEFAULT_Y
 
@@ -339,7 +344,7 @@ def test_empty_matches_file(tmp_path):
 
 def test_header_only_gives_an_empty_table(tmp_path):
     (tmp_path / "matches.csv").write_text(",".join(_rows(SMALL)[0].keys() - {"row"}) + "\n")
-    X, y, summary = load_codex_matches(tmp_path, return_summary=True)
+    X, y, summary = load_with_summary(tmp_path)
     assert len(X) == len(y) == summary.rows_read == summary.rows_kept == 0
 
 
@@ -402,7 +407,7 @@ REAL_FOLDS = [  # (test tournament, training matches, test matches)
 
 
 def test_shared_codexdata(codexdata_path):
-    X, y, summary = load_codex_matches(codexdata_path, return_summary=True)
+    X, y, summary = load_with_summary(codexdata_path)
     assert summary.rows_read == 915
     assert summary.rows_kept == len(X) == len(y) == 771
     assert summary.dropped == REAL_DROPPED
@@ -435,7 +440,7 @@ def test_shared_codexdata(codexdata_path):
 
     all_in = load_codex_matches(
         codexdata_path, keep_timeouts=True, keep_forfeits=True, keep_maps=True, keep_f20=True
-    )[0]
+    ).X
     assert len(all_in) == 913
 
     cv = TournamentSplit(n_splits=8)
@@ -464,8 +469,29 @@ def test_shared_codexdata(codexdata_path):
 def test_f20_filter_reads_the_starter_and_every_spec(tmp_path, deck1, f20):
     # Row 10 (kept by default) gets a deck with one F20 component, or none.
     folder = _edited(tmp_path, {10: {"deck1": deck1}})
-    X, _, summary = load_codex_matches(folder, return_summary=True)
+    X, _, summary = load_with_summary(folder)
     assert (10 not in set(X["csv_row"])) == f20
     assert summary.dropped["f20"] == 2 + f20
-    kept, _ = load_codex_matches(folder, keep_f20=True)
+    kept, _ = load_codex_matches(folder, keep_f20=True, return_X_y=True)
     assert 10 in set(kept["csv_row"])
+
+
+def test_the_bunch_holds_the_table_outcomes_summary_and_catalogue():
+    data = load_codex_matches(SMALL)
+    X, y = load_codex_matches(SMALL, return_X_y=True)
+    pd.testing.assert_frame_equal(data.X, X)
+    np.testing.assert_array_equal(data.y, y)
+    assert data.summary is data.X.attrs["summary"]
+    assert data.catalogue is data.X.attrs["catalogue"]
+    assert data.catalogue == load_codex_catalogue(SMALL)
+    with pytest.raises(TypeError, match="return_X_y must be True or False"):
+        load_codex_matches(SMALL, return_X_y="no")
+
+
+def test_the_whole_file_passes_the_match_table_checks(tmp_path):
+    # one player written in two Unicode forms (composed and decomposed e-acute) faces
+    # themself: the text differs, so codexdata's own rules let it through; the
+    # match-table checks do not, and the message names the row of the file
+    folder = _edited(tmp_path, {3: {"player1": "zo\u00e9", "player2": "zoe\u0301", "victor": ""}})
+    with pytest.raises(CodexDataError, match=r"not give a valid match table.*index 3"):
+        load_codex_matches(folder)

@@ -359,3 +359,12 @@ def test_adjusted_outcome_has_less_than_half_the_noise():
     for evaluator in ("exact", "biased"):
         luck = luck_by_match(game.annotate_luck(events, evaluator), n)
         assert np.var(adjusted_outcome(y, luck)) < 0.5 * np.var(y)
+
+
+def test_make_dice_matches_return_X_y():
+    data = make_dice_matches(n_players=4, n_matches=20, random_state=3)
+    X, y = make_dice_matches(n_players=4, n_matches=20, random_state=3, return_X_y=True)
+    pd.testing.assert_frame_equal(X, data.X)
+    np.testing.assert_array_equal(y, data.y)
+    with pytest.raises(TypeError, match="return_X_y must be True or False"):
+        make_dice_matches(n_players=4, n_matches=20, return_X_y=1)

@@ -6,6 +6,7 @@ import doctest
 import itertools
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from sklearn.model_selection import GridSearchCV, TimeSeriesSplit, cross_val_sco
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skcodex
+import skcodex.ratings._base as ratings_base
 import skcodex.ratings.elo as elo_module
 import skcodex.ratings.glicko2 as glicko2_module
 from skcodex.data import MatchTableError
@@ -762,3 +764,278 @@ def test_adapter_feeds_the_estimators_a_match_table(data, make):
         adapted().fit(X, y).predict_proba(X), make().fit(table, y).predict_proba(table)
     )
     assert adapted().get_params() == make().get_params()
+
+
+# ---------------------------------------------------------------------------
+# Values the mutation run found unguarded, each against an independent computation
+# ---------------------------------------------------------------------------
+
+
+def test_glicko2_update_default_tau_is_half():
+    # the volatility-moving case of test_volatility_moves_and_matches_brentq
+    player = (1800.0, 60.0, 0.06)
+    opponents = [(1450.0 + 10 * j, 40.0 + 5 * j) for j in range(20)]
+    scores = [0.0] * 20
+    default = glicko2_update(player, opponents, scores)
+    assert default == glicko2_update(player, opponents, scores, tau=0.5)
+    mu, phi = (player[0] - 1500) / SCALE, player[1] / SCALE
+    opp = [((r - 1500) / SCALE, d / SCALE) for r, d in opponents]
+    vol_half = ref_update(mu, phi, player[2], opp, scores, 0.5)[2]
+    vol_wide = ref_update(mu, phi, player[2], opp, scores, 1.5)[2]
+    assert abs(vol_half - vol_wide) > 1e-3  # tau matters here
+    assert default[2] == pytest.approx(vol_half, rel=1e-6)
+
+
+def test_glicko2_update_ignores_an_opponents_volatility():
+    with_vol = [(r, rd, 0.5) for r, rd in PAPER_OPPONENTS]
+    assert glicko2_update(PAPER_PLAYER, with_vol, PAPER_SCORES) == glicko2_update(
+        PAPER_PLAYER, PAPER_OPPONENTS, PAPER_SCORES
+    )
+    with pytest.raises(ValueError, match=r"opponent 0 must be \(rating, rd\)"):
+        glicko2_update(PAPER_PLAYER, [(1400, 30, 0.06, 1)], [1])
+
+
+@pytest.mark.parametrize(
+    ("player", "opponents", "kwargs", "message"),
+    [
+        (
+            ("1500", 200, 0.06),
+            PAPER_OPPONENTS,
+            {},
+            "the player's rating must be a number, got '1500'",
+        ),
+        ((True, 200, 0.06), PAPER_OPPONENTS, {}, "the player's rating must be a number, got True"),
+        ((math.inf, 200, 0.06), PAPER_OPPONENTS, {}, "the player's rating must be finite, got inf"),
+        ((1500, 0, 0.06), PAPER_OPPONENTS, {}, "the player's rd must be > 0, got 0"),
+        ((1500, 200, 0), PAPER_OPPONENTS, {}, "the player's volatility must be > 0, got 0"),
+        ((1500, 200, -0.1), PAPER_OPPONENTS, {}, "the player's volatility must be > 0, got -0.1"),
+        (
+            (1500, 200, "x"),
+            PAPER_OPPONENTS,
+            {},
+            "the player's volatility must be a number, got 'x'",
+        ),
+        (PAPER_PLAYER, PAPER_OPPONENTS, {"epsilon": 0}, "epsilon must be > 0, got 0"),
+        (PAPER_PLAYER, PAPER_OPPONENTS, {"epsilon": -1e-6}, "epsilon must be > 0, got -1e-06"),
+        (PAPER_PLAYER, PAPER_OPPONENTS, {"tau": "0.5"}, "tau must be a number, got '0.5'"),
+        (
+            PAPER_PLAYER,
+            [(1400, 30), ("1550", 100), (1700, 300)],
+            {},
+            "opponent 1's rating must be a number, got '1550'",
+        ),
+        (
+            PAPER_PLAYER,
+            [(1400, 30), (1550, 0), (1700, 300)],
+            {},
+            "opponent 1's rd must be > 0, got 0",
+        ),
+        (
+            PAPER_PLAYER,
+            [(1400, 30), (1550, 100), (1700, -300)],
+            {},
+            "opponent 2's rd must be > 0, got -300",
+        ),
+    ],
+)
+def test_update_names_the_bad_value(player, opponents, kwargs, message):
+    with pytest.raises(ValueError) as err:
+        glicko2_update(player, opponents, PAPER_SCORES, **kwargs)
+    assert str(err.value) == message
+
+
+def test_glicko2_other_initial_values_equal_the_replay(data):
+    init = (1650.0, 120.0, 0.09)
+    model = Glicko2Classifier(
+        tau=0.7,
+        epsilon=1e-12,
+        initial_rating=init[0],
+        initial_rd=init[1],
+        initial_volatility=init[2],
+    ).fit(data.X, data.y)
+    ref = ref_glicko2_replay(data.X, data.y.astype(float), tau=0.7, init=init)
+    for col, pos in (("rating", 0), ("rd", 1), ("volatility", 2)):
+        got = _ratings(model, col)
+        np.testing.assert_allclose(
+            [got[p] for p in ref], [ref[p][pos] for p in ref], rtol=1e-7, atol=1e-6
+        )
+
+
+def _glickman_p_win(r1, rd1, r2, rd2, h):
+    """Glickman's win probability on the rating scale, written out with scalars."""
+    mu1, mu2 = (r1 - 1500.0) / SCALE, (r2 - 1500.0) / SCALE
+    phi = math.hypot(rd1 / SCALE, rd2 / SCALE)
+    return 1.0 / (1.0 + math.exp(-ref_g(phi) * (mu1 + h / SCALE - mu2)))
+
+
+@pytest.mark.parametrize("h", [0.0, 80.0, -45.0])
+def test_glicko2_probabilities_follow_glickmans_formula(data, h):
+    init = (1580.0, 200.0)
+    model = Glicko2Classifier(
+        first_mover_advantage=h, initial_rating=init[0], initial_rd=init[1]
+    ).fit(data.X, data.y)
+    r = model.ratings_.set_index("player")
+    pairs = [("player01", "player02"), ("player05", "player03"), ("player04", "stranger")]
+    got = model.predict_proba(table(pairs))[:, 1]
+
+    def rating(p):
+        return (r.loc[p, "rating"], r.loc[p, "rd"]) if p in r.index else init
+
+    want = [_glickman_p_win(*rating(a), *rating(b), h) for a, b in pairs]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_elo_expected_score_at_a_vast_gap_is_zero_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e = elo_module._expected(np.array([0.0, 0.0]), np.array([2e5, 0.0]), 0.0)
+    np.testing.assert_array_equal(e, [0.0, 0.5])
+
+
+def ref_illinois(delta, phi, v, sigma, tau, epsilon, max_iter):
+    """Step 5 of Glickman's paper with scalars, stopped after ``max_iter`` passes of 5.4."""
+    a = math.log(sigma**2)
+
+    def f(x):
+        return float(ref_f(x, delta, phi, v, sigma, tau))
+
+    A = a
+    if delta**2 > phi**2 + v:
+        B = math.log(delta**2 - phi**2 - v)
+    else:
+        k = 1
+        while f(a - k * tau) < 0:
+            k += 1
+        B = a - k * tau
+    fA, fB = f(A), f(B)
+    for _ in range(max_iter):
+        if abs(B - A) <= epsilon:
+            break
+        C = A + (A - B) * fA / (fB - fA)
+        fC = f(C)
+        if fC * fB <= 0:
+            A, fA = B, fB
+        else:
+            fA = fA / 2
+        B, fB = C, fC
+    return math.exp(A / 2)
+
+
+ILLINOIS_CASES = {
+    # (player, opponents, scores, tau)
+    # the volatility moves (delta^2 > phi^2 + v); the kept end point A moves at the
+    # 4th, 6th and 7th step
+    "losing streak": (
+        (1800.0, 60.0, 0.06),
+        [(1450.0 + 10 * j, 40.0 + 5 * j) for j in range(20)],
+        [0.0] * 20,
+        1.2,
+    ),
+    # Glickman's example, where delta^2 <= phi^2 + v: the bracket is found by the
+    # search f(a - k tau) >= 0, which with tau = 1.2 stops at k = 1, where 0 < f < 1
+    "paper": (PAPER_PLAYER, PAPER_OPPONENTS, PAPER_SCORES, 1.2),
+    # a hundred draws by a certain, wildly volatile player with tau = 10: phi^2 + v is
+    # small and f(a - tau) < 0, so the search needs k = 2
+    "draws": ((1500.0, 30.0, 40.0), [(1500.0, 30.0)] * 100, [0.5] * 100, 10.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ILLINOIS_CASES))
+@pytest.mark.parametrize("max_iter", [1, 2, 4, 6, 7, 200])
+def test_volatility_iteration_follows_the_paper_step_by_step(monkeypatch, case, max_iter):
+    # stopping the iteration early shows each step (and the value it stops at)
+    # against the paper's recipe
+    monkeypatch.setattr(glicko2_module, "_MAX_ITER", max_iter)
+    player, opponents, scores, tau = ILLINOIS_CASES[case]
+    got = glicko2_update(player, opponents, scores, tau=tau, epsilon=1e-12)[2]
+    mu, phi = (player[0] - 1500) / SCALE, player[1] / SCALE
+    opp = [((r - 1500) / SCALE, d / SCALE) for r, d in opponents]
+    v, delta, _ = ref_quantities(mu, phi, opp, scores)
+    want = ref_illinois(delta, phi, v, player[2], tau, 1e-12, max_iter)
+    assert got == pytest.approx(want, rel=1e-12)
+    if max_iter == 200:
+        assert got == pytest.approx(ref_volatility(delta, phi, v, player[2], tau), rel=1e-9)
+    if case == "losing streak" and max_iter < 8:  # away from the root: the stop is visible
+        assert abs(got - ref_volatility(delta, phi, v, player[2], tau)) > 1e-6
+
+
+def test_the_bracket_search_runs_in_the_draws_case():
+    player, opponents, scores, tau = ILLINOIS_CASES["draws"]
+    mu, phi = (player[0] - 1500) / SCALE, player[1] / SCALE
+    opp = [((r - 1500) / SCALE, d / SCALE) for r, d in opponents]
+    v, delta, _ = ref_quantities(mu, phi, opp, scores)
+    assert delta**2 <= phi**2 + v
+    assert ref_f(math.log(player[2] ** 2) - tau, delta, phi, v, player[2], tau) < 0
+
+
+def test_first_mover_points_refuses_a_value_that_is_not_finite():
+    with pytest.raises(ValueError) as err:
+        ratings_base.first_mover_points(float("nan"), np.array([1.0, 0.0]))
+    assert str(err.value) == "first_mover_advantage must be finite or 'auto', got nan"
+
+
+def test_elo_python_engine_never_loads_the_compiled_kernel(monkeypatch):
+    def no_kernel():
+        raise AssertionError("the compiled kernel was asked for")
+
+    monkeypatch.setattr(elo_module, "_replay_kernel", no_kernel)
+    rating = np.full(3, 1500.0)
+    a, b = np.array([0, 1, 2]), np.array([1, 2, 0])
+    elo_module._replay(
+        a, b, np.arange(3), np.array([1.0, 1.0, 0.0]), rating, 20.0, 0.0, engine="python"
+    )
+    want = ref_elo_replay(table([(0, 1), (1, 2), (2, 0)]), [1.0, 1.0, 0.0])
+    np.testing.assert_allclose(rating, [want[0], want[1], want[2]], rtol=1e-12)
+
+
+def test_schedule_levels_are_the_longest_chain_of_shared_players():
+    # T1 (a-b), T2 (c-d) and T4 (e-f) share no player: level 1; T3 (b-c) and T5
+    # (a-e) each follow level-1 periods only and share no player: level 2
+    X = table(
+        [("a", "b"), ("c", "d"), ("b", "c"), ("e", "f"), ("a", "e")],
+        ["T1", "T2", "T3", "T4", "T5"],
+    )
+    data = ratings_base.prepare_training(X, [1, 0, 1, 1, 0])
+    sched = ratings_base.build_schedule(data.player1, data.player2, data.period, data.n_players)
+    assert sched.n_levels == 2
+    levels = [sorted(data.players[sched.slot_player[slots]]) for _, slots in sched.levels()]
+    assert levels == [["a", "b", "c", "d", "e", "f"], ["a", "b", "c", "e"]]
+
+
+def test_a_clean_outcome_array_takes_the_fast_path(monkeypatch):
+    def slow(y, n):
+        raise AssertionError("the full outcome check was run")
+
+    monkeypatch.setattr(ratings_base, "check_outcome", slow)
+    for y in (np.array([0, 1, 1]), np.array([True, False, True]), np.array([0.0, 1.0, 0.0])):
+        np.testing.assert_array_equal(ratings_base.check_outcome_fast(y, 3), y.astype(int))
+    with pytest.raises(AssertionError, match="full outcome check"):
+        ratings_base.check_outcome_fast(np.array([0, 2, 1]), 3)
+
+
+def test_ratings_are_sorted_as_numbers_not_as_text():
+    # ratings either side of 1000: as text, "999.4" would come before "1010.2"
+    X = table([("a", "b"), ("c", "d")])
+    model = EloClassifier(k_factor=40, initial_rating=1000).fit(X, [1, 0])
+    assert model.ratings_["player"].tolist() == ["a", "d", "b", "c"]
+    assert model.ratings_["rating"].tolist() == [1020.0, 1020.0, 980.0, 980.0]
+
+
+def test_elo_small_tables_replay_without_the_compiled_kernel(monkeypatch):
+    def no_kernel():
+        raise AssertionError("the compiled kernel was asked for")
+
+    monkeypatch.setattr(elo_module, "_replay_kernel", no_kernel)
+    rating = np.full(3, 1500.0)
+    args = (np.array([0, 1]), np.array([1, 2]), np.arange(2), np.array([1.0, 0.0]), rating)
+    elo_module._replay(*args, 20.0, 0.0)  # engine="auto" by default
+    want = ref_elo_replay(table([(0, 1), (1, 2)]), [1.0, 0.0])
+    np.testing.assert_allclose(rating, [want[0], want[1], want[2]], rtol=1e-12)
+
+
+def test_ratings_never_read_the_decks():
+    X = table([("a", "b"), ("b", "c")])
+    X["deck1"], X["deck2"] = "Kick Boxer", "no deck of Codex"
+    for make in (EloClassifier, Glicko2Classifier):
+        model = make().fit(X, [1, 0])
+        assert model.predict_proba(X).shape == (2, 2)

@@ -39,7 +39,7 @@ LAST = "CAFS21"
 
 @pytest.fixture(scope="module")
 def loaded():
-    X, y = load_codex_matches(VARIANTS)
+    X, y = load_codex_matches(VARIANTS, return_X_y=True)
     return X, y
 
 

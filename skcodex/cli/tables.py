@@ -49,14 +49,14 @@ def read_matches(
             f"{path} is codexdata, which carries its own Codex catalogue"
         )
     if p.is_dir():
-        X, y = load_codex_matches(p)
+        X, y = load_codex_matches(p, return_X_y=True)
         return X, y, X.attrs.get("catalogue")
     try:
         header = pd.read_csv(p, nrows=0).columns
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as err:
         raise CommandError(f"cannot read {path} as CSV: {err}") from None
     if "victor" in header:
-        X, y = load_codex_matches(p)
+        X, y = load_codex_matches(p, return_X_y=True)
         return X, y, X.attrs.get("catalogue")
     table = pd.read_csv(p, dtype={"player1": str, "player2": str, "winner": str})
     if "y" in table.columns:

@@ -9,7 +9,7 @@ _EXPORTS = {
     "make_matches": "skcodex.datasets.synthetic",
     "make_game_matches": "skcodex.datasets.synthetic",
     "load_codex_matches": "skcodex.datasets.codexdata",
-    "load_codex_catalogue": "skcodex.datasets.codexdata",
+    "load_codex_catalogue": "skcodex.datasets.codexdata_catalogue",
     "LoadSummary": "skcodex.datasets.codexdata",
     "make_dice_matches": "skcodex.datasets.dice",
     "DiceGame": "skcodex.datasets.dice",

@@ -18,16 +18,25 @@ The layout (the ``data-raw`` folder of the codexdata project) is a folder with
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import Bunch
 
-from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, parse_deck
+from skcodex.codex import Catalogue, Deck, DeckParseError, parse_deck
+from skcodex.data import MatchTableError, check_match_table
+from skcodex.datasets._checks import check_flag
+from skcodex.datasets.codexdata_catalogue import (
+    CodexDataError,
+    at_row,
+    codex_folder,
+    load_codex_catalogue,
+    read_codex_csv,
+)
 
 __all__ = [
     "REASONS",
@@ -83,10 +92,6 @@ TABLE_COLUMNS = (
     "map",
     "csv_row",
 )
-
-
-class CodexDataError(ValueError):
-    """A codexdata file that cannot be read; the message names the file, row and value."""
 
 
 @dataclass(frozen=True)
@@ -170,205 +175,76 @@ class LoadSummary:
         return "\n".join(lines)
 
 
-# --------------------------------------------------------------------------- files
-
-
-def _folder(path: str | os.PathLike) -> Path:
-    """The codexdata folder: `path` itself, or the folder of a ``matches.csv`` given directly."""
-    p = Path(path).expanduser()
-    if p.is_file():
-        return p.parent
-    if not p.exists():
-        raise FileNotFoundError(f"no codexdata folder at {str(p)!r}")
-    return p
-
-
-def _read_csv(file: Path, required: tuple[str, ...]) -> pd.DataFrame:
-    """Read a CSV as text (only empty cells are missing) and check its columns."""
-    try:
-        frame = pd.read_csv(
-            file,
-            dtype=str,
-            keep_default_na=False,
-            na_values=[""],
-            skipinitialspace=True,
-            encoding="utf-8",
-        )
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise CodexDataError(f"{file.name} is not a readable CSV file: {err}") from None
-    except pd.errors.EmptyDataError:
-        raise CodexDataError(f"{file.name} is empty: it needs at least a header row") from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    missing = [c for c in required if c not in frame.columns]
-    if missing:
-        raise CodexDataError(
-            f"{file.name} is missing the required column(s) {', '.join(map(repr, missing))}; "
-            f"it has {', '.join(map(repr, frame.columns))}"
-        )
-    return frame.astype(object).where(frame.notna(), None)
-
-
-def _text(value: Any) -> str | None:
-    """A cell as stripped text, or None when it is empty."""
-    if value is None:
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def _row(file: str, pos: int) -> str:
-    """Where a data row sits in its file, as a spreadsheet shows it (the header is row 1)."""
-    return f"{file} row {pos + 2} (header = row 1)"
-
-
-# --------------------------------------------------------------------------- catalogue
-
-
-def load_codex_catalogue(path: str | os.PathLike) -> Catalogue:
-    """Build the catalogue a codexdata folder's decks are read against.
-
-    Starts from the base Codex catalogue (`skcodex.codex.CODEX`) and adds the
-    starters of ``starters.csv``, the specs of ``specs.csv`` (each with its
-    starter) and the nicknames of ``nicknames.csv``; a file that is absent adds
-    nothing. Variant specs and starters (``DemonBash``, ``AnarchyP22``,
-    ``FireF20``, ``RedF20``) become components in their own right.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The folder (or its ``matches.csv``).
-
-    Returns
-    -------
-    Catalogue
-        Immutable; it can be kept in ``DataFrame.attrs``, copied and pickled.
-
-    Raises
-    ------
-    CodexDataError
-        If a file lacks a required column, or a nickname uses an unknown
-        spec or starter.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> from skcodex.datasets import load_codex_catalogue
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "specs.csv").write_text(
-    ...     "spec,starter\\nDemonBash,Black\\nFireF20,RedF20\\n"
-    ... )
-    >>> _ = (folder / "nicknames.csv").write_text(
-    ...     "nickname,starter,spec1,spec2,spec3\\nBlack Bash,Black,DemonBash,Disease,Necromancy\\n"
-    ... )
-    >>> cat = load_codex_catalogue(folder)
-    >>> cat.colour("DemonBash"), cat.colour("FireF20")
-    ('Black', 'RedF20')
-    >>> cat.nickname("Black Bash")
-    Deck(starter='Black', specs=('DemonBash', 'Disease', 'Necromancy'))
-    """
-    folder = _folder(path)
-    cat: Catalogue = CODEX
-    try:
-        file = folder / "starters.csv"
-        if file.exists():
-            frame = _read_csv(file, ("starter",))
-            names = [_text(v) for v in frame["starter"]]
-            blank = [i for i, v in enumerate(names) if v is None]
-            if blank:
-                raise CodexDataError(f"{_row(file.name, blank[0])}: the starter name is empty")
-            cat = cat.with_starters([n for n in names if n not in cat.starters])
-
-        file = folder / "specs.csv"
-        if file.exists():
-            frame = _read_csv(file, ("spec", "starter"))
-            specs: dict[str, str] = {}
-            for pos, (spec, starter) in enumerate(zip(frame["spec"], frame["starter"])):
-                spec, starter = _text(spec), _text(starter)
-                if spec is None or starter is None:
-                    raise CodexDataError(
-                        f"{_row(file.name, pos)}: every spec needs a name and a starter"
-                    )
-                specs[spec] = starter
-            cat = cat.with_specs(specs)
-
-        file = folder / "nicknames.csv"
-        if file.exists():
-            frame = _read_csv(file, ("nickname", "starter"))
-            spec_cols = sorted(
-                (c for c in frame.columns if c.startswith("spec") and c[4:].isdigit()),
-                key=lambda c: int(c[4:]),
-            )
-            if not spec_cols:
-                raise CodexDataError(
-                    f"{file.name} is missing the columns 'spec1', 'spec2', 'spec3'; "
-                    f"it has {', '.join(map(repr, frame.columns))}"
-                )
-            nicknames: dict[str, Deck] = {}
-            for pos, values in enumerate(frame.to_dict("records")):
-                nicknames[_nickname_name(values, file.name, pos)] = _nickname_deck(
-                    cat, values, spec_cols, file.name, pos
-                )
-            cat = cat.with_nicknames(nicknames)
-    except ValueError as err:
-        if isinstance(err, CodexDataError):
-            raise
-        raise CodexDataError(f"the catalogue files in {str(folder)!r} clash: {err}") from None
-    return cat
-
-
-def _nickname_name(values: dict, file: str, pos: int) -> str:
-    name = _text(values.get("nickname"))
-    if name is None:
-        raise CodexDataError(f"{_row(file, pos)}: the nickname is empty")
-    return name
-
-
-def _nickname_deck(cat: Catalogue, values: dict, spec_cols: list, file: str, pos: int) -> Deck:
-    raw = [_text(values.get(c)) for c in ("starter", *spec_cols)]
-    where = f"{_row(file, pos)} (nickname {values.get('nickname')!r})"
-    if any(v is None for v in raw):
-        raise CodexDataError(f"{where}: the starter and every spec must be given")
-    starter = cat.canonical(raw[0])
-    if starter not in cat.starters:
-        raise CodexDataError(f"{where}: {raw[0]!r} is not a known starter")
-    specs = []
-    for name in raw[1:]:
-        spec = cat.canonical(name)
-        if spec not in cat.spec_colours:
-            raise CodexDataError(f"{where}: {name!r} is not a known spec")
-        specs.append(spec)
-    if len(specs) != cat.specs_per_deck:
-        raise CodexDataError(
-            f"{where}: a deck has {cat.specs_per_deck} specs, this nickname has {len(specs)}"
-        )
-    try:
-        return Deck(starter, specs)
-    except ValueError as err:
-        raise CodexDataError(f"{where}: {err}") from None
-
-
 # --------------------------------------------------------------------------- matches
 
 
+def _stripped(frame: pd.DataFrame, column: str) -> pd.Series:
+    """A column as stripped text, None where it is empty or absent."""
+    if column not in frame.columns:
+        return pd.Series([None] * len(frame), index=frame.index, dtype=object)
+    text = frame[column].astype(object).str.strip()
+    return text.where(text.notna() & text.ne(""), None)
+
+
 def _dates(frame: pd.DataFrame, column: str, file: str) -> pd.Series:
-    values = frame[column]
-    for pos, v in enumerate(values):
-        if _text(v) is None:
-            raise CodexDataError(f"{_row(file, pos)}: the {column} date is missing")
-    parsed = pd.to_datetime(values.map(_text), format="ISO8601", errors="coerce")
+    text = _stripped(frame, column)
+    missing = np.flatnonzero(text.isna().to_numpy())
+    if len(missing):
+        raise CodexDataError(f"{at_row(file, int(missing[0]))}: the {column} date is missing")
+    parsed = pd.to_datetime(text, format="ISO8601", errors="coerce")
     bad = np.flatnonzero(parsed.isna().to_numpy())
     if len(bad):
         pos = int(bad[0])
         raise CodexDataError(
-            f"{_row(file, pos)}: cannot read the {column} date {values.iloc[pos]!r}; "
+            f"{at_row(file, pos)}: cannot read the {column} date {frame[column].iloc[pos]!r}; "
             "dates must be written year-month-day, e.g. 2019-04-17"
         )
     return parsed
 
 
-def _is_f20(deck: Deck) -> bool:
+def _read_decks(text: pd.Series, catalogue: Catalogue) -> pd.Series:
+    """Each row's deck: a `Deck`, the `DeckParseError` that reading it raised, or None."""
+
+    def read(deck: str) -> Deck | DeckParseError:
+        try:
+            return parse_deck(deck, catalogue)
+        except DeckParseError as err:
+            return err
+
+    distinct = text.dropna().unique()
+    return text.map(dict(zip(distinct, map(read, distinct)))).astype(object)
+
+
+def _is_f20(deck: Deck | DeckParseError | None) -> bool:
+    if not isinstance(deck, Deck):
+        return False
     return deck.starter.endswith(F20_SUFFIX) or any(s.endswith(F20_SUFFIX) for s in deck.specs)
+
+
+def _raise_first_problem(problems: list[tuple[pd.Series, Callable[[int], str]]]) -> None:
+    """Raise for the first row with a problem, naming the first of its problems in list order.
+
+    Each problem is a boolean mask over the rows and the message for a row position.
+    """
+    firsts = [
+        (int(np.argmax(mask.to_numpy())), i)
+        for i, (mask, _) in enumerate(problems)
+        if mask.to_numpy().any()
+    ]
+    if firsts:
+        pos, i = min(firsts)
+        raise CodexDataError(problems[i][1](pos))
+
+
+def _check_as_match_table(table: pd.DataFrame, catalogue: Catalogue, file: str) -> None:
+    """Run the package's match-table checks on the rows that hold both decks."""
+    try:
+        check_match_table(table.set_index("csv_row"), catalogue, require_rows=False)
+    except MatchTableError as err:
+        raise CodexDataError(
+            f"{file} does not give a valid match table: {err} (the index is the row in "
+            f"{file}, header = row 1)"
+        ) from None
 
 
 def load_codex_matches(
@@ -379,8 +255,8 @@ def load_codex_matches(
     keep_maps: bool = False,
     keep_f20: bool = False,
     drop_incomplete: bool = True,
-    return_summary: bool = False,
-) -> tuple[pd.DataFrame, np.ndarray] | tuple[pd.DataFrame, np.ndarray, LoadSummary]:
+    return_X_y: bool = False,
+) -> Bunch | tuple[pd.DataFrame, np.ndarray]:
     """Read a codexdata folder into a match table and outcomes.
 
     By default only normal wins are kept, as in the published analysis of
@@ -412,12 +288,13 @@ def load_codex_matches(
     drop_incomplete : bool, default=True
         Leave out rows with a missing deck or winner. If False, such a row
         raises `CodexDataError` instead (a match table cannot hold it).
-    return_summary : bool, default=False
-        Also return the `LoadSummary` as a third value. It is always
-        available as ``X.attrs["summary"]``.
+    return_X_y : bool, default=False
+        If True, return ``(X, y)`` rather than the Bunch.
 
     Returns
     -------
+    Bunch
+        With the keys ``X``, ``y``, ``summary`` and ``catalogue`` below.
     X : pandas.DataFrame
         The match table, one row a match, with a fresh RangeIndex and columns
         ``player1``, ``player2`` (player 1 moved first), ``deck1``, ``deck2``
@@ -432,7 +309,11 @@ def load_codex_matches(
     y : numpy.ndarray of int64
         1 where ``player1`` is the ``victor``, 0 where ``player2`` is.
     summary : LoadSummary
-        Only when ``return_summary=True``.
+        What was read, kept and left out, and why (also ``X.attrs["summary"]``).
+    catalogue : Catalogue
+        The catalogue the decks were read against (also ``X.attrs["catalogue"]``).
+    (X, y) : tuple
+        With ``return_X_y=True``.
 
     Raises
     ------
@@ -457,17 +338,16 @@ def load_codex_matches(
     ...     "2020-01-02,2020-01-03,T1,cat,dan,[Blood/Fire]/Finesse,MonoBlue,cat,normal\\n"
     ...     "2020-01-02,2020-01-05,T1,ann,cat,MonoRed,MonoGreen,ann,timeout\\n"
     ... )
-    >>> X, y = load_codex_matches(folder)
-    >>> X[["player1", "player2", "deck1", "period", "csv_row"]]
+    >>> data = load_codex_matches(folder)
+    >>> data.X[["player1", "player2", "deck1", "period", "csv_row"]]
       player1 player2                 deck1 period  csv_row
     0     cat     dan  [Blood/Fire]/Finesse     T1        3
     1     ann     bob               MonoRed     T1        2
-    >>> y
+    >>> data.y
     array([1, 0])
-    >>> summary = X.attrs["summary"]
-    >>> summary.rows_read, summary.rows_kept, summary.dropped["timeout"]
+    >>> data.summary.rows_read, data.summary.rows_kept, data.summary.dropped["timeout"]
     (3, 2, 1)
-    >>> X, y = load_codex_matches(folder, keep_timeouts=True)
+    >>> X, y = load_codex_matches(folder, keep_timeouts=True, return_X_y=True)
     >>> len(X), y.tolist()
     (3, [1, 0, 1])
     """
@@ -477,16 +357,15 @@ def load_codex_matches(
         ("keep_maps", keep_maps),
         ("keep_f20", keep_f20),
         ("drop_incomplete", drop_incomplete),
-        ("return_summary", return_summary),
+        ("return_X_y", return_X_y),
     ):
-        if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"{name} must be True or False, got {value!r}")
-    folder = _folder(path)
+        check_flag(value, name)
+    folder = codex_folder(path)
     file = folder / "matches.csv"
     if not file.exists():
         raise FileNotFoundError(f"no matches.csv in the codexdata folder {str(folder)!r}")
     catalogue = load_codex_catalogue(folder)
-    raw = _read_csv(file, REQUIRED_COLUMNS)
+    raw = read_codex_csv(file, REQUIRED_COLUMNS)
     name = file.name
     n = len(raw)
 
@@ -496,91 +375,64 @@ def load_codex_matches(
     if len(backwards):
         pos = int(backwards[0])
         raise CodexDataError(
-            f"{_row(name, pos)}: the match ends ({raw['end'].iloc[pos]}) before it starts "
+            f"{at_row(name, pos)}: the match ends ({raw['end'].iloc[pos]}) before it starts "
             f"({raw['start'].iloc[pos]})"
         )
 
-    incomplete = np.zeros(n, dtype=bool)
-    timeout = np.zeros(n, dtype=bool)
-    forfeit = np.zeros(n, dtype=bool)
-    on_map = np.zeros(n, dtype=bool)
-    f20 = np.zeros(n, dtype=bool)
-    player1 = np.empty(n, dtype=object)
-    player2 = np.empty(n, dtype=object)
-    tournament = np.empty(n, dtype=object)
-    deck_text = {"deck1": np.empty(n, dtype=object), "deck2": np.empty(n, dtype=object)}
-    p1_won = np.zeros(n, dtype=np.int64)
-    cache: dict[str, Deck] = {}
-    maps = raw["map"] if "map" in raw.columns else pd.Series([None] * n, dtype=object)
+    cells = {c: _stripped(raw, c) for c in (*REQUIRED_COLUMNS, "map", "round")}
+    p1, p2, victor = cells["player1"], cells["player2"], cells["victor"]
+    kind = cells["victory"].str.casefold()
+    parsed = {c: _read_decks(cells[c], catalogue) for c in ("deck1", "deck2")}
+    at = functools.partial(at_row, name)
+    _raise_first_problem(
+        [
+            (p1.isna(), lambda pos: f"{at(pos)}: player1 is missing"),
+            (p2.isna(), lambda pos: f"{at(pos)}: player2 is missing"),
+            (p1.eq(p2), lambda pos: f"{at(pos)}: {p1[pos]!r} is both player1 and player2"),
+            (cells["tournament"].isna(), lambda pos: f"{at(pos)}: the tournament is missing"),
+            (
+                ~kind.isin(VICTORY_KINDS),
+                lambda pos: (
+                    f"{at(pos)}: victory is {raw['victory'].iloc[pos]!r}; expected one "
+                    f"of {', '.join(VICTORY_KINDS)}"
+                ),
+            ),
+            (
+                victor.notna() & victor.ne(p1) & victor.ne(p2),
+                lambda pos: (
+                    f"{at(pos)}: the victor {victor[pos]!r} is neither player "
+                    f"({p1[pos]!r} vs {p2[pos]!r})"
+                ),
+            ),
+            *(
+                (
+                    parsed[c].map(lambda d: isinstance(d, DeckParseError)),
+                    lambda pos, c=c: (
+                        f"{at(pos)}, {c}: cannot read the deck {cells[c][pos]!r}: {parsed[c][pos]}"
+                    ),
+                )
+                for c in ("deck1", "deck2")
+            ),
+        ]
+    )
 
-    for pos, row in enumerate(raw.to_dict("records")):
-        where = _row(name, pos)
-        p1, p2 = _text(row["player1"]), _text(row["player2"])
-        for column, player in (("player1", p1), ("player2", p2)):
-            if player is None:
-                raise CodexDataError(f"{where}: {column} is missing")
-        if p1 == p2:
-            raise CodexDataError(f"{where}: {p1!r} is both player1 and player2")
-        player1[pos], player2[pos] = p1, p2
-        label = _text(row["tournament"])
-        if label is None:
-            raise CodexDataError(f"{where}: the tournament is missing")
-        tournament[pos] = label
-
-        kind = _text(row["victory"])
-        if kind is None or kind.casefold() not in VICTORY_KINDS:
-            raise CodexDataError(
-                f"{where}: victory is {row['victory']!r}; expected one of "
-                f"{', '.join(VICTORY_KINDS)}"
-            )
-        kind = kind.casefold()
-        timeout[pos] = kind == "timeout"
-        forfeit[pos] = kind == "forfeit"
-        on_map[pos] = _text(row.get("map")) is not None
-
-        victor = _text(row["victor"])
-        if victor is None:
-            incomplete[pos] = True
-        elif victor not in (p1, p2):
-            raise CodexDataError(
-                f"{where}: the victor {victor!r} is neither player ({p1!r} vs {p2!r})"
-            )
-        else:
-            p1_won[pos] = int(victor == p1)
-
-        for column in ("deck1", "deck2"):
-            text = _text(row[column])
-            deck_text[column][pos] = text
-            if text is None:
-                incomplete[pos] = True
-                continue
-            deck = cache.get(text)
-            if deck is None:
-                try:
-                    deck = cache[text] = parse_deck(text, catalogue)
-                except DeckParseError as err:
-                    raise CodexDataError(
-                        f"{where}, {column}: cannot read the deck {text!r}: {err}"
-                    ) from None
-            f20[pos] |= _is_f20(deck)
-
-    if not drop_incomplete and incomplete.any():
-        pos = int(np.flatnonzero(incomplete)[0])
-        what = [c for c in ("deck1", "deck2") if deck_text[c][pos] is None]
-        if _text(raw["victor"].iloc[pos]) is None:
+    no_deck = cells["deck1"].isna() | cells["deck2"].isna()
+    flags = {
+        "incomplete": (victor.isna() | no_deck).to_numpy(),
+        "timeout": kind.eq("timeout").to_numpy(),
+        "forfeit": kind.eq("forfeit").to_numpy(),
+        "map": cells["map"].notna().to_numpy(),
+        "f20": (parsed["deck1"].map(_is_f20) | parsed["deck2"].map(_is_f20)).to_numpy(),
+    }
+    if not drop_incomplete and flags["incomplete"].any():
+        pos = int(np.flatnonzero(flags["incomplete"])[0])
+        what = [c for c in ("deck1", "deck2") if cells[c][pos] is None]
+        if victor[pos] is None:
             what.append("victor")
         raise CodexDataError(
-            f"{_row(name, pos)}: {' and '.join(what)} missing (drop_incomplete=True leaves "
+            f"{at_row(name, pos)}: {' and '.join(what)} missing (drop_incomplete=True leaves "
             "such rows out)"
         )
-
-    flags = {
-        "incomplete": incomplete,
-        "timeout": timeout,
-        "forfeit": forfeit,
-        "map": on_map,
-        "f20": f20,
-    }
     active = {
         "incomplete": bool(drop_incomplete),
         "timeout": not keep_timeouts,
@@ -595,32 +447,32 @@ def load_codex_matches(
         dropped[reason] = int(hit.sum())
         keep &= ~hit
 
-    rounds = raw["round"] if "round" in raw.columns else pd.Series([None] * n, dtype=object)
     try:
-        rounds = pd.to_numeric(rounds.map(_text)).astype("Int64")
+        rounds = pd.to_numeric(cells["round"]).astype("Int64")
     except (ValueError, TypeError):
-        rounds = rounds.map(_text)
+        rounds = cells["round"]
     table = pd.DataFrame(
         {
-            "player1": player1,
-            "player2": player2,
-            "deck1": deck_text["deck1"],
-            "deck2": deck_text["deck2"],
-            "period": tournament,
+            "player1": p1.to_numpy(),
+            "player2": p2.to_numpy(),
+            "deck1": cells["deck1"].to_numpy(),
+            "deck2": cells["deck2"].to_numpy(),
+            "period": cells["tournament"].to_numpy(),
             "date": start,
             "start": start,
             "end": end,
             "round": rounds,
-            "victory": raw["victory"].map(lambda v: _text(v).casefold()),
-            "map": maps.map(_text),
+            "victory": kind.to_numpy(),
+            "map": cells["map"].to_numpy(),
             "csv_row": np.arange(n) + 2,
         },
         columns=list(TABLE_COLUMNS),
     )
-    table["_y"] = p1_won
-    table = table.loc[keep].sort_values(["end", "start", "csv_row"], kind="stable")
-    y = table.pop("_y").to_numpy(dtype=np.int64)
-    table = table.reset_index(drop=True)
+    _check_as_match_table(table.loc[~no_deck.to_numpy()], catalogue, name)
+    y_all = victor.eq(p1).to_numpy(dtype=np.int64)
+    order = table.loc[keep].sort_values(["end", "start", "csv_row"], kind="stable").index
+    y = y_all[order]
+    table = table.loc[order].reset_index(drop=True)
 
     summary = LoadSummary(
         path=str(file),
@@ -632,6 +484,6 @@ def load_codex_matches(
     )
     table.attrs["summary"] = summary
     table.attrs["catalogue"] = catalogue
-    if return_summary:
-        return table, y, summary
-    return table, y
+    if return_X_y:
+        return table, y
+    return Bunch(X=table, y=y, summary=summary, catalogue=catalogue)

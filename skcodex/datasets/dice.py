@@ -1,35 +1,14 @@
 """Exact race: a small dice game with a real decision each turn and an exact value function.
 
 The game exists to check claims about luck and skill against known truth. Its
-rules fit in a sentence, its exact value function is a dynamic programme over
-under a thousand positions, and a player's skill is a single number: how often
-they pick the move the exact value function calls best.
-
-Rules
------
-Each player has a counter ``length`` steps from home. Player 1 moves first and
-turns alternate. On a turn the player rolls two dice and moves their counter
-toward home by one die, by the other die, or by the sum of both. A move may not
-overshoot home; if no move fits, the turn passes. The first player to land
-exactly on home wins.
-
-The choice matters: in the middle of the race the sum is usually best, but near
-home a player wants to stop at a distance that many rolls can finish, and a
-poor choice leaves a counter stuck waiting for one number.
-
-Positions and values
---------------------
-A position is ``(mover, opponent)``: the distances to home of the player about
-to roll and of the other player. Every value in this module is the probability
-that **the player to move** wins, with optimal play by both from then on;
-``values[a, b]`` is that value at ``(a, b)``. The opponent's value is one minus
-the mover's. Row 0 and column 0 hold finished games (the player who is home has
-won): ``values[a, 0] = 0`` and ``values[0, b] = 1``.
+rules fit in a sentence (see `DiceGame`), its exact value function is a dynamic
+programme over under a thousand positions, and a player's skill is a single
+number: how often they pick the move the exact value function calls best.
+`make_dice_matches` draws matches between players of known skill.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -38,98 +17,22 @@ from scipy.special import expit, logit
 from sklearn.utils import Bunch, check_random_state
 
 from skcodex.codex import Deck
+from skcodex.datasets import _dice_values as solver
+from skcodex.datasets._checks import check_flag
+
+#: An evaluator: ``"exact"``, ``"biased"`` or a value table (see `DiceGame.evaluator_values`).
+Evaluator = str | np.ndarray
+#: An ordered roll ``(die1, die2)``.
+Roll = tuple[int, int]
 
 DICE_DECK = Deck("Dice", ("dice",))
 """The one deck of the dice game: every player brings it."""
-
-_TIE = 1e-12
 
 
 def _check_int(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
-
-
-@lru_cache(maxsize=16)
-def _rules(faces: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ordered rolls (R, 2), their probabilities (R,) and the distinct moves of each (R, 3).
-
-    A move slot holding 0 is unused (a double has two distinct moves, not three).
-    """
-    d1, d2 = np.meshgrid(np.arange(1, faces + 1), np.arange(1, faces + 1), indexing="ij")
-    rolls = np.stack([d1.ravel(), d2.ravel()], axis=1)
-    probs = np.full(len(rolls), 1.0 / len(rolls))
-    options = np.stack([rolls[:, 0], rolls[:, 1], rolls.sum(axis=1)], axis=1)
-    options[rolls[:, 0] == rolls[:, 1], 1] = 0
-    for arr in (rolls, probs, options):
-        arr.setflags(write=False)
-    return rolls, probs, options
-
-
-def _move_values(table: np.ndarray, options: np.ndarray) -> np.ndarray:
-    """Value to the roller of each move, ``out[a, b, r, k]``; NaN where the move is not legal.
-
-    After moving ``m`` from ``(a, b)`` the opponent is to move at ``(b, a - m)``, so
-    the roller's value is ``1 - table[b, a - m]`` (1 when ``a - m == 0``).
-    """
-    size = table.shape[0]
-    a = np.arange(size)[:, None, None, None]
-    b = np.arange(size)[None, :, None, None]
-    m = options[None, None, :, :]
-    legal = (m >= 1) & (m <= a) & (a >= 1) & (b >= 1)
-    rest = np.clip(a - m, 0, size - 1)
-    values = 1.0 - table[b, rest]
-    return np.where(legal, values, np.nan)
-
-
-def _roll_values(table: np.ndarray, options: np.ndarray) -> np.ndarray:
-    """Value to the roller after each roll with the table's best move, ``out[a, b, r]``.
-
-    Where no move fits the turn passes and the value is ``1 - table[b, a]``.
-    """
-    moves = _move_values(table, options)
-    any_legal = np.isfinite(moves).any(axis=3)
-    best = np.max(np.where(np.isfinite(moves), moves, -np.inf), axis=3)
-    passed = 1.0 - table.T[:, :, None]
-    out = np.where(any_legal, best, passed)
-    out[0, :, :] = np.nan
-    out[:, 0, :] = np.nan
-    return out
-
-
-@lru_cache(maxsize=16)
-def _solve(length: int, faces: int) -> np.ndarray:
-    """The exact value table by dynamic programming over the total distance ``a + b``.
-
-    Every move lowers the total, so positions with a smaller total are solved
-    first. A pass keeps the total and swaps the players, so ``(a, b)`` and
-    ``(b, a)`` are solved together: with ``c`` the value from rolls that allow a
-    move and ``q`` the chance of a pass, ``V1 = c1 + q1 (1 - V2)`` and
-    ``V2 = c2 + q2 (1 - V1)``, a 2-by-2 linear system solved in closed form.
-    """
-    rolls, probs, options = _rules(faces)
-    size = length + 1
-    V = np.zeros((size, size))
-    V[0, 1:] = 1.0
-    low = rolls.min(axis=1)
-    q_pass = np.array([probs[low > a].sum() for a in range(size)])
-    for total in range(2, 2 * length + 1):
-        a = np.arange(max(1, total - length), min(length, total - 1) + 1)
-        b = total - a
-        best = np.full((len(a), len(probs)), -np.inf)
-        for k in range(options.shape[1]):
-            m = options[:, k][None, :]
-            legal = (m >= 1) & (m <= a[:, None])
-            rest = np.clip(a[:, None] - m, 0, length)
-            best = np.where(legal, np.maximum(best, 1.0 - V[b[:, None], rest]), best)
-        c = (np.where(np.isfinite(best), best, 0.0) * probs).sum(axis=1)
-        q = q_pass[a]
-        # (b, a) sits at the mirrored place on the same diagonal
-        c_sw, q_sw = c[::-1], q[::-1]
-        V[a, b] = (c + q - q * c_sw - q * q_sw) / (1.0 - q * q_sw)
-    V.setflags(write=False)
-    return V
 
 
 class DiceGame:
@@ -140,10 +43,12 @@ class DiceGame:
     the counter goes home-ward by one die, the other die, or their sum, but may
     not overshoot home; if nothing fits the turn passes. First home exactly wins.
 
-    All values are the probability that the player to move wins under optimal
-    play, indexed ``[mover_distance, opponent_distance]`` (see the module
-    docstring). The exact table is computed once per ``(length, faces)`` by
-    dynamic programming and cached.
+    A position is ``(mover, opponent)``, the distances to home of the player
+    about to roll and of the other. All values are the probability that the
+    player to move wins under optimal play, indexed ``[mover, opponent]``; the
+    opponent's is one minus it. Row 0 and column 0 hold finished games:
+    ``values[a, 0] = 0`` and ``values[0, b] = 1``. The exact table is computed
+    once per ``(length, faces)`` by dynamic programming and cached.
 
     Parameters
     ----------
@@ -176,7 +81,7 @@ class DiceGame:
     def __init__(self, length: int = 30, faces: int = 6):
         self.length = _check_int(length, "length", 1)
         self.faces = _check_int(faces, "faces", 2)
-        self.rolls, self.roll_probabilities, self._options = _rules(self.faces)
+        self.rolls, self.roll_probabilities, self._options = solver.rules(self.faces)
 
     def __repr__(self) -> str:
         return f"DiceGame(length={self.length}, faces={self.faces})"
@@ -210,7 +115,7 @@ class DiceGame:
     @property
     def values(self) -> np.ndarray:
         """The exact value table, shape ``(length + 1, length + 1)``, read-only."""
-        return _solve(self.length, self.faces)
+        return solver.solve(self.length, self.faces)
 
     def value(self, mover: int, opponent: int) -> float:
         """Exact probability that the player to move at ``(mover, opponent)`` wins."""
@@ -283,7 +188,7 @@ class DiceGame:
         Slots follow ``(die1, die2, die1 + die2)``; NaN where the slot is not a
         legal, distinct move.
         """
-        return _move_values(self.evaluator_values(evaluator), self._options)
+        return solver.move_values(self.evaluator_values(evaluator), self._options)
 
     def roll_values(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
         """Value to the roller just after each roll, ``[mover, opponent, roll]``.
@@ -294,7 +199,7 @@ class DiceGame:
         ``roll_values(e) @ roll_probabilities``, is the "average" at the same
         depth. For the exact evaluator the average equals `values`.
         """
-        return _roll_values(self.evaluator_values(evaluator), self._options)
+        return solver.roll_values(self.evaluator_values(evaluator), self._options)
 
     def luck_table(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
         """Luck of every roll from every position, ``[mover, opponent, roll]``, roller's view.
@@ -307,33 +212,27 @@ class DiceGame:
         average = after @ self.roll_probabilities
         return after - average[:, :, None]
 
+    def _at(self, mover: int, opponent: int, roll: tuple[int, int]) -> tuple[int, int, int]:
+        """A checked position and roll index."""
+        a, b = self._check_position(mover, opponent)
+        return a, b, self.roll_index(roll)
+
     def best_move(
-        self,
-        mover: int,
-        opponent: int,
-        roll: tuple[int, int],
-        evaluator: str | np.ndarray = "exact",
+        self, mover: int, opponent: int, roll: Roll, evaluator: Evaluator = "exact"
     ) -> int:
         """The move the evaluator calls best (the shortest among ties); 0 when the turn passes."""
-        a, b = self._check_position(mover, opponent)
-        r = self.roll_index(roll)
+        a, b, r = self._at(mover, opponent, roll)
         vals = self.move_values(evaluator)[a, b, r]
         if not np.isfinite(vals).any():
             return 0
         top = np.nanmax(vals)
-        slots = [k for k in range(3) if np.isfinite(vals[k]) and vals[k] >= top - _TIE]
+        slots = [k for k in range(3) if np.isfinite(vals[k]) and vals[k] >= top - solver.TIE]
         return int(min(self._options[r, k] for k in slots))
 
-    def luck(
-        self,
-        mover: int,
-        opponent: int,
-        roll: tuple[int, int],
-        evaluator: str | np.ndarray = "exact",
-    ) -> float:
+    def luck(self, mover: int, opponent: int, roll: Roll, evaluator: Evaluator = "exact") -> float:
         """Luck of ``roll`` at ``(mover, opponent)`` for the roller, by ``evaluator``."""
-        a, b = self._check_position(mover, opponent)
-        return float(self.luck_table(evaluator)[a, b, self.roll_index(roll)])
+        a, b, r = self._at(mover, opponent, roll)
+        return float(self.luck_table(evaluator)[a, b, r])
 
     # -- play ----------------------------------------------------------------------
 
@@ -405,7 +304,7 @@ class DiceGame:
             vals = exact[aa, bb, r]
             legal = np.isfinite(vals)
             top = np.max(np.where(legal, vals, -np.inf), axis=1)
-            is_best = legal & (vals >= top[:, None] - _TIE)
+            is_best = legal & (vals >= top[:, None] - solver.TIE)
             wrong = legal & ~is_best
             # the best slot: the shortest move among ties
             slot_moves = options[r]
@@ -486,7 +385,8 @@ def make_dice_matches(
     evaluator: str | np.ndarray = "exact",
     length: int = 30,
     random_state: Any = None,
-) -> Bunch:
+    return_X_y: bool = False,
+) -> Bunch | tuple[pd.DataFrame, np.ndarray]:
     """Matches of the dice game between players of known skill, with every roll's luck.
 
     Each match pairs two distinct players drawn at random; which of them moves
@@ -509,6 +409,8 @@ def make_dice_matches(
     length : int
         Race length (see `DiceGame`).
     random_state : int, RandomState instance or None
+    return_X_y : bool, default=False
+        If True, return ``(X, y)`` only, without the luck, skills and events.
 
     Returns
     -------
@@ -530,6 +432,8 @@ def make_dice_matches(
         With the exact evaluator ``y - initial_value == luck + net_skill`` for
         every match: Zare's fundamental equation, Final - Initial = Net Luck +
         Net Skill.
+    (X, y) : tuple
+        Only the table and the outcomes, with ``return_X_y=True``.
 
     Examples
     --------
@@ -541,6 +445,7 @@ def make_dice_matches(
     >>> bool(np.allclose(data.y - data.initial_value, data.luck + data.net_skill))
     True
     """
+    check_flag(return_X_y, "return_X_y")
     n_players = _check_int(n_players, "n_players", 2)
     n_matches = _check_int(n_matches, "n_matches", 1)
     game = DiceGame(length=length)
@@ -585,6 +490,8 @@ def make_dice_matches(
             "deck2": [DICE_DECK] * n_matches,
         }
     )
+    if return_X_y:
+        return X, y
     return Bunch(
         X=X,
         y=y,

@@ -8,11 +8,114 @@ from scipy.special import expit
 from sklearn.utils import Bunch, check_random_state
 
 from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks
+from skcodex.datasets._checks import check_flag
 
 
 def _check_positive_int(value, name, minimum=1):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def _check_series(n_players, n_matches, n_tournaments, decks_per_player, sd: dict) -> None:
+    """Check the size of a series of tournaments and the true spreads (``sd``, by block)."""
+    _check_positive_int(n_players, "n_players", 2)
+    _check_positive_int(n_matches, "n_matches")
+    _check_positive_int(n_tournaments, "n_tournaments")
+    _check_positive_int(decks_per_player, "decks_per_player")
+    for block, value in sd.items():
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"sd_{block} must be a finite number >= 0, got {value!r}")
+    if n_tournaments > n_matches:
+        raise ValueError(f"n_tournaments ({n_tournaments}) cannot exceed n_matches ({n_matches})")
+
+
+def _player_names(n_players: int) -> list[str]:
+    width = len(str(n_players))
+    return [f"player{i + 1:0{width}d}" for i in range(n_players)]
+
+
+def _tournament_labels(n_tournaments: int) -> list[str]:
+    width = len(str(n_tournaments))
+    return [f"T{t + 1:0{width}d}" for t in range(n_tournaments)]
+
+
+def _draw_effects(rng, n_players: int, S: int, K: int, sd: dict):
+    """Skills and the four matchup blocks (starter-starter, -spec, spec-starter, -spec)."""
+    skill = rng.normal(0.0, sd["player"], n_players)
+    stst = rng.normal(0.0, sd["stst"], (S, S))
+    stsp = rng.normal(0.0, sd["stsp"], (S, K))
+    spst = rng.normal(0.0, sd["stsp"], (K, S))
+    spsp = rng.normal(0.0, sd["spsp"], (K, K))
+    return skill, (stst, stsp, spst, spsp)
+
+
+def _truth(players, skill, blocks, starters, specs) -> dict:
+    """The drawn effects as labelled pandas objects, player 1's component as rows."""
+    stst, stsp, spst, spsp = blocks
+    return {
+        "skill": pd.Series(skill, index=pd.Index(players, name="player"), name="skill"),
+        "stst": pd.DataFrame(stst, index=starters, columns=starters),
+        "stsp": pd.DataFrame(stsp, index=starters, columns=specs),
+        "spst": pd.DataFrame(spst, index=specs, columns=starters),
+        "spsp": pd.DataFrame(spsp, index=specs, columns=specs),
+    }
+
+
+def _play_tournaments(
+    rng,
+    players: list[str],
+    n_matches: int,
+    n_tournaments: int,
+    pools: list[list],
+    deck_codes,
+    skill: np.ndarray,
+    blocks: tuple[np.ndarray, ...],
+    *,
+    first_move: float = 0.0,
+    sd_step: float = 0.0,
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The series of tournaments and its outcomes, drawn from the seed model.
+
+    In each tournament about two thirds of the players take part, each with one
+    deck from their pool; matches pair random entrants in a random order, and
+    player 1 wins with probability ``expit(first_move + p[f] - p[s] + m)``, where
+    ``m`` sums the matchup blocks over the decks' components. ``deck_codes(deck)``
+    gives a deck's starter index and its list of spec indices. With ``sd_step``
+    > 0 the skills take a Gaussian random-walk step between tournaments.
+
+    Returns the table (decks as they are in the pools), ``y``, the true
+    probabilities and the skills of each tournament.
+    """
+    stst, stsp, spst, spsp = blocks
+    n_players = len(players)
+    per_tournament = np.diff(np.linspace(0, n_matches, n_tournaments + 1).round().astype(int))
+    labels = _tournament_labels(n_tournaments)
+    start = pd.Timestamp("2020-01-06")
+    rows, path = [], []
+    for t, (label, n_t) in enumerate(zip(labels, per_tournament)):
+        n_entrants = max(2, round(n_players * rng.uniform(0.5, 0.85)))
+        entrants = rng.choice(n_players, n_entrants, replace=False)
+        deck_of = {int(e): pools[e][rng.randint(len(pools[e]))] for e in entrants}
+        begin = start + pd.Timedelta(weeks=6 * t)
+        if t > 0 and sd_step > 0:
+            skill = skill + rng.normal(0.0, sd_step, n_players)
+        path.append(skill)
+        for m in range(n_t):
+            first, second = rng.choice(entrants, 2, replace=False)
+            d1, d2 = deck_of[int(first)], deck_of[int(second)]
+            (g, h), (s, u) = deck_codes(d1), deck_codes(d2)
+            m_deck = stst[g, s] + stsp[g, u].sum() + spst[h, s].sum()
+            m_deck += spsp[np.ix_(h, u)].sum()
+            q = first_move + skill[first] - skill[second] + m_deck
+            day = begin + pd.Timedelta(days=int(28 * m / max(n_t, 1)))
+            rows.append((players[first], players[second], d1, d2, label, day, expit(q)))
+
+    frame = pd.DataFrame(
+        rows, columns=["player1", "player2", "deck1", "deck2", "period", "date", "p_win"]
+    )
+    p_win = frame.pop("p_win").to_numpy()
+    y = (rng.uniform(size=len(p_win)) < p_win).astype(np.int64)
+    return frame, y, p_win, path
 
 
 def make_matches(
@@ -29,7 +132,8 @@ def make_matches(
     deck_kind: str = "multicolour",
     catalogue: Catalogue | None = None,
     random_state=None,
-) -> Bunch:
+    return_X_y: bool = False,
+) -> Bunch | tuple[pd.DataFrame, np.ndarray]:
     """Draw a time-ordered series of tournaments from the seed model.
 
     Each player has a skill ``p ~ N(0, sd_player)`` and a pool of favourite
@@ -57,6 +161,9 @@ def make_matches(
     catalogue : Catalogue, optional
         Base Codex by default.
     random_state : int, RandomState instance or None
+    return_X_y : bool, default=False
+        If True, return the match table and outcomes ``(X, y)`` rather than the
+        Bunch with the truth.
 
     Returns
     -------
@@ -68,6 +175,8 @@ def make_matches(
         ``skill_path`` (players x tournaments), ``stst``, ``stsp``, ``spst``,
         ``spsp`` (DataFrames, player 1's component as rows), ``sd`` (dict of
         the four spreads) and ``decks`` (each player's pool).
+    (X, y) : tuple
+        Only the table and the outcomes, with ``return_X_y=True``.
 
     Examples
     --------
@@ -78,35 +187,15 @@ def make_matches(
     >>> data.X.shape, data.y.shape, data.p_win.shape
     ((50, 6), (50,), (50,))
     """
-    _check_positive_int(n_players, "n_players", 2)
-    _check_positive_int(n_matches, "n_matches")
-    _check_positive_int(n_tournaments, "n_tournaments")
-    _check_positive_int(decks_per_player, "decks_per_player")
-    for name, value in (
-        ("sd_player", sd_player),
-        ("sd_stst", sd_stst),
-        ("sd_stsp", sd_stsp),
-        ("sd_spsp", sd_spsp),
-        ("sd_step", sd_step),
-    ):
-        if not np.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    if n_tournaments > n_matches:
-        raise ValueError(f"n_tournaments ({n_tournaments}) cannot exceed n_matches ({n_matches})")
+    check_flag(return_X_y, "return_X_y")
+    sd = {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp, "step": sd_step}
+    _check_series(n_players, n_matches, n_tournaments, decks_per_player, sd)
     cat = CODEX if catalogue is None else catalogue
     rng = check_random_state(random_state)
 
-    width = len(str(n_players))
-    players = [f"player{i + 1:0{width}d}" for i in range(n_players)]
+    players = _player_names(n_players)
     starters, specs = list(cat.starters), list(cat.specs)
-    S, K = len(starters), len(specs)
-    skill = rng.normal(0.0, sd_player, n_players)
-    path = []
-    stst = rng.normal(0.0, sd_stst, (S, S))
-    stsp = rng.normal(0.0, sd_stsp, (S, K))
-    spst = rng.normal(0.0, sd_stsp, (K, S))
-    spsp = rng.normal(0.0, sd_spsp, (K, K))
-
+    skill, blocks = _draw_effects(rng, n_players, len(starters), len(specs), sd)
     universe = legal_decks(deck_kind, cat)
     pools = [
         [universe[j] for j in rng.choice(len(universe), decks_per_player, replace=False)]
@@ -117,59 +206,28 @@ def make_matches(
     st_index = {s: i for i, s in enumerate(starters)}
     sp_index = {s: i for i, s in enumerate(specs)}
 
-    def matchup(d1: Deck, d2: Deck) -> float:
-        g, t = st_index[d1.starter], st_index[d2.starter]
-        h = [sp_index[s] for s in d1.specs]
-        u = [sp_index[s] for s in d2.specs]
-        return stst[g, t] + stsp[g, u].sum() + spst[h, t].sum() + spsp[np.ix_(h, u)].sum()
+    def deck_codes(deck: Deck) -> tuple[int, list[int]]:
+        return st_index[deck.starter], [sp_index[s] for s in deck.specs]
 
-    per_tournament = np.diff(np.linspace(0, n_matches, n_tournaments + 1).round().astype(int))
-    width_t = len(str(n_tournaments))
-    start = pd.Timestamp("2020-01-06")
-    rows = []
-    for t, n_t in enumerate(per_tournament):
-        label = f"T{t + 1:0{width_t}d}"
-        n_entrants = max(2, round(n_players * rng.uniform(0.5, 0.85)))
-        entrants = rng.choice(n_players, n_entrants, replace=False)
-        deck_of = {int(e): pools[e][rng.randint(len(pools[e]))] for e in entrants}
-        begin = start + pd.Timedelta(weeks=6 * t)
-        if t > 0 and sd_step > 0:
-            skill = skill + rng.normal(0.0, sd_step, n_players)
-        path.append(skill)
-        for m in range(n_t):
-            first, second = rng.choice(entrants, 2, replace=False)
-            d1, d2 = deck_of[int(first)], deck_of[int(second)]
-            q = skill[first] - skill[second] + matchup(d1, d2)
-            day = begin + pd.Timedelta(days=int(28 * m / max(n_t, 1)))
-            rows.append((players[first], players[second], d1, d2, label, day, expit(q)))
-
-    frame = pd.DataFrame(
-        rows, columns=["player1", "player2", "deck1", "deck2", "period", "date", "p_win"]
+    frame, y, p_win, path = _play_tournaments(
+        rng, players, n_matches, n_tournaments, pools, deck_codes, skill, blocks, sd_step=sd_step
     )
-    p_win = frame.pop("p_win").to_numpy()
-    y = (rng.uniform(size=len(p_win)) < p_win).astype(np.int64)
     for col in ("deck1", "deck2"):
         frame[col] = [format_deck(d, cat) for d in frame[col]]
+    truth = _truth(players, path[-1], blocks, starters, specs)
     params = {
-        "skill": pd.Series(skill, index=pd.Index(players, name="player"), name="skill"),
+        "skill": truth.pop("skill"),
         "skill_path": pd.DataFrame(
             np.column_stack(path),
             index=pd.Index(players, name="player"),
-            columns=[f"T{t + 1:0{width_t}d}" for t in range(n_tournaments)],
+            columns=_tournament_labels(n_tournaments),
         ),
-        "stst": pd.DataFrame(stst, index=starters, columns=starters),
-        "stsp": pd.DataFrame(stsp, index=starters, columns=specs),
-        "spst": pd.DataFrame(spst, index=specs, columns=starters),
-        "spsp": pd.DataFrame(spsp, index=specs, columns=specs),
-        "sd": {
-            "player": sd_player,
-            "stst": sd_stst,
-            "stsp": sd_stsp,
-            "spsp": sd_spsp,
-            "step": sd_step,
-        },
+        **truth,
+        "sd": sd,
         "decks": {players[i]: pools[i] for i in range(n_players)},
     }
+    if return_X_y:
+        return frame, y
     return Bunch(X=frame, y=y, p_win=p_win, params=params)
 
 
@@ -202,7 +260,8 @@ def make_game_matches(
     first_move: float = 0.0,
     decks_per_player: int = 2,
     random_state=None,
-) -> Bunch:
+    return_X_y: bool = False,
+) -> Bunch | tuple[pd.DataFrame, np.ndarray]:
     """Draw matches of any game whose decks are a starter plus k side components, with known truth.
 
     A fighting game is ``specs_per_deck=0`` (a deck is a character); a hero
@@ -236,6 +295,8 @@ def make_game_matches(
     decks_per_player : int, default 2
         Size of each player's deck pool.
     random_state : int, RandomState instance or None
+    return_X_y : bool, default=False
+        If True, return ``(X, y)`` only, without the truth and the catalogue.
 
     Returns
     -------
@@ -248,6 +309,8 @@ def make_game_matches(
         ``spst``, ``spsp`` (DataFrames, player 1's component as rows),
         ``first_move``, ``sd`` (dict of the spreads) and ``decks`` (each
         player's pool).
+    (X, y) : tuple
+        Only the table and the outcomes, with ``return_X_y=True``.
 
     Examples
     --------
@@ -263,21 +326,10 @@ def make_game_matches(
     """
     from skcodex.codex.plain import PlainCatalogue
 
-    _check_positive_int(n_players, "n_players", 2)
-    _check_positive_int(n_matches, "n_matches")
-    _check_positive_int(n_tournaments, "n_tournaments")
-    _check_positive_int(decks_per_player, "decks_per_player")
     _check_positive_int(specs_per_deck, "specs_per_deck", 0)
-    if n_tournaments > n_matches:
-        raise ValueError(f"n_tournaments ({n_tournaments}) cannot exceed n_matches ({n_matches})")
-    for name, value in (
-        ("sd_player", sd_player),
-        ("sd_stst", sd_stst),
-        ("sd_stsp", sd_stsp),
-        ("sd_spsp", sd_spsp),
-    ):
-        if not np.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    check_flag(return_X_y, "return_X_y")
+    sd = {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp}
+    _check_series(n_players, n_matches, n_tournaments, decks_per_player, sd)
     if not np.isfinite(first_move):
         raise ValueError(f"first_move must be a finite number, got {first_move!r}")
     st_names = _level_names(starters, "char", "starters")
@@ -291,59 +343,39 @@ def make_game_matches(
     rng = check_random_state(random_state)
     S, K, k = len(st_names), len(comp_names), specs_per_deck
 
-    width = len(str(n_players))
-    players = [f"player{i + 1:0{width}d}" for i in range(n_players)]
-    skill = rng.normal(0.0, sd_player, n_players)
-    stst = rng.normal(0.0, sd_stst, (S, S))
-    stsp = rng.normal(0.0, sd_stsp, (S, K))
-    spst = rng.normal(0.0, sd_stsp, (K, S))
-    spsp = rng.normal(0.0, sd_spsp, (K, K))
+    players = _player_names(n_players)
+    skill, blocks = _draw_effects(rng, n_players, S, K, sd)
 
     def random_deck() -> tuple[int, tuple[int, ...]]:
         comps = rng.choice(K, k, replace=False) if k else []
         return int(rng.randint(S)), tuple(sorted(int(c) for c in comps))
 
-    pools = [[random_deck() for _ in range(decks_per_player)] for _ in range(n_players)]
-
-    per_tournament = np.diff(np.linspace(0, n_matches, n_tournaments + 1).round().astype(int))
-    width_t = len(str(n_tournaments))
-    start = pd.Timestamp("2020-01-06")
-    rows = []
-    for t, n_t in enumerate(per_tournament):
-        label = f"T{t + 1:0{width_t}d}"
-        n_entrants = max(2, round(n_players * rng.uniform(0.5, 0.85)))
-        entrants = rng.choice(n_players, n_entrants, replace=False)
-        deck_of = {int(e): pools[e][rng.randint(len(pools[e]))] for e in entrants}
-        begin = start + pd.Timedelta(weeks=6 * t)
-        for m in range(n_t):
-            first, second = rng.choice(entrants, 2, replace=False)
-            (g, h), (s, u) = deck_of[int(first)], deck_of[int(second)]
-            h_, u_ = list(h), list(u)
-            m_deck = stst[g, s] + stsp[g, u_].sum() + spst[h_, s].sum()
-            m_deck += spsp[np.ix_(h_, u_)].sum()
-            q = first_move + skill[first] - skill[second] + m_deck
-            day = begin + pd.Timedelta(days=int(28 * m / max(n_t, 1)))
-            rows.append((players[first], players[second], (g, h), (s, u), label, day, expit(q)))
-
-    frame = pd.DataFrame(
-        rows, columns=["player1", "player2", "deck1", "deck2", "period", "date", "p_win"]
-    )
-    p_win = frame.pop("p_win").to_numpy()
-    y = (rng.uniform(size=len(p_win)) < p_win).astype(np.int64)
+    def deck_codes(code: tuple[int, tuple[int, ...]]) -> tuple[int, list[int]]:
+        return code[0], list(code[1])
 
     def deck(code: tuple[int, tuple[int, ...]]) -> Deck:
         return Deck(st_names[code[0]], [comp_names[c] for c in code[1]])
 
+    pools = [[random_deck() for _ in range(decks_per_player)] for _ in range(n_players)]
+    frame, y, p_win, _ = _play_tournaments(
+        rng,
+        players,
+        n_matches,
+        n_tournaments,
+        pools,
+        deck_codes,
+        skill,
+        blocks,
+        first_move=first_move,
+    )
     for col in ("deck1", "deck2"):
         frame[col] = [catalogue.format(deck(c)) for c in frame[col]]
     params = {
-        "skill": pd.Series(skill, index=pd.Index(players, name="player"), name="skill"),
-        "stst": pd.DataFrame(stst, index=st_names, columns=st_names),
-        "stsp": pd.DataFrame(stsp, index=st_names, columns=comp_names),
-        "spst": pd.DataFrame(spst, index=comp_names, columns=st_names),
-        "spsp": pd.DataFrame(spsp, index=comp_names, columns=comp_names),
+        **_truth(players, skill, blocks, st_names, comp_names),
         "first_move": float(first_move),
-        "sd": {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp},
+        "sd": sd,
         "decks": {players[i]: [deck(c) for c in pools[i]] for i in range(n_players)},
     }
+    if return_X_y:
+        return frame, y
     return Bunch(X=frame, y=y, p_win=p_win, params=params, catalogue=catalogue)

@@ -29,11 +29,14 @@ of periods. Elo's update is a few float operations, and a plain loop is faster.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex.data import check_luck, check_match_table, check_outcome, time_order
@@ -68,6 +71,21 @@ class TrainingMatches:
     @property
     def n_periods(self) -> int:
         return len(self.period_labels)
+
+    @cached_property
+    def matches(self) -> np.ndarray:
+        """Each player's number of matches."""
+        both = np.concatenate([self.player1, self.player2])
+        return np.bincount(both, minlength=self.n_players)
+
+    @cached_property
+    def last_period(self) -> np.ndarray:
+        """The code of each player's last period."""
+        both = np.concatenate([self.player1, self.player2])
+        periods = np.concatenate([self.period, self.period])
+        last = np.full(self.n_players, -1, dtype=np.int64)
+        np.maximum.at(last, both, periods)
+        return last
 
 
 def check_outcome_fast(y: Any, n_matches: int) -> np.ndarray:
@@ -162,7 +180,6 @@ class Schedule:
     side_slot: np.ndarray
     side_opp: np.ndarray
     slot_player: np.ndarray
-    slot_period: np.ndarray
     slot_idle: np.ndarray  # periods the player sat out since their previous slot
     side_bounds: np.ndarray
     slot_bounds: np.ndarray
@@ -229,7 +246,7 @@ def build_schedule(
     slot_player = unique_keys % n_players
     slot_level = period_level[slot_period]
     slot_order = np.argsort(slot_level, kind="stable")
-    rank = np.empty(len(slot_order), dtype=np.int64)
+    rank = np.empty_like(slot_order)
     rank[slot_order] = np.arange(len(slot_order))
     slot = rank[inverse.ravel()]
     slot_player, slot_period = slot_player[slot_order], slot_period[slot_order]
@@ -264,22 +281,10 @@ def build_schedule(
         side_slot=side_slot,
         side_opp=side_opp,
         slot_player=slot_player,
-        slot_period=slot_period,
         slot_idle=slot_idle,
         side_bounds=2 * match_bounds,
         slot_bounds=slot_bounds,
     )
-
-
-def last_periods(training: TrainingMatches) -> tuple[np.ndarray, np.ndarray]:
-    """Each player's number of matches and the code of their last period."""
-    n_players = training.n_players
-    both = np.concatenate([training.player1, training.player2])
-    periods = np.concatenate([training.period, training.period])
-    matches = np.bincount(both, minlength=n_players)
-    last = np.full(n_players, -1, dtype=np.int64)
-    np.maximum.at(last, both, periods)
-    return matches, last
 
 
 def sort_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -292,13 +297,80 @@ def sort_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
-class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
-    """What the rating estimators share: lookup of players, predictions, tags.
+#: The fitted attributes every rating estimator saves (see `skcodex.persistence`); each
+#: estimator adds the arrays its probabilities are read from.
+RATING_STATE = ("classes_", "first_mover_advantage_", "n_periods_", "ratings_", "_players")
 
-    Subclasses set ``_players`` (a `pandas.Index` of the training players),
-    ``classes_`` and the fitted attributes their ``_p_win`` needs, and
-    implement ``_p_win(code1, code2)`` where code ``-1`` is an unseen player.
+#: The parameter bounds every rating estimator shares; each adds its own.
+RATING_CONSTRAINTS: dict[str, list] = {
+    # the scale is arbitrary; past a million, rounding starts to eat small changes
+    "initial_rating": [Interval(Real, -1e6, 1e6, closed="both")],
+    # 2000 points are odds of 100,000 to 1 for the first mover ("auto" stays within 1200)
+    "first_mover_advantage": [Interval(Real, -2000, 2000, closed="both"), StrOptions({"auto"})],
+}
+
+
+class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
+    """What the rating estimators share: the replay in ``fit``, lookup of players, predictions.
+
+    ``fit`` is a template: validate the parameters and the training data, set
+    the first-mover advantage, replay the matches in time order with the
+    subclass's update (``_replay``), and store the ratings. A subclass
+    supplies
+
+    - ``_finite_params``: the parameters that must be finite numbers;
+    - ``_scale``: rating points per unit of the scale its update works on (1
+      for Elo, 173.7178 for Glicko-2); the first-mover advantage reaches
+      ``_replay`` on that scale;
+    - ``_replay(data, h)``: runs the updates over the `TrainingMatches`, sets
+      the fitted arrays its ``_p_win`` reads, and returns the per-player
+      columns of ``ratings_`` (``rating`` first) in player-code order;
+    - ``_p_win(code1, code2)``: player 1's win probability, where code ``-1``
+      is a player not seen in training.
     """
+
+    _finite_params: ClassVar[tuple[str, ...]] = ()
+    _scale: ClassVar[float] = 1.0
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> RatingClassifierMixin:
+        """Replay the training matches in time order.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            A match table, rows in time order (see `skcodex.data`).
+        y : array-like of shape (n_matches,)
+            1 where player 1 won, 0 where player 2 won.
+        luck : array-like of shape (n_matches,), optional
+            Player 1's net luck per match on the win-probability scale; the
+            updates then use the score ``y - luck``.
+
+        Returns
+        -------
+        self
+        """
+        check_finite_params(self, self._finite_params)
+        data = prepare_training(X, y, luck)
+        h = first_mover_points(self.first_mover_advantage, data.score) / self._scale
+        columns = self._replay(data, h)
+        self.classes_ = np.array([0, 1])
+        self.first_mover_advantage_ = float(h * self._scale)
+        self.n_periods_ = int(data.n_periods)
+        self._players = data.players
+        ratings = pd.DataFrame(
+            {
+                "player": data.players.to_numpy(),
+                **columns,
+                "matches": data.matches,
+                "last_period": data.period_labels[data.last_period],
+            }
+        )
+        self.ratings_ = sort_ratings(ratings)
+        return self
+
+    def _replay(self, data: TrainingMatches, h: float) -> dict[str, np.ndarray]:
+        raise NotImplementedError  # pragma: no cover - every estimator defines it
 
     def _codes(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self)

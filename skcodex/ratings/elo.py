@@ -13,17 +13,13 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from skcodex.ratings._base import (
+    RATING_CONSTRAINTS,
+    RATING_STATE,
     RatingClassifierMixin,
-    check_finite_params,
-    first_mover_points,
-    last_periods,
-    prepare_training,
-    sort_ratings,
+    TrainingMatches,
 )
 
 __all__ = ["EloClassifier"]
@@ -113,8 +109,9 @@ def _replay(a, b, per, score, rating, k, h, *, engine: str = "auto") -> None:
     both give the same ratings to the bit. ``engine`` ("auto", "numba" or
     "python") forces one of them.
     """
-    kernel = _replay_kernel() if engine != "python" else None
-    if kernel is None or (engine == "auto" and len(per) < _KERNEL_MIN_MATCHES):
+    small = engine == "auto" and len(per) < _KERNEL_MIN_MATCHES
+    kernel = None if engine == "python" or small else _replay_kernel()
+    if kernel is None:  # a small table, or numba missing: not worth loading the kernel
         _replay_loop(a, b, per, score, rating, k, h)
         return
     starts, ends = _period_bounds(per) if len(per) else (per[:0], per[:0])
@@ -195,29 +192,17 @@ class EloClassifier(RatingClassifierMixin):
     """
 
     #: The fitted attributes a saved file holds (see `skcodex.persistence`).
-    _persisted_state: ClassVar[tuple[str, ...]] = (
-        "classes_",
-        "first_mover_advantage_",
-        "n_periods_",
-        "ratings_",
-        "_players",
-        "_rating",
-    )
+    _persisted_state: ClassVar[tuple[str, ...]] = (*RATING_STATE, "_rating")
+    _finite_params: ClassVar[tuple[str, ...]] = ("k_factor", "initial_rating")
 
     # Bounds keep every expected score computable (``10 ** (d / 400)`` overflows a float
     # past d = 123,000 points) and every rating change visible in a float:
     _parameter_constraints: ClassVar[dict] = {
+        **RATING_CONSTRAINTS,
         # one match moves a rating by at most K: beyond 10,000 points (25 times the
         # logistic scale) one result outweighs any history, and at 1e308 ratings overflow
         "k_factor": [Interval(Real, 0, 1e4, closed="right")],
-        # the scale is arbitrary; past a million, rounding starts to eat small changes
-        "initial_rating": [Interval(Real, -1e6, 1e6, closed="both")],
         "updates": [StrOptions({"match", "period"})],
-        # 2000 points are odds of 100,000 to 1 for the first mover ("auto" stays within 1200)
-        "first_mover_advantage": [
-            Interval(Real, -2000, 2000, closed="both"),
-            StrOptions({"auto"}),
-        ],
     }
 
     def __init__(
@@ -232,32 +217,11 @@ class EloClassifier(RatingClassifierMixin):
         self.updates = updates
         self.first_mover_advantage = first_mover_advantage
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> EloClassifier:
-        """Replay the training matches.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            A match table, rows in time order (see `skcodex.data`).
-        y : array-like of shape (n_matches,)
-            1 where player 1 won, 0 where player 2 won.
-        luck : array-like of shape (n_matches,), optional
-            Player 1's net luck per match on the win-probability scale; the
-            updates then use the score ``y - luck``.
-
-        Returns
-        -------
-        self
-        """
-        check_finite_params(self, ("k_factor", "initial_rating"))
-        data = prepare_training(X, y, luck)
-        h = first_mover_points(self.first_mover_advantage, data.score)
-        k = float(self.k_factor)
+    def _replay(self, data: TrainingMatches, h: float) -> dict[str, np.ndarray]:
+        """Elo's updates, match by match or period by period; the final ratings."""
         n = len(data.score)
         period = data.period if self.updates == "period" else np.arange(n)
         rating = np.full(data.n_players, float(self.initial_rating))
-
         order = np.argsort(period, kind="stable")
         _replay(
             data.player1[order],
@@ -265,26 +229,11 @@ class EloClassifier(RatingClassifierMixin):
             period[order],
             data.score[order],
             rating,
-            k,
+            float(self.k_factor),
             h,
         )
-
-        matches, last_period = last_periods(data)
-        self.classes_ = np.array([0, 1])
-        self.first_mover_advantage_ = float(h)
-        self.n_periods_ = int(data.n_periods)
-        self._players = data.players
         self._rating = np.append(rating, float(self.initial_rating))
-        ratings = pd.DataFrame(
-            {
-                "player": data.players.to_numpy(),
-                "rating": rating,
-                "matches": matches,
-                "last_period": data.period_labels[last_period],
-            }
-        )
-        self.ratings_ = sort_ratings(ratings)
-        return self
+        return {"rating": rating}
 
     def _p_win(self, code1: np.ndarray, code2: np.ndarray) -> np.ndarray:
         # code -1 (an unseen player) picks the appended initial rating

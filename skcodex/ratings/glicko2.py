@@ -31,20 +31,16 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 from scipy.special import expit
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from skcodex.ratings._base import (
     GLICKO_SCALE,
+    RATING_CONSTRAINTS,
+    RATING_STATE,
     RatingClassifierMixin,
+    TrainingMatches,
     build_schedule,
-    check_finite_params,
-    first_mover_points,
-    last_periods,
-    prepare_training,
-    sort_ratings,
 )
 
 __all__ = ["Glicko2Classifier", "glicko2_update"]
@@ -275,10 +271,10 @@ class Glicko2Classifier(RatingClassifierMixin):
     epsilon : float, default=1e-6
         Tolerance of the volatility iteration.
     first_mover_advantage : float or "auto", default=0.0
-        Rating points added to player 1 (who moved first) in every expected
-        score, in fitting and in prediction. ``"auto"`` sets it from player 1's
-        mean score in the training data, ``400 log10(w / (1 - w))`` with
-        ``w = (wins + 1) / (n + 2)``.
+        Rating points (not Glicko-2 units) added to player 1's rating, who moved
+        first, whenever an expected score or a probability is computed.
+        ``"auto"``: from player 1's mean training score ``w``, with a win and a
+        loss added, ``h = 400 log10(w / (1 - w))`` (as in `EloClassifier`).
 
     Attributes
     ----------
@@ -291,9 +287,9 @@ class Glicko2Classifier(RatingClassifierMixin):
         ``period`` column). Values are at the end of the last training period:
         the deviation of a player who sat out later periods has grown.
     first_mover_advantage_ : float
-        The advantage used, in rating points.
+        The first-mover advantage that was used, in rating points.
     n_periods_ : int
-        Number of rating periods in the training data.
+        How many rating periods the training table holds.
 
     Notes
     -----
@@ -328,33 +324,27 @@ class Glicko2Classifier(RatingClassifierMixin):
     """
 
     #: The fitted attributes a saved file holds (see `skcodex.persistence`).
-    _persisted_state: ClassVar[tuple[str, ...]] = (
-        "classes_",
-        "first_mover_advantage_",
-        "n_periods_",
-        "ratings_",
-        "_players",
-        "_mu",
-        "_phi2",
+    _persisted_state: ClassVar[tuple[str, ...]] = (*RATING_STATE, "_mu", "_phi2")
+    _finite_params: ClassVar[tuple[str, ...]] = (
+        "tau",
+        "initial_rating",
+        "initial_rd",
+        "initial_volatility",
+        "epsilon",
     )
+    _scale: ClassVar[float] = GLICKO_SCALE
 
     # Bounds keep the updates' exponentials and the volatility iteration finite:
     _parameter_constraints: ClassVar[dict] = {
+        **RATING_CONSTRAINTS,
         # Glickman suggests 0.3 to 1.2; past 10 the volatility may jump by e^10 a period
         "tau": [Interval(Real, 0, 10, closed="right")],
-        # the scale is arbitrary; past a million, rounding starts to eat small changes
-        "initial_rating": [Interval(Real, -1e6, 1e6, closed="both")],
         # 350 is "unknown"; 5000 points (29 on the Glicko-2 scale) is far beyond it
         "initial_rd": [Interval(Real, 0, 5000, closed="right")],
         # volatility is a per-period standard deviation on the Glicko-2 scale (0.06 typical)
         "initial_volatility": [Interval(Real, 0, 5, closed="right")],
         # the iteration's tolerance: below 1e-15 it cannot be met in double precision
         "epsilon": [Interval(Real, 1e-15, 0.1, closed="both")],
-        # 2000 points are odds of 100,000 to 1 for the first mover ("auto" stays within 1200)
-        "first_mover_advantage": [
-            Interval(Real, -2000, 2000, closed="both"),
-            StrOptions({"auto"}),
-        ],
     }
 
     def __init__(
@@ -373,34 +363,14 @@ class Glicko2Classifier(RatingClassifierMixin):
         self.epsilon = epsilon
         self.first_mover_advantage = first_mover_advantage
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> Glicko2Classifier:
-        """Replay the training matches period by period.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            A match table, rows in time order (see `skcodex.data`).
-        y : array-like of shape (n_matches,)
-            1 where player 1 won, 0 where player 2 won.
-        luck : array-like of shape (n_matches,), optional
-            Player 1's net luck per match on the win-probability scale; the
-            updates then use the score ``y - luck``.
-
-        Returns
-        -------
-        self
-        """
-        check_finite_params(
-            self, ("tau", "initial_rating", "initial_rd", "initial_volatility", "epsilon")
-        )
-        data = prepare_training(X, y, luck)
-        h = first_mover_points(self.first_mover_advantage, data.score) / GLICKO_SCALE
+    def _replay(self, data: TrainingMatches, h: float) -> dict[str, np.ndarray]:
+        """Glickman's updates, period by period (in levels, see `build_schedule`)."""
         tau, eps = float(self.tau), float(self.epsilon)
         n_players = data.n_players
-
-        mu = np.full(n_players, (float(self.initial_rating) - 1500.0) / GLICKO_SCALE)
-        phi2 = np.full(n_players, (float(self.initial_rd) / GLICKO_SCALE) ** 2)
+        mu0 = (float(self.initial_rating) - 1500.0) / GLICKO_SCALE
+        phi2_0 = (float(self.initial_rd) / GLICKO_SCALE) ** 2
+        mu = np.full(n_players, mu0)
+        phi2 = np.full(n_players, phi2_0)
         sigma = np.full(n_players, float(self.initial_volatility))
 
         sched = build_schedule(data.player1, data.player2, data.period, n_players)
@@ -421,26 +391,14 @@ class Glicko2Classifier(RatingClassifierMixin):
                 mu[who], phi2[who], sigma[who] = _step(s_mu, s_phi2, s_sigma, info, gain, tau, eps)
 
         # at the end of the last period: players who sat out later periods grew their RD
-        matches, last_period = last_periods(data)
-        phi2 = phi2 + (data.n_periods - 1 - last_period) * sigma**2
-        self.classes_ = np.array([0, 1])
-        self.first_mover_advantage_ = float(h * GLICKO_SCALE)
-        self.n_periods_ = int(data.n_periods)
-        self._players = data.players
-        self._mu = np.append(mu, (float(self.initial_rating) - 1500.0) / GLICKO_SCALE)
-        self._phi2 = np.append(phi2, (float(self.initial_rd) / GLICKO_SCALE) ** 2)
-        ratings = pd.DataFrame(
-            {
-                "player": data.players.to_numpy(),
-                "rating": GLICKO_SCALE * mu + 1500.0,
-                "rd": GLICKO_SCALE * np.sqrt(phi2),
-                "volatility": sigma,
-                "matches": matches,
-                "last_period": data.period_labels[last_period],
-            }
-        )
-        self.ratings_ = sort_ratings(ratings)
-        return self
+        phi2 = phi2 + (data.n_periods - 1 - data.last_period) * sigma**2
+        self._mu = np.append(mu, mu0)
+        self._phi2 = np.append(phi2, phi2_0)
+        return {
+            "rating": GLICKO_SCALE * mu + 1500.0,
+            "rd": GLICKO_SCALE * np.sqrt(phi2),
+            "volatility": sigma,
+        }
 
     def _p_win(self, code1: np.ndarray, code2: np.ndarray) -> np.ndarray:
         # code -1 (an unseen player) picks the appended initial values
