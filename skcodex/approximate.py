@@ -124,13 +124,9 @@ def advi_posterior(
 
     Parameters
     ----------
-    index : ndarray of int, shape (n_matches, n_columns)
-        From `Layout.index_matrix`.
-    y : ndarray of float, shape (n_matches,)
-        Outcomes (or luck-adjusted outcomes), as for `skcodex.model.build_model`.
-    layout : Layout
-        Any layout without the time-varying skill walk.
-    priors : SpreadPriors
+    index, y, layout, priors
+        As for `skcodex.model.build_model`; any layout without the
+        time-varying skill walk.
     options : SamplingOptions
         ``draws * chains`` independent draws are made; ``seed`` seeds the
         optimisation, the minibatches and the draws. The other sampling
