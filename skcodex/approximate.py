@@ -9,12 +9,18 @@ every free parameter (the unconstrained spread parameters and the
 standard-normal effects ``z``, the parameterisation NUTS samples), by
 stochastic gradient ascent on the evidence lower bound.
 
-This is PyMC's own ADVI (``pm.ADVI``, Adam step sizes) on the model of
-`skcodex.model.build_model` with ``pm.Minibatch`` data: each step reads a
-random minibatch of matches whose log-likelihood is scaled up to the whole
-table (the likelihood is a potential, the binomial quasi-likelihood that also
-takes luck-adjusted outcomes, so the scale is set by hand), so a step costs the
-same whatever the size of the table. Two things are added to PyMC's fit:
+This is PyMC's own ADVI (``pm.fit(method="advi")``, Adam step sizes) on the
+model of `skcodex.model.build_model` reading a minibatch of matches per step,
+whose log-likelihood is scaled up to the whole table (the likelihood is a
+potential, the binomial quasi-likelihood that also takes luck-adjusted
+outcomes, so the scale is set by hand), so a step costs the same whatever the
+size of the table. Three things are added to PyMC's fit:
+
+- **Minibatches without replacement.** A callback sets the next step's rows:
+  consecutive slices of a fresh shuffle of the table, so every match is read
+  once per pass. (``pm.Minibatch`` draws rows independently at every step,
+  which left about twice as much noise in the averaged parameters on the
+  200,000-match benchmark.)
 
 - **Iterate averaging.** The approximation's parameters (means and PyMC's
   ``rho``) are averaged over the last third of the steps (Polyak averaging),
@@ -76,6 +82,26 @@ LEARNING_RATE = 0.02
 TOLERANCE = 0.1
 #: The approximation's standard deviation of every parameter at the start.
 START_SD = float(np.exp(-2.0))
+
+
+class _Batches:
+    """A ``pm.fit`` callback choosing the next step's minibatch: slices of a fresh shuffle.
+
+    Every match is read once per pass through the table (sampling without
+    replacement), which leaves far less noise in the averaged parameters than
+    independent random minibatches.
+    """
+
+    def __init__(self, rows, n: int, size: int, rng: np.random.Generator) -> None:
+        self.rows, self.n, self.size, self.rng = rows, n, size, rng
+        self.order, self.at = rng.permutation(n), 0
+        self.rows.set_value(self.order[: self.size])
+
+    def __call__(self, approx, losses, i) -> None:
+        self.at += self.size
+        if self.at + self.size > self.n:
+            self.order, self.at = self.rng.permutation(self.n), 0
+        self.rows.set_value(self.order[self.at : self.at + self.size])
 
 
 class _Averager:
@@ -152,6 +178,7 @@ def advi_posterior(
         posterior standard deviations between the last two sixths of the steps.
     """
     import pymc as pm
+    import pytensor
 
     if layout.options.time_varying or layout.n_free != layout.size:
         raise ValueError(
@@ -162,8 +189,11 @@ def advi_posterior(
         raise ValueError(f"ADVI needs at least 6 steps, got {steps}")
     batch_size = min(BATCH_SIZE if batch_size is None else int(batch_size), len(y))
     learning_rate = LEARNING_RATE if learning_rate is None else float(learning_rate)
-    seeds = np.random.default_rng(options.seed).integers(0, 2**31 - 1, size=2)
-    model = build_model(index, y, layout, priors, batch_size=batch_size)
+    rng = np.random.default_rng(options.seed)
+    seeds = rng.integers(0, 2**31 - 1, size=2)
+    rows = pytensor.shared(np.arange(batch_size, dtype=np.int64), name="batch_rows")
+    model = build_model(index, y, layout, priors, batch_rows=rows)
+    batches = _Batches(rows, len(y), batch_size, rng)
     averager = _Averager(steps)
     quiet = logging.getLogger("pymc.variational.inference")
     level = quiet.level
@@ -177,7 +207,7 @@ def advi_posterior(
                 # every parameter starts with sd e^-2 = 0.14, below a prior's
                 start_sigma={v.name: START_SD for v in model.value_vars},
                 obj_optimizer=pm.adam(learning_rate=learning_rate),
-                callbacks=[averager],
+                callbacks=[batches, averager],
                 progressbar=False,
             )
     finally:

@@ -125,7 +125,7 @@ def build_model(
     priors: SpreadPriors | None = None,
     coords: dict[str, list] | None = None,
     *,
-    batch_size: int | None = None,
+    batch_rows=None,
 ):
     """Build the PyMC model for matches given as an index matrix.
 
@@ -143,10 +143,10 @@ def build_model(
         `EXTRA_PRIOR_DEFAULTS` for the others.
     coords : dict, optional
         Names for the ``player``, ``starter`` and ``spec`` dimensions.
-    batch_size : int, optional
-        For variational inference: each evaluation reads a random minibatch of
-        this many matches (``pm.Minibatch``) and scales its log-likelihood up
-        to the whole table. None (or a size at least the table's) reads every
+    batch_rows : pytensor shared variable, optional
+        For variational inference: the row numbers of the minibatch each
+        evaluation reads (the optimiser sets them between steps); its
+        log-likelihood is scaled up to the whole table. None reads every
         match, as NUTS needs.
 
     Returns
@@ -183,13 +183,13 @@ def build_model(
         "epoch": list(range(layout.n_epochs)),
     }
     with pm.Model(coords=full_coords) as model:
-        index, y = np.asarray(index, dtype=np.int64), np.asarray(y, dtype=float)
-        if batch_size is not None and batch_size < len(y):
-            idx, outcome = pm.Minibatch(index, y, batch_size=batch_size)
-            data_scale = len(y) / batch_size  # the minibatch stands for the whole table
-        else:
-            idx, outcome = pm.Data("index", index), pm.Data("y", y)
-            data_scale = None
+        idx = pm.Data("index", np.asarray(index, dtype=np.int64))
+        outcome = pm.Data("y", np.asarray(y, dtype=float))
+        data_scale = None
+        if batch_rows is not None:
+            idx, outcome = idx[batch_rows], outcome[batch_rows]
+            # the minibatch stands for the whole table
+            data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")
         loc = pm.Data("prior_loc", np.asarray(priors.loc, dtype=float))
         scale = pm.Data("prior_scale", np.asarray(priors.scale, dtype=float))
         n_sd = len(opts.spreads)

@@ -222,7 +222,8 @@ def test_a_minibatch_stands_for_the_whole_table(data):
     index = layout.index_matrix(encode(table, vocab))
     n = len(index)
     for batch_size in (7, 60, n, None):
-        model = build_model(index, data.y.astype(float), layout, batch_size=batch_size)
+        rows = None if batch_size is None else pytensor.shared(np.arange(batch_size) * 3 % n)
+        model = build_model(index, data.y.astype(float), layout, batch_rows=rows)
         (potential,) = model.replace_rvs_by_values([model["loglik"]])
         f = pytensor.function(model.value_vars, potential, on_unused_input="ignore")
         point = model.initial_point()
@@ -256,6 +257,21 @@ class _Shared:
 
     def set_value(self, value):
         self.value = np.asarray(value, dtype=float)
+
+
+def test_minibatches_read_every_match_once_per_pass():
+    from skcodex.approximate import _Batches
+
+    rows = _Shared(np.zeros(4))
+    batches = _Batches(rows, 10, 4, np.random.default_rng(0))
+    seen = []
+    for step in range(1, 7):  # two passes of two batches (4 + 4 rows; 2 left over)
+        seen.append(rows.get_value().astype(int))
+        batches(None, None, step)
+    for one_pass in (seen[0:2], seen[2:4], seen[4:6]):
+        read = np.concatenate(one_pass)
+        assert len(set(read.tolist())) == 8 and read.min() >= 0 and read.max() <= 9
+    assert not np.array_equal(np.concatenate(seen[0:2]), np.concatenate(seen[2:4]))
 
 
 def test_iterates_are_averaged_over_the_last_third():
