@@ -10,8 +10,11 @@ from scipy.special import logit
 from skcodex import BayesianMatchupClassifier, backend
 from skcodex.analysis import (
     deck_label,
+    deck_ranking,
     deck_spread_draws,
+    match_forecast,
     matchup_draws,
+    matchup_table,
     monocolour_decks,
     most_played_decks,
     skill_table,
@@ -227,3 +230,265 @@ def test_solve_matrix_game_rejects_bad_input():
         solve_matrix_game([1.0, 2.0])
     with pytest.raises(ValueError, match="finite"):
         solve_matrix_game([[np.nan]])
+
+
+# -- known draws, no fit: every answer computed independently ----------------------------
+
+RED = Deck("Red", ("Anarchy", "Blood", "Fire"))  # MonoRed
+BLUE = Deck("Blue", ("Law", "Peace", "Truth"))  # MonoBlue
+MIXED = Deck("Red", ("Anarchy", "Law", "Peace"))  # [Anarchy]/Law/Peace
+OFF = Deck("Blue", ("Anarchy", "Blood", "Truth"))  # [Truth]/Anarchy/Blood
+PLAYERS = ("ann", "bob", "cy")
+
+
+def _world(theta=None, n_draws=10, seed=0, sd=None, decks=(RED, BLUE, MIXED, OFF), **options):
+    """A classifier 'fitted' to given effect draws over two starters and six specs."""
+    clf = BayesianMatchupClassifier(**options)
+    vocab = Vocabulary(
+        PLAYERS,
+        ("Blue", "Red"),
+        ("Anarchy", "Blood", "Fire", "Law", "Peace", "Truth"),
+        3,
+        decks=tuple(decks),
+        deck_counts=tuple(range(len(decks), 0, -1)),
+    )
+    layout = Layout(*vocab.sizes, 3, clf.options)
+    rng = np.random.default_rng(seed)
+    if theta is None:
+        theta = rng.normal(0.0, 0.6, (n_draws, layout.size))
+    if sd is None:
+        sd = np.exp(rng.normal(-0.5, 0.3, (len(theta), len(layout.spreads))))
+    clf.idata_ = backend.from_effect_draws(theta, sd, layout)
+    clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 0
+    clf.classes_ = np.array([0, 1])
+    return clf
+
+
+def _theta(clf_or_layout, n_draws, **blocks):
+    """Flat effect draws with the named blocks set and every other effect 0."""
+    layout = getattr(clf_or_layout, "layout_", clf_or_layout)
+    full = {name: np.zeros((n_draws, *shape)) for name, shape in layout.shapes.items()}
+    for name, value in blocks.items():
+        full[name][...] = value
+    return layout.flatten(full)
+
+
+def _loop_m(clf, d1, d2, draw):
+    """m(d1, d2) in one draw, summed effect by effect as the seed writes it."""
+    vocab = clf.vocabulary_
+    b = clf.layout_.unflatten(clf.effect_draws_[draw])
+    g, t = vocab.starters.index(d1.starter), vocab.starters.index(d2.starter)
+    h = [vocab.specs.index(x) for x in d1.specs]
+    u = [vocab.specs.index(x) for x in d2.specs]
+    m = b["stst"][g, t]
+    m += sum(b["stsp"][g, x] for x in u) + sum(b["spst"][y, t] for y in h)
+    m += sum(b["spsp"][y, x] for y in h for x in u)
+    if "first_move" in b:
+        m += b["first_move"]
+    if "syn_stsp" in b:
+
+        def syn(s, specs):
+            own = sum(b["syn_stsp"][s, x] for x in specs)
+            return own + sum(
+                b["syn_spsp"][x, y] for i, x in enumerate(specs) for y in specs[i + 1 :]
+            )
+
+        m += syn(g, h) - syn(t, u)
+    return m
+
+
+def _loop_p(clf, decks1, decks2):
+    n = len(clf.effect_draws_)
+    m = np.array([[[_loop_m(clf, a, b, k) for b in decks2] for a in decks1] for k in range(n)])
+    return 1.0 / (1.0 + np.exp(-m))
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"first_move": True}, {"synergy": True, "first_move": True}]
+)
+def test_matchup_draws_are_the_seeds_sum_effect_by_effect(options):
+    clf = _world(n_draws=6, **options)
+    decks1, decks2 = [RED, MIXED, OFF], [BLUE, RED]
+    np.testing.assert_allclose(
+        matchup_draws(clf, decks1, decks2), _loop_p(clf, decks1, decks2), atol=1e-12
+    )
+    # Labels and notation name the same decks; decks2 defaults to decks1.
+    labels = [deck_label(d) for d in decks1]
+    np.testing.assert_allclose(matchup_draws(clf, labels), _loop_p(clf, decks1, decks1))
+
+
+def test_matchup_draws_for_named_players_add_their_skills():
+    clf = _world(n_draws=5, first_move=True)
+    skill = clf.layout_.unflatten(clf.effect_draws_)["skill"]
+    p = matchup_draws(clf, [RED, BLUE], [MIXED], player1="cy", player2="ann")
+    m = np.log(_loop_p(clf, [RED, BLUE], [MIXED]))
+    m -= np.log1p(-_loop_p(clf, [RED, BLUE], [MIXED]))
+    q = m + (skill[:, 2] - skill[:, 0])[:, None, None]
+    np.testing.assert_allclose(p, 1 / (1 + np.exp(-q)), atol=1e-12)
+    with pytest.raises(ValueError, match="name both players"):
+        matchup_draws(clf, [RED], player2="ann")
+
+
+def test_matchup_draws_thin_evenly_and_check_n_draws():
+    clf = _world(n_draws=10)
+    full = matchup_draws(clf, [RED, BLUE])
+    np.testing.assert_array_equal(matchup_draws(clf, [RED, BLUE], n_draws=4), full[[0, 3, 6, 9]])
+    np.testing.assert_array_equal(matchup_draws(clf, [RED, BLUE], n_draws=1), full[[0]])
+    np.testing.assert_array_equal(matchup_draws(clf, [RED, BLUE], n_draws=10), full)
+    np.testing.assert_array_equal(matchup_draws(clf, [RED, BLUE], n_draws=99), full)
+    for bad in (0, -2, True, 2.5, "3"):
+        with pytest.raises(ValueError, match="n_draws must be a positive integer or None"):
+            matchup_draws(clf, [RED, BLUE], n_draws=bad)
+
+
+def test_matchup_draws_in_small_chunks_are_the_same(monkeypatch):
+    import skcodex.analysis.matchups as matchups
+
+    clf = _world(n_draws=9)
+    whole = matchup_draws(clf, [RED, BLUE, MIXED])
+    monkeypatch.setattr(matchups, "CHUNK_BYTES", 8 * 4 * 9 * 2)  # two draws of a 3 x 3 game
+    np.testing.assert_allclose(matchup_draws(clf, [RED, BLUE, MIXED]), whole, rtol=1e-14)
+    starts = [s for s, _ in matchups._game_chunks(clf, [RED, BLUE, MIXED], [RED], np.arange(9))]
+    assert starts == [0, 6]  # six draws of a 3 x 1 game a chunk
+    monkeypatch.setattr(matchups, "CHUNK_BYTES", 1)  # at least one draw a chunk
+    assert len(list(matchups._game_chunks(clf, [RED], [BLUE], np.arange(9)))) == 9
+
+
+def _one_pair_world(p_draws, **options):
+    """Draws in which RED moving first beats BLUE with the given probabilities, all else 1/2."""
+    clf = _world(n_draws=len(p_draws), **options)
+    stst = np.zeros((len(p_draws), 2, 2))
+    stst[:, 1, 0] = logit(np.asarray(p_draws))  # Red (code 1) against Blue (code 0)
+    return _world(theta=_theta(clf, len(p_draws), stst=stst), **options)
+
+
+def test_matchup_table_on_known_probabilities():
+    p = np.linspace(0.1, 0.9, 9)
+    clf = _one_pair_world(p)
+    table = matchup_table(clf, ["MonoRed"], ["MonoBlue", "MonoRed"], interval=0.5)
+    assert table[["deck1", "deck2"]].values.tolist() == [
+        ["MonoRed", "MonoBlue"],
+        ["MonoRed", "MonoRed"],
+    ]
+    row = table.iloc[0]
+    assert row["mean"] == pytest.approx(0.5)
+    assert row["sd"] == pytest.approx(np.sqrt(np.sum((p - 0.5) ** 2) / 8))
+    assert row["lower"] == pytest.approx(0.3) and row["upper"] == pytest.approx(0.7)
+    assert row["p_favoured"] == pytest.approx(4 / 9)  # 0.6, 0.7, 0.8, 0.9; 0.5 is not > 0.5
+    mirror = table.iloc[1]
+    assert (mirror["mean"], mirror["sd"], mirror["p_favoured"]) == (0.5, 0.0, 0.0)
+    assert table.attrs == {"player1": None, "player2": None, "interval": 0.5}
+    wide = matchup_table(clf, ["MonoRed"], ["MonoBlue"], interval=0.9)
+    assert wide["lower"].iloc[0] == pytest.approx(0.14, abs=1e-6)
+    assert wide["upper"].iloc[0] == pytest.approx(0.86, abs=1e-6)
+    one = matchup_table(clf, ["MonoRed"], ["MonoBlue"], n_draws=1)
+    assert one["sd"].iloc[0] == 0.0 and one["mean"].iloc[0] == pytest.approx(0.1)
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError, match="interval must be between 0 and 1"):
+            matchup_table(clf, ["MonoRed"], interval=bad)
+
+
+def test_matchup_table_for_named_players_records_them():
+    clf = _one_pair_world([0.2, 0.4, 0.6])
+    table = matchup_table(clf, [RED], [BLUE], player1="ann", player2="bob")
+    assert table.attrs["player1"] == "ann" and table.attrs["player2"] == "bob"
+    assert table["mean"].iloc[0] == pytest.approx(0.4)  # skills are 0 in this world
+
+
+def test_match_forecast_on_known_skills():
+    skill = np.array([[1.0, 0.0, -1.0], [0.0, 0.0, 0.0], [-1.0, 0.5, 2.0], [2.0, 1.0, 0.0]])
+    clf = _world(n_draws=4)
+    clf = _world(theta=_theta(clf, 4, skill=skill))
+    X = pd.DataFrame(
+        {"player1": ["ann", "cy"], "player2": ["bob", "ann"], "deck1": ["MonoRed"] * 2,
+         "deck2": ["MonoBlue"] * 2}
+    )  # fmt: skip
+    before = X.copy()
+    out = match_forecast(clf, X, interval=0.5)
+    pd.testing.assert_frame_equal(X, before)
+    assert list(out.columns) == ["player1", "player2", "deck1", "deck2", "mean", "lower", "upper"]
+    for row, (i, j) in enumerate([(0, 1), (2, 0)]):
+        p = np.sort(1 / (1 + np.exp(-(skill[:, i] - skill[:, j]))))
+        # four draws: the 25% and 75% quantiles lie 3/4 and 1/4 of the way between draws
+        assert out["mean"].iloc[row] == pytest.approx(p.mean())
+        assert out["lower"].iloc[row] == pytest.approx(0.25 * p[0] + 0.75 * p[1])
+        assert out["upper"].iloc[row] == pytest.approx(0.75 * p[2] + 0.25 * p[3])
+
+
+def _ranking_by_hand(p, rows, cols):
+    """Each deck's coin-flip-turn score against the field, draw by draw, by loops."""
+    n = len(p)
+    score = np.zeros((n, len(rows)))
+    for k in range(n):
+        for a, i in enumerate(rows):
+            score[k, a] = np.mean([(p[k, i, j] + 1 - p[k, j, i]) / 2 for j in cols])
+    return score
+
+
+def test_deck_ranking_on_known_draws():
+    clf = _world(n_draws=12, seed=4, synergy=True)
+    decks = [RED, BLUE, MIXED, OFF]
+    p = _loop_p(clf, decks, decks)
+    score = _ranking_by_hand(p, range(4), range(4))
+    ranking = deck_ranking(clf, decks, interval=0.5)
+    labels = [deck_label(d) for d in decks]
+    assert list(ranking.index) == [labels[i] for i in np.argsort(-score.mean(axis=0))]
+    assert ranking.index.name == "deck"
+    got = ranking.loc[labels]
+    np.testing.assert_allclose(got["mean"], score.mean(axis=0))
+    np.testing.assert_allclose(got["lower"], np.quantile(score, 0.25, axis=0))
+    np.testing.assert_allclose(got["upper"], np.quantile(score, 0.75, axis=0))
+    best = [np.mean([row.argmax() == i for row in score]) for i in range(4)]
+    np.testing.assert_allclose(got["p_best"], best)
+    ranks = [[1 + sum(row[j] > row[i] for j in range(4)) for i in range(4)] for row in score]
+    np.testing.assert_allclose(got["rank_mean"], np.mean(ranks, axis=0))
+    # A field of other decks: RED and MIXED ranked against BLUE and RED.
+    other = deck_ranking(clf, [RED, MIXED], field=[BLUE, RED], n_draws=6)
+    thinned = _ranking_by_hand(p[[0, 2, 4, 7, 9, 11]], [0, 2], [1, 0])
+    np.testing.assert_allclose(other.loc[[labels[0], labels[2]], "mean"], thinned.mean(axis=0))
+
+
+def test_deck_ranking_p_best_of_a_deck_that_always_wins():
+    # RED beats BLUE with probability 0.8 whoever moves first; MIXED is RED's twin in stst.
+    clf = _world(n_draws=3)
+    stst = np.zeros((3, 2, 2))
+    stst[:, 1, 0], stst[:, 0, 1] = logit(0.8), logit(0.2)
+    spsp = np.zeros((3, 6, 6))
+    spsp[:, 1, :] = 0.3  # Blood (in RED only) helps against every spec
+    spsp[:, :, 1] = -0.3
+    clf = _world(theta=_theta(clf, 3, stst=stst, spsp=spsp))
+    ranking = deck_ranking(clf, [BLUE, MIXED, RED])
+    assert list(ranking.index) == ["MonoRed", "[Anarchy]/Law/Peace", "MonoBlue"]
+    assert ranking["p_best"].tolist() == [1.0, 0.0, 0.0]
+    assert ranking["rank_mean"].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_skill_table_on_known_skills_and_counts():
+    skill = np.array(
+        [[1.0, 0.0, 2.0], [2.0, -1.0, 0.0], [0.5, 0.0, 1.5], [3.0, 1.0, -2.0], [1.5, 2.5, 0.0]]
+    )
+    clf = _world(n_draws=5)
+    clf = _world(theta=_theta(clf, 5, skill=skill))
+    X = pd.DataFrame(
+        {"player1": ["ann", "bob", "ann"], "player2": ["bob", "ann", "bob"],
+         "deck1": ["MonoRed"] * 3, "deck2": ["MonoBlue"] * 3}
+    )  # fmt: skip
+    table = skill_table(clf, X, y=[1, 1, 0], interval=0.5)
+    assert list(table.index) == ["ann", "bob", "cy"]  # means 1.6, 0.5, 0.3
+    assert table.index.name == "player"
+    np.testing.assert_allclose(table["mean"], [1.6, 0.5, 0.3])
+    np.testing.assert_allclose(table["sd"], np.std(skill, axis=0, ddof=1))
+    s = np.sort(skill, axis=0)  # five draws: the 25% and 75% quantiles are the 2nd and 4th
+    np.testing.assert_allclose(table["lower"], s[1])
+    np.testing.assert_allclose(table["upper"], s[3])
+    # best per draw: cy, ann, cy, ann, bob; ranks (1 = best) by hand
+    np.testing.assert_allclose(table["p_best"], [0.4, 0.2, 0.4])
+    ranks = np.array([[2, 3, 1], [1, 3, 2], [2, 3, 1], [1, 2, 3], [2, 1, 3]])
+    np.testing.assert_allclose(table["rank_mean"], ranks.mean(axis=0))
+    np.testing.assert_allclose(table["rank_lower"], np.sort(ranks, axis=0)[1])
+    np.testing.assert_allclose(table["rank_upper"], np.sort(ranks, axis=0)[3])
+    assert table["matches"].tolist() == [3, 3, 0]
+    assert table["wins"].tolist() == [1, 2, 0]  # ann won row 0, bob rows 1 and 2
+    one = skill_table(_world(theta=_theta(clf, 1, skill=skill[:1])))
+    assert (one["sd"] == 0).all() and list(one.index) == ["cy", "ann", "bob"]
+    assert "wins" not in skill_table(clf, X).columns

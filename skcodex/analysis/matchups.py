@@ -54,11 +54,13 @@ def _game_chunks(
     decks1: list[Deck],
     decks2: list[Deck],
     draws: np.ndarray,
-    chunk_bytes: int = CHUNK_BYTES,
 ):
-    """Yield ``(start, p)``: P(player 1 wins) at equal skill for consecutive chunks of draws."""
+    """Yield ``(start, p)``: P(player 1 wins) at equal skill for consecutive chunks of draws.
+
+    A chunk holds as many draws as fit `CHUNK_BYTES` with four arrays of its size.
+    """
     logits = _matchup_logits(clf, decks1, decks2)
-    step = max(1, chunk_bytes // (8 * 4 * max(1, len(decks1) * len(decks2))))
+    step = max(1, CHUNK_BYTES // (8 * 4 * max(1, len(decks1) * len(decks2))))
     for start in range(0, len(draws), step):
         yield start, expit(logits(draws[start : start + step]))
 

@@ -127,16 +127,18 @@ def prior_spread_draws(
     priors = clf.priors
     k = getattr(getattr(clf, "layout_", None), "specs_per_deck", 3)
     rng = np.random.default_rng(random_state)
-    loc, scale = np.asarray(priors.loc), np.asarray(priors.scale)
+    # One prior a spread; the first-move effect's own prior, last when present, is not one.
+    n = len(options.prior_names) - int(options.first_move)
+    loc, scale = np.asarray(priors.loc)[:n], np.asarray(priors.scale)[:n]
     if options.prior == "lognormal":
-        return np.exp(rng.normal(loc, scale, size=(n_draws, len(loc))))
+        return np.exp(rng.normal(loc, scale, size=(n_draws, n)))
     log_total = rng.normal(loc[0], scale[0], size=n_draws)
     share = expit(rng.normal(0.0, 1.0, size=n_draws))
     logits = np.column_stack([np.zeros(n_draws), rng.normal(0.0, 1.0, size=(n_draws, 2))])
     split = np.exp(logits - logits.max(axis=1, keepdims=True))
     split /= split.sum(axis=1, keepdims=True)
     base = balanced_spreads(log_total, share, split, k)
-    extra = np.exp(rng.normal(loc[1:], scale[1:], size=(n_draws, len(loc) - 1)))
+    extra = np.exp(rng.normal(loc[1:], scale[1:], size=(n_draws, n - 1)))
     return np.column_stack([base, extra])
 
 
