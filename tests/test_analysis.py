@@ -12,17 +12,32 @@ from skcodex.analysis import (
     deck_label,
     deck_ranking,
     deck_spread_draws,
+    default_decks,
+    describe_prior,
     match_forecast,
     matchup_draws,
     matchup_table,
     monocolour_decks,
     most_played_decks,
+    nash_equilibria,
+    nash_weights,
+    prior_spread_comparison_draws,
+    prior_spread_draws,
     skill_table,
     skill_versus_decks,
     solve_matrix_game,
     spread_comparison_draws,
 )
-from skcodex.codex import CODEX, Catalogue, Deck, legal_decks, parse_deck
+from skcodex.codex import (
+    CODEX,
+    Catalogue,
+    Deck,
+    DeckParseError,
+    PlainCatalogue,
+    legal_decks,
+    parse_deck,
+    parse_decks,
+)
 from skcodex.data import Vocabulary, check_match_table
 from skcodex.model import Layout
 
@@ -492,3 +507,347 @@ def test_skill_table_on_known_skills_and_counts():
     one = skill_table(_world(theta=_theta(clf, 1, skill=skill[:1])))
     assert (one["sd"] == 0).all() and list(one.index) == ["cy", "ann", "bob"]
     assert "wins" not in skill_table(clf, X).columns
+
+
+# -- Nash weights on known games ----------------------------------------------------------
+
+
+def _lp_row_player(A):
+    """max v over (x, v): x' A >= v column by column, sum x = 1, x >= 0 (HiGHS dual simplex)."""
+    from scipy.optimize import linprog
+
+    n, m = A.shape
+    res = linprog(
+        c=np.r_[np.zeros(n), -1.0],
+        A_ub=np.c_[-A.T, np.ones(m)],
+        b_ub=np.zeros(m),
+        A_eq=np.r_[np.ones(n), 0.0].reshape(1, -1),
+        b_eq=[1.0],
+        bounds=[(0, 1)] * n + [(None, None)],
+        method="highs-ds",
+    )
+    assert res.status == 0
+    return res.x[:n], res.x[n]
+
+
+def _brute_column_player(A):
+    """Player 2's best mix of two decks: the lowest point of the upper envelope of lines.
+
+    Against mix (q, 1 - q), row i pays ``A[i, 1] + q (A[i, 0] - A[i, 1])``; the envelope's
+    minimum lies at q = 0, q = 1 or where two lines cross.
+    """
+    slopes, ends = A[:, 0] - A[:, 1], A[:, 1]
+    candidates = [0.0, 1.0]
+    for i in range(len(A)):
+        for j in range(i + 1, len(A)):
+            if slopes[i] != slopes[j]:
+                q = (ends[j] - ends[i]) / (slopes[i] - slopes[j])
+                if 0 <= q <= 1:
+                    candidates.append(q)
+    worst = [max(ends + q * slopes) for q in candidates]
+    q = candidates[int(np.argmin(worst))]
+    return np.array([q, 1 - q]), min(worst)
+
+
+def test_nash_equilibria_agree_with_independent_solutions():
+    clf = _world(n_draws=8, seed=5, first_move=True)
+    decks1, decks2 = [RED, BLUE, MIXED], [BLUE, OFF]
+    eq = nash_equilibria(clf, decks1, decks2)
+    games = _loop_p(clf, decks1, decks2)
+    assert eq.decks1 == ("MonoRed", "MonoBlue", "[Anarchy]/Law/Peace")
+    assert eq.decks2 == ("MonoBlue", "[Truth]/Anarchy/Blood") and eq.both is None
+    assert eq.player1.shape == (8, 3) and eq.player2.shape == (8, 2) and eq.value.shape == (8,)
+    for A, w1, w2, value in zip(games, eq.player1, eq.player2, eq.value):
+        y, w = _brute_column_player(A)
+        x, v = _lp_row_player(A)
+        assert value == pytest.approx(w, abs=1e-9) and value == pytest.approx(v, abs=1e-9)
+        assert (A @ w2).max() == pytest.approx(w, abs=1e-9)  # player 2 concedes only the value
+        assert (w1 @ A).min() == pytest.approx(v, abs=1e-9)  # player 1 is guaranteed it
+        np.testing.assert_allclose(w2, y, atol=1e-7)
+        np.testing.assert_allclose(w1, x, atol=1e-7)
+
+
+def test_nash_both_roles_solve_the_averaged_game():
+    clf = _world(n_draws=6, seed=2)
+    decks = [RED, BLUE, MIXED, OFF]
+    eq = nash_equilibria(clf, decks)
+    assert eq.both.shape == (6, 4)
+    for A, w in zip(_loop_p(clf, decks, decks), eq.both):
+        B = 0.5 * (A + 1 - A.T)  # one deck for both roles, each role half the time
+        x, v = _lp_row_player(B)
+        assert v == pytest.approx(0.5, abs=1e-9)  # a symmetric game is worth 1/2
+        assert (w @ B).min() == pytest.approx(0.5, abs=1e-9)
+        np.testing.assert_allclose(w, x, atol=1e-7)
+    # The same list given twice is the same game.
+    again = nash_equilibria(clf, decks, list(decks))
+    np.testing.assert_array_equal(again.both, eq.both)
+
+
+def test_nash_thins_draws_and_solves_each_chunk(monkeypatch):
+    import skcodex.analysis.matchups as matchups
+
+    clf = _world(n_draws=8, seed=3)
+    full = nash_equilibria(clf, [RED, BLUE, MIXED], n_draws=None)
+    default = nash_equilibria(clf, [RED, BLUE, MIXED])  # 500 by default: all eight
+    np.testing.assert_array_equal(default.value, full.value)
+    some = nash_equilibria(clf, [RED, BLUE, MIXED], n_draws=3)
+    np.testing.assert_allclose(some.value, full.value[[0, 4, 7]], atol=1e-12)
+    np.testing.assert_allclose(some.player2, full.player2[[0, 4, 7]], atol=1e-9)
+    monkeypatch.setattr(matchups, "CHUNK_BYTES", 8 * 4 * 9 * 3)  # three games a chunk
+    chunked = nash_equilibria(clf, [RED, BLUE, MIXED])
+    for name in ("player1", "player2", "both", "value"):
+        np.testing.assert_allclose(getattr(chunked, name), getattr(full, name), atol=1e-12)
+
+
+def _equilibria():
+    from skcodex.analysis import NashEquilibria
+
+    return NashEquilibria(
+        decks1=("A", "B"),
+        decks2=("C", "D", "E"),
+        player1=np.array([[1.0, 0.0], [0.5, 0.5], [0.25, 0.75], [0.0, 1.0], [0.6, 0.4]]),
+        player2=np.array([[0.2, 0.8, 0.0], [0.2, 0.3, 0.5], [1.0, 0, 0], [0, 0, 1], [0, 1, 0]]),
+        both=None,
+        value=np.array([0.5, 0.4, 0.7, 0.6, 0.3]),
+    )
+
+
+def test_nash_summary_of_known_weights():
+    eq = _equilibria()
+    table = eq.summary(interval=0.5, threshold=0.1)
+    assert table["role"].tolist() == ["player 1"] * 2 + ["player 2"] * 3
+    assert table["deck"].tolist() == ["A", "B", "C", "D", "E"]
+    s1, s2 = np.sort(eq.player1, axis=0), np.sort(eq.player2, axis=0)
+    np.testing.assert_allclose(table["mean"], [*eq.player1.mean(0), *eq.player2.mean(0)])
+    np.testing.assert_allclose(table["lower"], [*s1[1], *s2[1]])  # 2nd of five draws
+    np.testing.assert_allclose(table["upper"], [*s1[3], *s2[3]])  # 4th of five draws
+    np.testing.assert_allclose(table["p_played"], [0.8, 0.8, 0.6, 0.6, 0.4])  # weight > 0.1
+    assert table.attrs["value"] == pytest.approx({"mean": 0.5, "lower": 0.4, "upper": 0.6})
+    assert table.attrs["n_draws"] == 5 and table.attrs["interval"] == 0.5
+    default = eq.summary()  # 90%, and any weight above a millionth counts as played
+    np.testing.assert_allclose(default["p_played"], [0.8, 0.8, 0.6, 0.6, 0.4])
+    np.testing.assert_allclose(default["lower"][:2], np.quantile(eq.player1, 0.05, axis=0))
+    assert default.attrs["interval"] == 0.9
+    with_both = type(eq)(**{**eq.__dict__, "both": eq.player1[:, ::-1]})
+    rows = with_both.summary()
+    assert rows["role"].tolist()[-2:] == ["both", "both"] and rows["deck"].tolist()[-2:] == [
+        "A",
+        "B",
+    ]
+    np.testing.assert_allclose(rows["mean"][-2:], eq.player1[:, ::-1].mean(0))
+
+
+def test_nash_weights_are_the_summary_of_the_equilibria():
+    clf = _world(n_draws=5, seed=6)
+    weights = nash_weights(clf, [RED, BLUE], [MIXED, OFF, BLUE], n_draws=4, interval=0.5)
+    expected = nash_equilibria(clf, [RED, BLUE], [MIXED, OFF, BLUE], n_draws=4).summary(0.5)
+    pd.testing.assert_frame_equal(weights, expected)
+    assert weights.attrs == expected.attrs and weights.attrs["n_draws"] == 4
+
+
+# -- spreads, posterior and prior ---------------------------------------------------------
+
+
+def test_spread_comparison_of_known_spreads():
+    sd = np.array([[1.0, 1.0, 0.5, 0.25], [0.5, 2.0, 1.0, 1.0], [2.0, 0.1, 0.2, 0.3]])
+    clf = _world(n_draws=3, sd=sd)
+    draws = spread_comparison_draws(clf)
+    assert list(draws.columns) == ["sd_player", "sd_skill_difference", "sd_deck", "ratio",
+                                   "skill_share"]  # fmt: skip
+    deck = np.sqrt(sd[:, 1] ** 2 + 6 * sd[:, 2] ** 2 + 9 * sd[:, 3] ** 2)
+    np.testing.assert_allclose(draws["sd_player"], sd[:, 0])
+    np.testing.assert_allclose(draws["sd_skill_difference"], np.sqrt(2) * sd[:, 0])
+    np.testing.assert_allclose(draws["sd_deck"], deck)
+    np.testing.assert_allclose(draws["ratio"], sd[:, 0] / deck)
+    np.testing.assert_allclose(
+        draws["skill_share"], 2 * sd[:, 0] ** 2 / (2 * sd[:, 0] ** 2 + deck**2)
+    )
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_deck_spread_with_synergy_for_any_deck_size(k):
+    sd = np.array([[0.3, 0.7, 0.4, 0.25]])
+    # syn(deck) sums k starter-spec and k(k-1)/2 spec-spec effects; m holds two of them.
+    n_syn = 2 * (k + k * (k - 1) / 2)
+    expected = np.sqrt(0.7**2 + 2 * k * 0.4**2 + k**2 * 0.25**2 + n_syn * 0.5**2)
+    np.testing.assert_allclose(deck_spread_draws(sd, k, np.array([0.5])), [expected])
+    np.testing.assert_allclose(
+        deck_spread_draws(sd, k), [np.sqrt(0.7**2 + 2 * k * 0.4**2 + k**2 * 0.25**2)]
+    )
+
+
+def test_skill_versus_decks_on_known_spreads():
+    # sd_deck = sqrt(1 + 6 + 9) = 4 in every draw; sd_player 1, 2, 3, 5, 6.
+    sd = np.column_stack([[1.0, 2.0, 3.0, 5.0, 6.0], np.ones((5, 3))])
+    seed_prior = {f"log_sd_{n}_loc": 0.0 for n in ("player", "stst", "stsp", "spsp")}
+    clf = _world(n_draws=5, sd=sd, **seed_prior)
+    table = skill_versus_decks(clf, interval=0.5)
+    assert list(table.columns) == ["mean", "lower", "upper"]
+    assert table.loc["sd_player"].tolist() == pytest.approx([3.4, 2.0, 5.0])
+    assert table.loc["sd_deck"].tolist() == pytest.approx([4.0, 4.0, 4.0])
+    assert table.loc["ratio"].tolist() == pytest.approx([0.85, 0.5, 1.25])
+    # skill matters more when sqrt(2) sd_player > 4: sd_player 3, 5, 6
+    assert table.attrs["p_skill_matters_more"] == pytest.approx(0.6)
+    assert table.attrs["p_player_spread_larger"] == pytest.approx(0.4)  # 5 and 6
+    assert table.attrs["interval"] == 0.5
+    assert table.attrs["prior"] == describe_prior(clf)
+    # Under the seed's prior, log sd ~ N(0, 0.5) each, simulated here independently.
+    z = np.exp(np.random.default_rng(99).normal(0.0, 0.5, (400_000, 4)))
+    deck = np.sqrt(z[:, 1] ** 2 + 6 * z[:, 2] ** 2 + 9 * z[:, 3] ** 2)
+    assert table.attrs["prior_p_skill_matters_more"] == pytest.approx(
+        np.mean(np.sqrt(2) * z[:, 0] > deck), abs=0.005
+    )
+    assert table.attrs["prior_p_player_spread_larger"] == pytest.approx(
+        np.mean(z[:, 0] > deck), abs=0.005
+    )
+
+
+def test_lognormal_prior_spread_draws_follow_their_priors():
+    clf = BayesianMatchupClassifier(
+        synergy=True, first_move=True, log_sd_player_loc=0.4, log_sd_stst_loc=0.0,
+        log_sd_stsp_loc=-0.5, log_sd_stsp_scale=0.2, log_sd_spsp_loc=-2.0, log_sd_syn_loc=-1.0,
+    )  # fmt: skip
+    draws = prior_spread_draws(clf, n_draws=40_000, random_state=1)
+    assert draws.shape == (40_000, 5)  # player, stst, stsp, spsp, syn: no first-move column
+    logs = np.log(draws)
+    np.testing.assert_allclose(logs.mean(axis=0), [0.4, 0, -0.5, -2.0, -1.0], atol=0.01)
+    np.testing.assert_allclose(logs.std(axis=0), [0.5, 0.5, 0.2, 0.5, 0.5], atol=0.01)
+    np.testing.assert_array_equal(draws, prior_spread_draws(clf, 40_000, random_state=1))
+    assert prior_spread_draws(clf, 3, random_state=2).shape == (3, 5)
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="n_draws must be a positive integer"):
+            prior_spread_draws(clf, bad)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_balanced_prior_spread_draws_recover_total_share_and_split(k):
+    """The spreads' total, skill share and deck split have the balanced prior's laws."""
+    clf = BayesianMatchupClassifier(prior="balanced", familiarity=True, log_total_loc=0.2,
+                                    log_total_scale=0.3, log_sd_fam_loc=-0.5)  # fmt: skip
+    clf.layout_ = Layout(4, 2, 6, k, clf.options)  # only its deck size is read
+    sd = prior_spread_draws(clf, n_draws=40_000, random_state=3)
+    assert sd.shape == (40_000, 5)
+    player2, parts = 2 * sd[:, 0] ** 2, [sd[:, 1] ** 2, 2 * k * sd[:, 2] ** 2, k**2 * sd[:, 3] ** 2]
+    total = player2 + sum(parts)
+    share = player2 / total
+    stats = [
+        (0.5 * np.log(total), 0.2, 0.3),  # log total spread ~ N(0.2, 0.3)
+        (np.log(share / (1 - share)), 0.0, 1.0),  # skill share sigmoid(N(0, 1))
+        (np.log(parts[1] / parts[0]), 0.0, 1.0),  # deck split softmax(0, N(0, 1), N(0, 1))
+        (np.log(parts[2] / parts[0]), 0.0, 1.0),
+        (np.log(sd[:, 4]), -0.5, 0.5),  # the familiarity spread, log-normal
+    ]
+    for values, mean, sdev in stats:
+        assert values.mean() == pytest.approx(mean, abs=0.02)
+        assert values.std() == pytest.approx(sdev, abs=0.02)
+    assert abs(np.corrcoef(np.log(parts[1] / parts[0]), np.log(parts[2] / parts[0]))[0, 1]) < 0.02
+    comparison = prior_spread_comparison_draws(clf, n_draws=40_000, random_state=3)
+    np.testing.assert_allclose(comparison["skill_share"], share)
+    np.testing.assert_allclose(comparison["sd_familiarity"], np.sqrt(2 * (1 + k)) * sd[:, 4])
+
+
+def test_describe_prior_in_words():
+    clf = BayesianMatchupClassifier(
+        log_sd_player_loc=0.25, log_sd_stst_loc=-1.0, log_sd_stsp_loc=-1.5,
+        log_sd_spsp_loc=-2.0, log_sd_spsp_scale=0.75, synergy=True, log_sd_syn_loc=0.0,
+    )  # fmt: skip
+    assert describe_prior(clf) == (
+        "log-normal spread priors: log sd_player ~ N(0.25, 0.5), log sd_stst ~ N(-1, 0.5), "
+        "log sd_stsp ~ N(-1.5, 0.5), log sd_spsp ~ N(-2, 0.75), log sd_syn ~ N(0, 0.5)"
+    )
+    clf = BayesianMatchupClassifier(
+        prior="balanced", time_varying=True, log_total_loc=1.5, log_sd_step_loc=-2.5
+    )
+    assert describe_prior(clf) == (
+        "balanced prior: log total spread ~ N(1.5, 0.5), skill share sigmoid(N(0, 1)), "
+        "deck split softmax(0, N(0, 1), N(0, 1)); log sd_step ~ N(-2.5, 0.5)"
+    )
+    assert describe_prior(BayesianMatchupClassifier(prior="balanced")).endswith(
+        "softmax(0, N(0, 1), N(0, 1))"
+    )
+
+
+# -- which decks, and the shared checks ---------------------------------------------------
+
+
+def test_default_decks_are_the_most_played_of_the_fit():
+    clf = _world(n_draws=2)
+    assert default_decks(clf) == [RED, BLUE, MIXED, OFF]  # fewer than eight were played
+    assert default_decks(clf, 2) == [RED, BLUE] and default_decks(clf, 1) == [RED]
+    for bad in (0, -1, 1.5, True, None):
+        with pytest.raises(ValueError, match="n must be a positive integer"):
+            default_decks(clf, bad)
+    old = _world(n_draws=2, decks=())  # saved before deck counts were kept
+    assert [deck_label(d) for d in default_decks(old)] == MONO
+
+
+def test_deck_keywords_and_labels():
+    clf = _world(n_draws=2)
+    labels = [deck_label(d) for d in (RED, BLUE, MIXED, OFF)]
+    for keyword in (None, "most played", "  Most Played "):
+        assert matchup_table(clf, keyword)["deck1"].unique().tolist() == labels
+    assert matchup_table(clf, "MonoRed", " MONOCOLOUR ")["deck2"].tolist() == MONO
+    assert deck_ranking(clf, field="monocolour").index.size == 4
+    plain = _world(n_draws=2)
+    plain.catalogue = PlainCatalogue(specs_per_deck=3)
+    with pytest.raises(ValueError, match="decks1='monocolour' names Codex's monocolour decks"):
+        matchup_draws(plain, "monocolour")
+    other = _world(n_draws=2)
+    other.layout_ = Layout(3, 2, 6, 2, other.options)
+    with pytest.raises(ValueError, match="field='monocolour'"):
+        deck_ranking(other, [RED], field="monocolour")
+    with pytest.raises(TypeError, match="decks must hold deck strings or Decks, got 3"):
+        deck_ranking(clf, [RED, 3])
+    with pytest.raises(ValueError, match="decks2 is empty"):
+        matchup_draws(clf, [RED], [])
+
+
+def test_decks_are_labelled_with_the_fitted_catalogue():
+    nicknamed = CODEX.with_nicknames({"Hotfoot": MIXED})
+    clf = _world(n_draws=2)
+    clf.catalogue_ = nicknamed
+    assert matchup_table(clf, ["Hotfoot"], [RED])["deck1"].tolist() == ["Hotfoot"]
+    clf.catalogue = CODEX.with_nicknames({"Pyre": MIXED})  # the parameter comes first
+    assert matchup_table(clf, ["Pyre"], [RED])["deck1"].tolist() == ["Pyre"]
+
+
+def test_labels_of_fitted_decks_read_back():
+    odd = Deck("Red", ("Anarchy", "Blood"))  # two specs: no forum notation in base Codex
+    label = deck_label(odd)
+    assert label == "Red/Anarchy/Blood"
+    assert parse_decks([label, "MonoRed"], CODEX, known=[odd]) == [odd, RED]
+    assert parse_decks(RED) == [RED] and parse_decks("MonoBlue") == [BLUE]
+    with pytest.raises(DeckParseError):
+        parse_decks([label])  # not a fitted deck: read as notation, which it is not
+
+
+def test_most_played_decks_break_ties_by_first_appearance():
+    X = pd.DataFrame(
+        {"player1": ["a", "b", "c"], "player2": ["b", "c", "a"],
+         "deck1": ["MonoBlue", "MonoRed", "MonoGreen"],
+         "deck2": ["MonoRed", "MonoBlue", "MonoGreen"]}
+    )  # fmt: skip
+    assert [deck_label(d) for d in most_played_decks(X, 3)] == ["MonoBlue", "MonoRed", "MonoGreen"]
+    assert [deck_label(d) for d in most_played_decks(X, 1)] == ["MonoBlue"]
+    with pytest.raises(ValueError, match="n must be a positive integer"):
+        most_played_decks(X, 0)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: matchup_draws(c, ["MonoRed"]),
+        lambda c: matchup_table(c, ["MonoRed"]),
+        lambda c: match_forecast(c, pd.DataFrame()),
+        lambda c: deck_ranking(c, ["MonoRed"]),
+        lambda c: nash_equilibria(c, ["MonoRed"]),
+        lambda c: default_decks(c),
+        lambda c: spread_comparison_draws(c),
+        lambda c: skill_versus_decks(c),
+    ],
+)
+def test_analyses_need_a_fitted_model(call):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        call(BayesianMatchupClassifier())
