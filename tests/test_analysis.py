@@ -245,6 +245,8 @@ def test_solve_matrix_game_rejects_bad_input():
         solve_matrix_game([1.0, 2.0])
     with pytest.raises(ValueError, match="finite"):
         solve_matrix_game([[np.nan]])
+    with pytest.raises(ValueError, match="payoff must be numbers"):
+        solve_matrix_game([["rock"]])
 
 
 # -- known draws, no fit: every answer computed independently ----------------------------
@@ -340,7 +342,7 @@ def test_matchup_draws_for_named_players_add_their_skills():
     m -= np.log1p(-_loop_p(clf, [RED, BLUE], [MIXED]))
     q = m + (skill[:, 2] - skill[:, 0])[:, None, None]
     np.testing.assert_allclose(p, 1 / (1 + np.exp(-q)), atol=1e-12)
-    with pytest.raises(ValueError, match="name both players"):
+    with pytest.raises(ValueError, match=r"^name both players \(player1 and player2\) or neither"):
         matchup_draws(clf, [RED], player2="ann")
 
 
@@ -378,7 +380,7 @@ def _one_pair_world(p_draws, **options):
 
 
 def test_matchup_table_on_known_probabilities():
-    p = np.linspace(0.1, 0.9, 9)
+    p = np.linspace(0.3, 0.9, 9)  # 0.3, 0.375, ..., 0.9
     clf = _one_pair_world(p)
     table = matchup_table(clf, ["MonoRed"], ["MonoBlue", "MonoRed"], interval=0.5)
     assert table[["deck1", "deck2"]].values.tolist() == [
@@ -386,18 +388,22 @@ def test_matchup_table_on_known_probabilities():
         ["MonoRed", "MonoRed"],
     ]
     row = table.iloc[0]
-    assert row["mean"] == pytest.approx(0.5)
-    assert row["sd"] == pytest.approx(np.sqrt(np.sum((p - 0.5) ** 2) / 8))
-    assert row["lower"] == pytest.approx(0.3) and row["upper"] == pytest.approx(0.7)
-    assert row["p_favoured"] == pytest.approx(4 / 9)  # 0.6, 0.7, 0.8, 0.9; 0.5 is not > 0.5
+    assert row["mean"] == pytest.approx(0.6)
+    assert row["sd"] == pytest.approx(np.sqrt(np.sum((p - 0.6) ** 2) / 8))
+    assert row["lower"] == pytest.approx(0.45) and row["upper"] == pytest.approx(0.75)
+    assert row["p_favoured"] == pytest.approx(6 / 9)  # 0.525 and above
     mirror = table.iloc[1]
     assert (mirror["mean"], mirror["sd"], mirror["p_favoured"]) == (0.5, 0.0, 0.0)
+    assert mirror["lower"] == 0.5 and mirror["upper"] == 0.5
     assert table.attrs == {"player1": None, "player2": None, "interval": 0.5}
     wide = matchup_table(clf, ["MonoRed"], ["MonoBlue"], interval=0.9)
-    assert wide["lower"].iloc[0] == pytest.approx(0.14, abs=1e-6)
-    assert wide["upper"].iloc[0] == pytest.approx(0.86, abs=1e-6)
+    assert wide["lower"].iloc[0] == pytest.approx(0.33, abs=1e-6)
+    assert wide["upper"].iloc[0] == pytest.approx(0.87, abs=1e-6)
+    two = matchup_table(clf, ["MonoRed"], ["MonoBlue"], n_draws=2)  # draws 0 and 8
+    assert two["mean"].iloc[0] == pytest.approx(0.6)
+    assert two["sd"].iloc[0] == pytest.approx(0.6 / np.sqrt(2))
     one = matchup_table(clf, ["MonoRed"], ["MonoBlue"], n_draws=1)
-    assert one["sd"].iloc[0] == 0.0 and one["mean"].iloc[0] == pytest.approx(0.1)
+    assert one["sd"].iloc[0] == 0.0 and one["mean"].iloc[0] == pytest.approx(0.3)
     for bad in (0.0, 1.0, 1.5):
         with pytest.raises(ValueError, match="interval must be between 0 and 1"):
             matchup_table(clf, ["MonoRed"], interval=bad)
@@ -457,6 +463,12 @@ def test_deck_ranking_on_known_draws():
     np.testing.assert_allclose(got["p_best"], best)
     ranks = [[1 + sum(row[j] > row[i] for j in range(4)) for i in range(4)] for row in score]
     np.testing.assert_allclose(got["rank_mean"], np.mean(ranks, axis=0))
+    # The field defaults to the ranked decks, not to the most played ones.
+    pair = deck_ranking(clf, [RED, MIXED])
+    np.testing.assert_allclose(
+        pair.loc[[labels[0], labels[2]], "mean"],
+        _ranking_by_hand(p, [0, 2], [0, 2]).mean(axis=0),
+    )
     # A field of other decks: RED and MIXED ranked against BLUE and RED.
     other = deck_ranking(clf, [RED, MIXED], field=[BLUE, RED], n_draws=6)
     thinned = _ranking_by_hand(p[[0, 2, 4, 7, 9, 11]], [0, 2], [1, 0])
@@ -472,10 +484,11 @@ def test_deck_ranking_p_best_of_a_deck_that_always_wins():
     spsp[:, 1, :] = 0.3  # Blood (in RED only) helps against every spec
     spsp[:, :, 1] = -0.3
     clf = _world(theta=_theta(clf, 3, stst=stst, spsp=spsp))
-    ranking = deck_ranking(clf, [BLUE, MIXED, RED])
-    assert list(ranking.index) == ["MonoRed", "[Anarchy]/Law/Peace", "MonoBlue"]
-    assert ranking["p_best"].tolist() == [1.0, 0.0, 0.0]
-    assert ranking["rank_mean"].tolist() == [1.0, 2.0, 3.0]
+    for order in ([BLUE, MIXED, RED], [RED, MIXED, BLUE]):
+        ranking = deck_ranking(clf, order)
+        assert list(ranking.index) == ["MonoRed", "[Anarchy]/Law/Peace", "MonoBlue"]
+        assert ranking["p_best"].tolist() == [1.0, 0.0, 0.0]
+        assert ranking["rank_mean"].tolist() == [1.0, 2.0, 3.0]
 
 
 def test_skill_table_on_known_skills_and_counts():
@@ -615,6 +628,8 @@ def _equilibria():
 def test_nash_summary_of_known_weights():
     eq = _equilibria()
     table = eq.summary(interval=0.5, threshold=0.1)
+    assert table.index.tolist() == [0, 1, 2, 3, 4]
+    assert eq.summary(threshold=0.25)["p_played"].tolist()[:2] == [0.6, 0.8]  # 0.25 not > 0.25
     assert table["role"].tolist() == ["player 1"] * 2 + ["player 2"] * 3
     assert table["deck"].tolist() == ["A", "B", "C", "D", "E"]
     s1, s2 = np.sort(eq.player1, axis=0), np.sort(eq.player2, axis=0)
@@ -679,6 +694,10 @@ def test_deck_spread_with_synergy_for_any_deck_size(k):
 def test_skill_versus_decks_on_known_spreads():
     # sd_deck = sqrt(1 + 6 + 9) = 4 in every draw; sd_player 1, 2, 3, 5, 6.
     sd = np.column_stack([[1.0, 2.0, 3.0, 5.0, 6.0], np.ones((5, 3))])
+    ties = np.array([[6.0, 3.0, 3.0, 1.0], [4.0, 1.0, 1.0, 1.0]])  # share exactly 1/2; equal sds
+    tied = skill_versus_decks(_world(n_draws=2, sd=ties))
+    assert tied.attrs["p_skill_matters_more"] == 0.5  # 1/2 is not more; 32/48 is
+    assert tied.attrs["p_player_spread_larger"] == 0.0  # 6 < sqrt(72), and 4 is not > 4
     seed_prior = {f"log_sd_{n}_loc": 0.0 for n in ("player", "stst", "stsp", "spsp")}
     clf = _world(n_draws=5, sd=sd, **seed_prior)
     table = skill_versus_decks(clf, interval=0.5)
@@ -713,18 +732,25 @@ def test_lognormal_prior_spread_draws_follow_their_priors():
     np.testing.assert_allclose(logs.mean(axis=0), [0.4, 0, -0.5, -2.0, -1.0], atol=0.01)
     np.testing.assert_allclose(logs.std(axis=0), [0.5, 0.5, 0.2, 0.5, 0.5], atol=0.01)
     np.testing.assert_array_equal(draws, prior_spread_draws(clf, 40_000, random_state=1))
+    np.testing.assert_array_equal(  # random_state 0 by default
+        prior_spread_draws(clf, 50), prior_spread_draws(clf, 50, random_state=0)
+    )
+    assert not np.array_equal(prior_spread_draws(clf, 50), prior_spread_draws(clf, 50, 1))
     assert prior_spread_draws(clf, 3, random_state=2).shape == (3, 5)
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="n_draws must be a positive integer"):
             prior_spread_draws(clf, bad)
 
 
-@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("k", [2, 3, None])
 def test_balanced_prior_spread_draws_recover_total_share_and_split(k):
     """The spreads' total, skill share and deck split have the balanced prior's laws."""
     clf = BayesianMatchupClassifier(prior="balanced", familiarity=True, log_total_loc=0.2,
                                     log_total_scale=0.3, log_sd_fam_loc=-0.5)  # fmt: skip
-    clf.layout_ = Layout(4, 2, 6, k, clf.options)  # only its deck size is read
+    if k is None:  # before a fit: Codex's three specs a deck
+        k = 3
+    else:
+        clf.layout_ = Layout(4, 2, 6, k, clf.options)  # only its deck size is read
     sd = prior_spread_draws(clf, n_draws=40_000, random_state=3)
     assert sd.shape == (40_000, 5)
     player2, parts = 2 * sd[:, 0] ** 2, [sd[:, 1] ** 2, 2 * k * sd[:, 2] ** 2, k**2 * sd[:, 3] ** 2]
@@ -744,6 +770,16 @@ def test_balanced_prior_spread_draws_recover_total_share_and_split(k):
     comparison = prior_spread_comparison_draws(clf, n_draws=40_000, random_state=3)
     np.testing.assert_allclose(comparison["skill_share"], share)
     np.testing.assert_allclose(comparison["sd_familiarity"], np.sqrt(2 * (1 + k)) * sd[:, 4])
+
+
+def test_prior_spread_comparison_before_a_fit_has_codex_decks():
+    clf = BayesianMatchupClassifier(synergy=True)
+    sd = prior_spread_draws(clf, 500, random_state=0)
+    draws = prior_spread_comparison_draws(clf, 500)  # random_state 0 by default
+    deck = np.sqrt(sd[:, 1] ** 2 + 6 * sd[:, 2] ** 2 + 9 * sd[:, 3] ** 2 + 12 * sd[:, 4] ** 2)
+    np.testing.assert_allclose(draws["sd_deck"], deck)
+    np.testing.assert_allclose(draws["sd_player"], sd[:, 0])
+    assert len(prior_spread_comparison_draws(clf, 7, random_state=1)) == 7
 
 
 def test_describe_prior_in_words():
@@ -779,6 +815,9 @@ def test_default_decks_are_the_most_played_of_the_fit():
             default_decks(clf, bad)
     old = _world(n_draws=2, decks=())  # saved before deck counts were kept
     assert [deck_label(d) for d in default_decks(old)] == MONO
+    old.catalogue = Catalogue({"A": "X", "B": "X", "C": "X", "D": "Y", "E": "Y", "F": "Y"},
+                              ("X", "Y"), {})  # fmt: skip
+    assert [str(d) for d in default_decks(old)] == ["X: A/B/C", "Y: D/E/F"]
 
 
 def test_deck_keywords_and_labels():
@@ -807,6 +846,10 @@ def test_decks_are_labelled_with_the_fitted_catalogue():
     clf = _world(n_draws=2)
     clf.catalogue_ = nicknamed
     assert matchup_table(clf, ["Hotfoot"], [RED])["deck1"].tolist() == ["Hotfoot"]
+    assert matchup_table(clf, [RED], ["Hotfoot"])["deck2"].tolist() == ["Hotfoot"]
+    assert deck_ranking(clf, ["Hotfoot", RED]).index.tolist().count("Hotfoot") == 1
+    eq = nash_equilibria(clf, [MIXED, RED], [BLUE, MIXED], n_draws=1)
+    assert eq.decks1 == ("Hotfoot", "MonoRed") and eq.decks2 == ("MonoBlue", "Hotfoot")
     clf.catalogue = CODEX.with_nicknames({"Pyre": MIXED})  # the parameter comes first
     assert matchup_table(clf, ["Pyre"], [RED])["deck1"].tolist() == ["Pyre"]
 
@@ -831,6 +874,15 @@ def test_most_played_decks_break_ties_by_first_appearance():
     assert [deck_label(d) for d in most_played_decks(X, 1)] == ["MonoBlue"]
     with pytest.raises(ValueError, match="n must be a positive integer"):
         most_played_decks(X, 0)
+    many = legal_decks("monocolour") + legal_decks("multicolour")[:30]
+    wide = pd.DataFrame(
+        {"player1": "a", "player2": "b", "deck1": pd.Series(many, dtype=object),
+         "deck2": pd.Series(many[::-1], dtype=object)}
+    )  # fmt: skip
+    assert len(most_played_decks(wide)) == 20
+    variant = CODEX.with_specs({"Mystery": "Red"})
+    X.loc[0, "deck1"] = "[Anarchy/Mystery]/Law"
+    assert Deck("Red", ("Anarchy", "Law", "Mystery")) in most_played_decks(X, 4, variant)
 
 
 @pytest.mark.parametrize(

@@ -43,9 +43,8 @@ def thin(n_total: int, n_draws: int | None) -> np.ndarray:
         return np.arange(n_total)
     if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
         raise ValueError(f"n_draws must be a positive integer or None, got {n_draws!r}")
-    if n_draws >= n_total:
-        return np.arange(n_total)
-    return np.unique(np.linspace(0, n_total - 1, int(n_draws)).round().astype(np.int64))
+    picked = np.linspace(0, n_total - 1, min(int(n_draws), n_total)).round()
+    return np.unique(picked.astype(np.int64))
 
 
 def check_count(value: Any, name: str) -> int:

@@ -36,7 +36,7 @@ def default_decks(clf: Any, n: int = N_DEFAULT_DECKS) -> list[Deck]:
     """
     check_fitted(clf)
     n = check_count(n, "n")
-    played = tuple(getattr(clf.vocabulary_, "decks", ()))
+    played = tuple(clf.vocabulary_.decks)
     if played:
         return list(played[:n])
     return monocolour_decks(catalogue(clf))
@@ -59,7 +59,7 @@ def _choose_decks(decks: Any, clf: Any, what: str) -> list[Deck]:
                 f"are not Codex decks; pass a list of decks or 'most played'"
             )
         return monocolour_decks(cat)
-    return parse_decks(decks, cat, getattr(clf.vocabulary_, "decks", ()), what)
+    return parse_decks(decks, cat, clf.vocabulary_.decks, what)
 
 
 def _choose_deck_lists(clf: Any, decks1: Any, decks2: Any) -> tuple[list[Deck], list[Deck]]:

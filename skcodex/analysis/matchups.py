@@ -29,16 +29,11 @@ def _matchup_logits(
     holding it. The log-odds are `skcodex.design.deck_logits`.
     """
     vocab = clf.vocabulary_
-    decks = [*decks1, *decks2]
-    n, n1 = len(decks), len(decks1)
-    table = pd.DataFrame(
-        {
-            "player1": [vocab.players[0]] * n,
-            "player2": [vocab.players[-1]] * n,
-            "deck1": pd.Series(decks, dtype=object),
-            "deck2": pd.Series(decks, dtype=object),
-        }
-    )
+    decks = pd.Series([*decks1, *decks2])
+    n1 = len(decks1)
+    # Matches of one player, so that only the decks are read from the codes.
+    player = pd.Series(vocab.players[:1] * len(decks))
+    table = pd.DataFrame({"player1": player, "player2": player, "deck1": decks, "deck2": decks})
     codes = encode(table, vocab)
     theta, layout = clf.effect_draws_for(codes)
     starter, specs = codes.starter1, codes.specs1
@@ -60,7 +55,7 @@ def _game_chunks(
     A chunk holds as many draws as fit `CHUNK_BYTES` with four arrays of its size.
     """
     logits = _matchup_logits(clf, decks1, decks2)
-    step = max(1, CHUNK_BYTES // (8 * 4 * max(1, len(decks1) * len(decks2))))
+    step = max(1, CHUNK_BYTES // (8 * 4 * len(decks1) * len(decks2)))
     for start in range(0, len(draws), step):
         yield start, expit(logits(draws[start : start + step]))
 
@@ -120,8 +115,8 @@ def matchup_draws(
             {
                 "player1": [player1] * (len(d1) * len(d2)),
                 "player2": [player2] * (len(d1) * len(d2)),
-                "deck1": pd.Series([a for a in d1 for _ in d2], dtype=object),
-                "deck2": pd.Series([b for _ in d1 for b in d2], dtype=object),
+                "deck1": pd.Series([a for a in d1 for _ in d2]),
+                "deck2": pd.Series([b for _ in d1 for b in d2]),
             }
         )
         p = clf.predict_proba_draws(table)[draws]
@@ -249,7 +244,7 @@ def deck_ranking(
     union = [*d, *(x for x in f if x not in d)]
     where = {deck: i for i, deck in enumerate(union)}
     rows, cols = np.arange(len(d)), np.array([where[x] for x in f])
-    p = matchup_draws(clf, union, union, n_draws=n_draws)
+    p = matchup_draws(clf, union, n_draws=n_draws)  # every deck against every deck
     forward = p[:, rows][:, :, cols]  # decks moving first against the field
     backward = p[:, cols][:, :, rows]  # the field moving first against the decks
     score = 0.5 * (forward + 1.0 - backward.transpose(0, 2, 1)).mean(axis=2)

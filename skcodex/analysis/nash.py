@@ -51,7 +51,10 @@ def solve_matrix_game(payoff: Any) -> tuple[np.ndarray, np.ndarray, float]:
     >>> x.round(3).tolist(), y.round(3).tolist(), round(value, 6) + 0.0
     ([0.333, 0.333, 0.333], [0.333, 0.333, 0.333], 0.0)
     """
-    A = np.asarray(payoff, dtype=float)
+    try:
+        A = np.asarray(payoff, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"payoff must be numbers, got {payoff!r}") from None
     if A.ndim != 2 or A.size == 0 or not np.all(np.isfinite(A)):
         raise ValueError(f"payoff must be a finite, non-empty 2-D array, got shape {A.shape}")
 
@@ -65,8 +68,7 @@ def solve_matrix_game(payoff: Any) -> tuple[np.ndarray, np.ndarray, float]:
             A_eq=np.r_[np.ones(n), 0.0][None, :],
             b_eq=[1.0],
             bounds=[(0, None)] * n + [(None, None)],
-            method="highs",
-        )
+        )  # solved by HiGHS, scipy's default
         if res.status != 0:
             raise RuntimeError(f"the matrix game's linear programme failed: {res.message}")
         w = np.clip(res.x[:n], 0.0, None)
@@ -195,7 +197,9 @@ def nash_equilibria(
             row = start + i
             w1[row], w2[row], value[row] = solve_matrix_game(A)
             if both is not None:
-                both[row], _, _ = solve_matrix_game(0.5 * (A + 1.0 - A.T))
+                # The both-roles payoff (A + 1 - A')/2 is an increasing affine map of
+                # A - A': the same game, with the same equilibria.
+                both[row], _, _ = solve_matrix_game(A - A.T)
     return NashEquilibria(
         decks1=tuple(deck_label(d, cat) for d in d1),
         decks2=tuple(deck_label(d, cat) for d in d2),

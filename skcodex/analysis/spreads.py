@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
+from scipy.special import expit, softmax
 
 from skcodex.analysis._base import check_count, check_fitted
 
@@ -89,8 +89,14 @@ def spread_comparison_draws(clf: Any) -> pd.DataFrame:
     """
     check_fitted(clf)
     layout = clf.layout_
-    names = list(getattr(layout, "spreads", ("player", "stst", "stsp", "spsp")))
+    names = list(layout.spreads)
     return _spread_comparison(clf.spread_draws_, names, layout.specs_per_deck)
+
+
+def _specs_per_deck(clf: Any) -> int:
+    """k of a fitted classifier's decks; Codex's 3 before a fit."""
+    layout = getattr(clf, "layout_", None)
+    return 3 if layout is None else layout.specs_per_deck
 
 
 #: Draws simulated from the prior by `prior_spread_comparison_draws`.
@@ -125,7 +131,7 @@ def prior_spread_draws(
     n_draws = check_count(n_draws, "n_draws")
     options = clf.options
     priors = clf.priors
-    k = getattr(getattr(clf, "layout_", None), "specs_per_deck", 3)
+    k = _specs_per_deck(clf)
     rng = np.random.default_rng(random_state)
     # One prior a spread; the first-move effect's own prior, last when present, is not one.
     n = len(options.prior_names) - int(options.first_move)
@@ -133,10 +139,8 @@ def prior_spread_draws(
     if options.prior == "lognormal":
         return np.exp(rng.normal(loc, scale, size=(n_draws, n)))
     log_total = rng.normal(loc[0], scale[0], size=n_draws)
-    share = expit(rng.normal(0.0, 1.0, size=n_draws))
-    logits = np.column_stack([np.zeros(n_draws), rng.normal(0.0, 1.0, size=(n_draws, 2))])
-    split = np.exp(logits - logits.max(axis=1, keepdims=True))
-    split /= split.sum(axis=1, keepdims=True)
+    share = expit(rng.standard_normal(n_draws))
+    split = softmax(np.column_stack([np.zeros(n_draws), rng.standard_normal((n_draws, 2))]), axis=1)
     base = balanced_spreads(log_total, share, split, k)
     extra = np.exp(rng.normal(loc[1:], scale[1:], size=(n_draws, n - 1)))
     return np.column_stack([base, extra])
@@ -160,8 +164,7 @@ def prior_spread_comparison_draws(
     0.5
     """
     sd = prior_spread_draws(clf, n_draws, random_state)
-    k = getattr(getattr(clf, "layout_", None), "specs_per_deck", 3)
-    return _spread_comparison(sd, list(clf.options.spreads), k)
+    return _spread_comparison(sd, list(clf.options.spreads), _specs_per_deck(clf))
 
 
 def describe_prior(clf: Any) -> str:
