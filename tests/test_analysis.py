@@ -501,7 +501,7 @@ def test_skill_table_on_known_skills_and_counts():
         {"player1": ["ann", "bob", "ann"], "player2": ["bob", "ann", "bob"],
          "deck1": ["MonoRed"] * 3, "deck2": ["MonoBlue"] * 3}
     )  # fmt: skip
-    table = skill_table(clf, X, y=[1, 1, 0], interval=0.5)
+    table = skill_table(clf, X, y=[1, 0, 0], interval=0.5)
     assert list(table.index) == ["ann", "bob", "cy"]  # means 1.6, 0.5, 0.3
     assert table.index.name == "player"
     np.testing.assert_allclose(table["mean"], [1.6, 0.5, 0.3])
@@ -516,7 +516,10 @@ def test_skill_table_on_known_skills_and_counts():
     np.testing.assert_allclose(table["rank_lower"], np.sort(ranks, axis=0)[1])
     np.testing.assert_allclose(table["rank_upper"], np.sort(ranks, axis=0)[3])
     assert table["matches"].tolist() == [3, 3, 0]
-    assert table["wins"].tolist() == [1, 2, 0]  # ann won row 0, bob rows 1 and 2
+    assert table["wins"].tolist() == [2, 1, 0]  # ann won rows 0 and 1, bob row 2
+    assert table["matches"].dtype == np.int64 and table["wins"].dtype == np.int64
+    two = skill_table(_world(theta=_theta(clf, 2, skill=skill[:2])))
+    np.testing.assert_allclose(two.loc[["ann", "bob", "cy"], "sd"], np.std(skill[:2], 0, ddof=1))
     one = skill_table(_world(theta=_theta(clf, 1, skill=skill[:1])))
     assert (one["sd"] == 0).all() and list(one.index) == ["cy", "ann", "bob"]
     assert "wins" not in skill_table(clf, X).columns
@@ -831,6 +834,10 @@ def test_deck_keywords_and_labels():
     plain.catalogue = PlainCatalogue(specs_per_deck=3)
     with pytest.raises(ValueError, match="decks1='monocolour' names Codex's monocolour decks"):
         matchup_draws(plain, "monocolour")
+    own = _world(n_draws=2)  # a catalogue of its own, with two monocolour decks
+    own.catalogue = Catalogue({"A": "Red", "B": "Red", "C": "Red", "D": "Blue", "E": "Blue",
+                               "F": "Blue"}, ("Red", "Blue"), {})  # fmt: skip
+    assert len(matchup_table(own, "monocolour")) == 4
     other = _world(n_draws=2)
     other.layout_ = Layout(3, 2, 6, 2, other.options)
     with pytest.raises(ValueError, match="field='monocolour'"):
@@ -903,3 +910,7 @@ def test_analyses_need_a_fitted_model(call):
 
     with pytest.raises(NotFittedError):
         call(BayesianMatchupClassifier())
+    half = BayesianMatchupClassifier()  # some fitted attributes, but no posterior
+    half.vocabulary_, half.classes_ = _world(n_draws=1).vocabulary_, np.array([0, 1])
+    with pytest.raises(NotFittedError):
+        call(half)
