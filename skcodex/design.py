@@ -14,6 +14,8 @@ their priors). This module owns that formula once, for every user of it:
 - `Layout`: the blocks of ``theta``, their shapes and offsets, the index
   matrix of encoded matches (`Layout.index_matrix`) and its signs, and the
   effects from standard normals and spreads (`Layout.theta`);
+- `deck_logits`: the deck part of that sum for every pair of decks at once
+  (the matchup tables and Nash games of `skcodex.analysis`);
 - the growth of a layout for levels never seen in fit: `old_positions`
   maps a grown layout back to the fitted one, `unseen_draws` draws the new
   cells (keyed to the levels' names), `extend_effects` and
@@ -287,6 +289,60 @@ class Layout:
         """Inverse of `unflatten`."""
         lead = blocks["skill"].shape[:-1]
         return np.concatenate([blocks[name].reshape(*lead, -1) for name, _ in self.blocks], axis=-1)
+
+
+def deck_logits(layout: Layout, theta, starter1, specs1, starter2, specs2) -> np.ndarray:
+    """The deck part of the log-odds, m(deck1, deck2), for every pair of decks and draw.
+
+    The deck columns of `Layout.index_matrix`, read for every pair at once: with
+    player 1's starter ``g`` and specs ``h``, player 2's ``t`` and ``u``,
+    ``m = a[g, t] + sum_k b[g, u_k] + sum_j c[h_j, t] + sum_jk d[h_j, u_k]``, plus the
+    first-move effect and ``syn(deck1) - syn(deck2)`` when the layout has them.
+    Skills and familiarity are left out (equal players of average familiarity).
+
+    Parameters
+    ----------
+    layout : Layout
+    theta : ndarray of shape (n_draws, layout.size)
+    starter1, specs1 : ndarray of int, shapes (n1,) and (n1, k)
+        Player 1's decks as codes of ``layout``'s levels.
+    starter2, specs2 : ndarray of int, shapes (n2,) and (n2, k)
+        Player 2's decks.
+
+    Returns
+    -------
+    ndarray of shape (n_draws, n1, n2)
+    """
+    S, K = layout.n_starters, layout.n_specs
+    g, t = np.asarray(starter1, dtype=np.int64), np.asarray(starter2, dtype=np.int64)
+    h = np.asarray(specs1, dtype=np.int64).reshape(len(g), -1)
+    u = np.asarray(specs2, dtype=np.int64).reshape(len(t), -1)
+    if any(x.size and (x.min() < 0 or x.max() >= n) for x, n in ((g, S), (t, S), (h, K), (u, K))):
+        raise ValueError("deck codes fall outside the layout; encode against its vocabulary")
+    blocks = layout.unflatten(np.asarray(theta, dtype=float).reshape(-1, layout.size))
+    a, b, c, d = (blocks[name] for name in ("stst", "stsp", "spst", "spsp"))
+    H, U = _spec_counts(h, K), _spec_counts(u, K)  # H[i, x]: how often spec x is in deck i
+    m = a[:, g][:, :, t]  # a[g, t]
+    m += b[:, g] @ U.T  # sum_k b[g, u_k]
+    m += H @ c[:, :, t]  # sum_j c[h_j, t]
+    m += H @ d @ U.T  # sum_jk d[h_j, u_k]
+    if "first_move" in blocks:  # the same in every pairing
+        m += blocks["first_move"][:, None, None]
+    if "syn_stsp" in blocks:  # syn(deck1) - syn(deck2)
+        first, second = np.triu_indices(layout.specs_per_deck, 1)
+
+        def syn(s, x):
+            own = blocks["syn_stsp"][:, s[:, None], x].sum(axis=-1)
+            return own + blocks["syn_spsp"][:, x[:, first], x[:, second]].sum(axis=-1)
+
+        m += syn(g, h)[:, :, None] - syn(t, u)[:, None, :]
+    return m
+
+
+def _spec_counts(specs: np.ndarray, n_specs: int) -> np.ndarray:
+    out = np.zeros((len(specs), n_specs))
+    np.add.at(out, (np.repeat(np.arange(len(specs)), specs.shape[1]), specs.ravel()), 1.0)
+    return out
 
 
 BLOCK_DIMS = {

@@ -12,13 +12,15 @@ values equal ArviZ's ``rhat``, ``ess(method="bulk")`` and
 
 Every function takes draws shaped ``(chains, draws, n_parameters)`` and
 returns one value per parameter; a parameter with a NaN draw, or too few
-draws or chains for the statistic, gets NaN.
+draws or chains for the statistic, gets NaN. `convergence_summary` applies
+them to a fitted estimator.
 """
 
 from __future__ import annotations
 
 import re
 import warnings
+from typing import Any
 
 import numpy as np
 from scipy.fft import next_fast_len
@@ -28,6 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 __all__ = [
     "convergence_problems",
     "convergence_statistics",
+    "convergence_summary",
     "ess_bulk",
     "ess_tail",
     "monitored_draws",
@@ -411,3 +414,47 @@ def warn_if_not_converged(idata) -> list[str]:
         stacklevel=3,
     )
     return problems
+
+
+def convergence_summary(clf: Any) -> dict[str, Any]:
+    """How trustworthy a fitted estimator's posterior sample is, in numbers and plain words.
+
+    The statistics of this module over the parameters the sampler moved
+    (`monitored_draws`), read from the estimator's ``idata_``.
+
+    Returns
+    -------
+    dict
+        ``chains``, ``draws`` (per chain), ``max_rhat`` (None with one chain),
+        ``min_ess_bulk``, ``min_ess_tail``, ``divergences`` over the free
+        parameters (the spread parameters and every effect), and
+        ``problems``, the failed checks of
+        `convergence_problems` (empty when all pass).
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    from skcodex import posterior
+
+    check_is_fitted(clf, "idata_")
+    draws = np.concatenate(list(monitored_draws(clf.idata_).values()), axis=2)
+    chains, n_draws = draws.shape[:2]
+    values = convergence_statistics(draws, tail=True)
+    max_rhat = float(np.nanmax(values["rhat"])) if chains > 1 else None
+    ess_bulk = float(np.nanmin(values["ess_bulk"]))
+    ess_tail = float(np.nanmin(values["ess_tail"]))
+    stats = posterior.group(clf.idata_, "sample_stats")
+    divergences = 0
+    if stats is not None and "diverging" in stats:
+        divergences = int(np.asarray(stats["diverging"]).sum())
+    problems = getattr(clf, "convergence_problems_", None)
+    if problems is None:
+        problems = convergence_problems(clf.idata_)
+    return {
+        "chains": int(chains),
+        "draws": int(n_draws),
+        "max_rhat": max_rhat,
+        "min_ess_bulk": ess_bulk,
+        "min_ess_tail": ess_tail,
+        "divergences": divergences,
+        "problems": list(problems),
+    }

@@ -1,10 +1,17 @@
-"""Brier scores of match forecasts, and a scorer for scikit-learn's model selection."""
+"""Brier scores of match forecasts, their calibration, and a scorer for model selection.
+
+`brier_score` and `brier_skill_score` score forecasts; `reliability_table` and
+`brier_decomposition` say where a score comes from (calibration against
+resolution); `brier_scorer` plugs the score into scikit-learn's model selection.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+import pandas as pd
+from scipy.stats import beta
 
 COIN_FLIP_BRIER = 0.25
 
@@ -139,4 +146,131 @@ def brier_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> f
     """
     return -brier_score(
         np.asarray(y, dtype=float), positive_class_probability(estimator, X), sample_weight
+    )
+
+
+# -- calibration -----------------------------------------------------------------------
+
+
+def _bins(p: np.ndarray, n_bins: int, strategy: str) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    if strategy == "uniform":
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+    elif strategy == "quantile":
+        edges = np.unique(np.quantile(p, np.linspace(0.0, 1.0, n_bins + 1)))
+        edges[0], edges[-1] = 0.0, 1.0
+    else:
+        raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
+    which = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, len(edges) - 2)
+    return edges, which
+
+
+def reliability_table(
+    y_true: Any,
+    p_win: Any,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    interval: float = 0.90,
+) -> pd.DataFrame:
+    """Forecasts binned against how often player 1 actually won.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_matches,)
+        1 where player 1 won, 0 where player 2 won.
+    p_win : array-like of shape (n_matches,)
+        Forecast P(player 1 wins).
+    n_bins : int, default 10
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width bins on [0, 1], or bins holding about equal numbers of
+        forecasts.
+    interval : float, default 0.9
+        Width of the interval on the observed frequency.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per non-empty bin: ``bin_lower``, ``bin_upper``, ``count``,
+        ``mean_forecast``, ``observed`` (share won by player 1) and
+        ``lower``/``upper``, a Jeffreys interval for the observed share. For
+        well calibrated forecasts ``observed`` is close to ``mean_forecast``.
+
+    Examples
+    --------
+    >>> table = reliability_table([0, 1, 1, 1], [0.2, 0.3, 0.8, 0.9], n_bins=2)
+    >>> table[["count", "mean_forecast", "observed"]].round(3).values.tolist()
+    [[2.0, 0.25, 0.5], [2.0, 0.85, 1.0]]
+    """
+    y, p = _check_pair(y_true, p_win)
+    if not 0 < interval < 1:
+        raise ValueError(f"interval must be between 0 and 1, got {interval!r}")
+    edges, which = _bins(p, n_bins, strategy)
+    count = np.bincount(which, minlength=len(edges) - 1).astype(float)
+    keep = count > 0
+    wins = np.bincount(which, weights=y, minlength=len(edges) - 1)[keep]
+    n = count[keep]
+    tail = (1.0 - interval) / 2.0
+    return pd.DataFrame(
+        {
+            "bin_lower": edges[:-1][keep],
+            "bin_upper": edges[1:][keep],
+            "count": n,
+            "mean_forecast": np.bincount(which, weights=p, minlength=len(edges) - 1)[keep] / n,
+            "observed": wins / n,
+            "lower": beta.ppf(tail, wins + 0.5, n - wins + 0.5),
+            "upper": beta.ppf(1.0 - tail, wins + 0.5, n - wins + 0.5),
+        }
+    )
+
+
+def brier_decomposition(
+    y_true: Any, p_win: Any, n_bins: int = 10, strategy: str = "uniform"
+) -> pd.Series:
+    """The Brier score and Murphy's decomposition over forecast bins.
+
+    ``brier ≈ reliability - resolution + uncertainty``, with, over bins ``k``
+    holding ``n_k`` of the ``N`` forecasts, mean forecast ``f_k`` and observed
+    frequency ``o_k`` (overall frequency ``o``):
+
+    - reliability ``= sum n_k (f_k - o_k)^2 / N`` (0 is perfectly calibrated);
+    - resolution ``= sum n_k (o_k - o)^2 / N`` (higher separates outcomes better);
+    - uncertainty ``= o (1 - o)`` (the score of always forecasting ``o``).
+
+    The identity is exact when every forecast in a bin takes the same value;
+    otherwise ``within_bin`` holds the remainder, ``brier - (reliability -
+    resolution + uncertainty)``, which comes from forecasts varying inside
+    their bins.
+
+    Returns
+    -------
+    pandas.Series
+        ``brier``, ``reliability``, ``resolution``, ``uncertainty``,
+        ``within_bin``, and ``n`` (number of forecasts).
+
+    Examples
+    --------
+    >>> parts = brier_decomposition([0, 1, 1, 1], [0.25, 0.25, 0.85, 0.85], n_bins=2)
+    >>> bool(abs(parts["reliability"] - parts["resolution"] + parts["uncertainty"]
+    ...          - parts["brier"]) < 1e-12)
+    True
+    """
+    y, p = _check_pair(y_true, p_win)
+    table = reliability_table(y, p, n_bins, strategy)
+    n = len(y)
+    base = float(y.mean())
+    weight = table["count"].to_numpy() / n
+    reliability = float(np.sum(weight * (table["mean_forecast"] - table["observed"]) ** 2))
+    resolution = float(np.sum(weight * (table["observed"] - base) ** 2))
+    uncertainty = base * (1.0 - base)
+    brier = brier_score(y, p)
+    return pd.Series(
+        {
+            "brier": brier,
+            "reliability": reliability,
+            "resolution": resolution,
+            "uncertainty": uncertainty,
+            "within_bin": brier - (reliability - resolution + uncertainty),
+            "n": float(n),
+        }
     )

@@ -7,9 +7,10 @@ import warnings
 import arviz as az
 import numpy as np
 import pytest
+import xarray as xr
 from scipy.stats import rankdata
 
-from skcodex import diagnostics
+from skcodex import BayesianMatchupClassifier, diagnostics, posterior
 
 
 def ar1(rng, chains, draws, n, phi):
@@ -116,3 +117,62 @@ def test_average_ranks_equal_scipy(seed):
     np.testing.assert_array_equal(
         diagnostics.average_ranks(rows), rankdata(rows, method="average", axis=1)
     )
+
+
+# -- convergence ------------------------------------------------------------------------
+
+
+def _sampled(shift: float, diverging: int = 0, seed: int = 0):
+    """Four chains of 1,000 draws of 3 effects; chain 0 shifted by ``shift`` sds."""
+
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((4, 1000, 3))
+    z[0] += shift
+    div = np.zeros((4, 1000), dtype=bool)
+    div.flat[rng.choice(div.size, diverging, replace=False)] = True
+    draws = ("chain", "draw")
+    return posterior.from_groups(
+        {
+            "posterior": xr.Dataset(
+                {
+                    "z": ((*draws, "z_dim_0"), z),
+                    "log_sd": ((*draws, "log_sd_dim_0"), rng.standard_normal((4, 1000, 4))),
+                }
+            ),
+            "sample_stats": xr.Dataset({"diverging": (draws, div)}),
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("shift", "flagged"), [(0.0, False), (0.2, False), (0.45, True), (0.6, True)]
+)
+def test_rhat_warning_threshold_is_1_01(shift, flagged):
+    """The R-hat check flags exactly the samples whose worst R-hat exceeds 1.01."""
+    import arviz as az
+
+    from skcodex.diagnostics import convergence_problems
+
+    idata = _sampled(shift)
+    worst = float(az.rhat(posterior.group(idata, "posterior")[["z"]]).to_array().max())
+    # The cases sit on both sides of 1.01 (1.001, 1.006, 1.025, 1.043), all below 1.05:
+    # a threshold of 1.05 or 1.1, or of 1.005, would misjudge one of them.
+    assert (worst > 1.01) == flagged and worst < 1.05
+    problems = convergence_problems(idata)
+    assert any("R-hat above 1.01" in p for p in problems) == flagged, (worst, problems)
+
+
+def test_convergence_summary_counts_divergences_and_agrees_with_arviz():
+    import arviz as az
+
+    clf = BayesianMatchupClassifier()
+    clf.idata_ = _sampled(0.45, diverging=3)
+    summary = diagnostics.convergence_summary(clf)
+    free = posterior.group(clf.idata_, "posterior")[["log_sd", "z"]]
+    assert summary["divergences"] == 3
+    assert summary["chains"] == 4 and summary["draws"] == 1000
+    assert summary["max_rhat"] == pytest.approx(float(az.rhat(free).to_array().max()), rel=1e-9)
+    ess = float(az.ess(free, method="bulk").to_array().min())
+    assert summary["min_ess_bulk"] == pytest.approx(ess, rel=1e-9)
+    assert "3 divergent transition(s)" in summary["problems"]
+    assert any("R-hat above 1.01" in p for p in summary["problems"])

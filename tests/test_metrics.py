@@ -11,7 +11,12 @@ from sklearn.metrics import brier_score_loss
 from sklearn.model_selection import KFold, cross_val_score
 
 from skcodex import brier_score, brier_scorer, brier_skill_score
-from skcodex.metrics import COIN_FLIP_BRIER, positive_class_probability
+from skcodex.metrics import (
+    COIN_FLIP_BRIER,
+    brier_decomposition,
+    positive_class_probability,
+    reliability_table,
+)
 
 
 class ReversedLogistic(ClassifierMixin, BaseEstimator):
@@ -194,3 +199,57 @@ def test_scorer_errors(estimator, message):
     X, y = np.zeros((3, 2)), np.array([1, 0, 1])
     with pytest.raises(ValueError, match=message):
         brier_scorer(estimator, X, y)
+
+
+# -- calibration ------------------------------------------------------------------------
+
+
+def test_brier_decomposition_is_exact_when_forecasts_take_bin_values():
+    rng = np.random.default_rng(1)
+    centres = (np.arange(10) + 0.5) / 10
+    p = rng.choice(centres, 5000)
+    y = (rng.uniform(size=5000) < np.clip(p + 0.1, 0, 1)).astype(int)
+    parts = brier_decomposition(y, p, n_bins=10)
+    total = parts["reliability"] - parts["resolution"] + parts["uncertainty"]
+    assert total == pytest.approx(brier_score(y, p), abs=1e-12)
+    assert parts["within_bin"] == pytest.approx(0.0, abs=1e-12)
+    assert parts["uncertainty"] == pytest.approx(y.mean() * (1 - y.mean()))
+    assert parts["reliability"] > 0.005  # forecasts 0.1 too low are miscalibrated
+
+
+def test_calibrated_forecasts_have_reliability_near_zero():
+    rng = np.random.default_rng(2)
+    p = rng.uniform(size=200_000)
+    y = (rng.uniform(size=p.size) < p).astype(int)
+    parts = brier_decomposition(y, p)
+    assert parts["reliability"] < 1e-4
+    assert parts["resolution"] == pytest.approx(1 / 12, rel=0.05)
+    table = reliability_table(y, p)
+    np.testing.assert_allclose(table["observed"], table["mean_forecast"], atol=0.01)
+    assert ((table["lower"] <= table["observed"]) & (table["observed"] <= table["upper"])).all()
+
+
+def test_reliability_table_bins():
+    table = reliability_table([0, 1, 1, 1], [0.2, 0.3, 0.8, 0.9], n_bins=2)
+    np.testing.assert_allclose(
+        table[["count", "mean_forecast", "observed"]], [[2, 0.25, 0.5], [2, 0.85, 1.0]]
+    )
+    assert table["bin_lower"].tolist() == [0.0, 0.5]
+    # empty bins are left out; p = 1 falls in the last bin
+    table = reliability_table([1, 1], [1.0, 0.95], n_bins=10)
+    assert table["count"].tolist() == [2.0]
+    quantile = reliability_table(
+        np.r_[np.zeros(50), np.ones(50)], np.linspace(0, 1, 100), 4, strategy="quantile"
+    )
+    assert quantile["count"].tolist() == [25.0] * 4
+
+
+def test_calibration_input_errors():
+    with pytest.raises(ValueError, match="outcomes but"):
+        reliability_table([0, 1], [0.5])
+    with pytest.raises(ValueError, match="n_bins"):
+        reliability_table([0, 1], [0.5, 0.5], n_bins=0)
+    with pytest.raises(ValueError, match="strategy"):
+        reliability_table([0, 1], [0.5, 0.5], strategy="kmeans")
+    with pytest.raises(ValueError, match="probabilities"):
+        brier_decomposition([0, 1], [0.5, 1.5])

@@ -6,8 +6,9 @@ a constant changed, a call's argument dropped, ...) to the core modules, and run
 fast tests that reach each changed function. A mutant is *killed* when a test fails.
 
 Running every mutant of every core module takes hours on two cores, most of it in
-the analysis and CLI tests, which fit a model per run. So the modules are run in two
-ways:
+the CLI and persistence tests, which fit a model per run (the analyses' tests in the
+selection use known draws and fit nothing; those on a real fit are in
+``tests/test_analysis_fitted.py``, outside it). So the modules are run in two ways:
 
 - ``--full``: every mutant of these modules (by default ``evaluation`` and the
   ratings, whose tests take seconds);

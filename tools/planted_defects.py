@@ -53,7 +53,8 @@ class Defect:
 
 
 # Test selections, by area.
-ANALYSIS = ("tests/test_analysis.py",)
+ANALYSIS = ("tests/test_analysis.py", "tests/test_analysis_fitted.py")
+DIAGNOSTICS = ("tests/test_diagnostics.py", "tests/test_analysis_fitted.py")
 CLI = ("tests/test_cli.py",)
 EVALUATION = ("tests/test_evaluation.py",)
 CLASSIFIER = ("tests/test_classifier.py",)
@@ -66,7 +67,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "skill_table: P(best) counted for the worst player",
-        "skcodex/analysis.py",
+        "skcodex/analysis/skills.py",
         "best = np.bincount(skills.argmax(axis=1)",
         "best = np.bincount(skills.argmin(axis=1)",
         ANALYSIS,
@@ -75,7 +76,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "skill_table: ranks reversed (1 = worst)",
-        "skcodex/analysis.py",
+        "skcodex/analysis/skills.py",
         "ranks = (-skills).argsort(axis=1).argsort(axis=1) + 1",
         "ranks = skills.argsort(axis=1).argsort(axis=1) + 1",
         ANALYSIS,
@@ -84,7 +85,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "Nash: player 2 solved as a maximiser of player 1's payoff",
-        "skcodex/analysis.py",
+        "skcodex/analysis/nash.py",
         "y, _ = solve(-A.T)",
         "y, _ = solve(A.T)",
         ANALYSIS,
@@ -93,26 +94,25 @@ DEFECTS = [
     Defect(
         "analysis",
         "match_forecast: interval wider than asked",
-        "skcodex/analysis.py",
-        "lower, upper = _quantiles(p, interval)",
-        "lower, upper = _quantiles(p, (1 + interval) / 2)",
+        "skcodex/analysis/matchups.py",
+        "lower, upper = quantiles(p, interval)",
+        "lower, upper = quantiles(p, (1 + interval) / 2)",
         ANALYSIS,
         "match_forecast",
     ),
     Defect(
         "analysis",
         "credible intervals: the whole tail on each side",
-        "skcodex/analysis.py",
+        "skcodex/analysis/_base.py",
         "tail = (1.0 - interval) / 2.0",
         "tail = 1.0 - interval",
         ANALYSIS,
         "match_forecast or skill_table",
-        count=2,  # the first is _quantiles, used by every credible interval
     ),
     Defect(
         "analysis",
         "deck_ranking: P(best) counted for the worst deck",
-        "skcodex/analysis.py",
+        "skcodex/analysis/matchups.py",
         "np.bincount(score.argmax(axis=1)",
         "np.bincount(score.argmin(axis=1)",
         ANALYSIS,
@@ -121,7 +121,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "skill_versus_decks: P(skill matters more) compared the wrong way",
-        "skcodex/analysis.py",
+        "skcodex/analysis/skills.py",
         'float(np.mean(draws["skill_share"] > 0.5))',
         'float(np.mean(draws["skill_share"] < 0.5))',
         ANALYSIS,
@@ -130,7 +130,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "deck spread: k instead of 2k starter-vs-spec effects",
-        "skcodex/analysis.py",
+        "skcodex/analysis/spreads.py",
         "var = sd[:, 1] ** 2 + 2 * k * sd[:, 2] ** 2",
         "var = sd[:, 1] ** 2 + k * sd[:, 2] ** 2",
         ANALYSIS,
@@ -139,10 +139,10 @@ DEFECTS = [
     Defect(
         "analysis",
         "convergence_summary: divergences counted as 0 or 1",
-        "skcodex/analysis.py",
+        "skcodex/diagnostics.py",
         'divergences = int(np.asarray(stats["diverging"]).sum())',
         'divergences = int(np.asarray(stats["diverging"]).any())',
-        ANALYSIS,
+        DIAGNOSTICS,
         "convergence",
     ),
     # -- command line ---------------------------------------------------------------
@@ -307,7 +307,7 @@ DEFECTS = [
         "skcodex/diagnostics.py",
         "max_rhat: float = 1.01",
         "max_rhat: float = 1.1",
-        ANALYSIS,
+        DIAGNOSTICS,
         "rhat or convergence",
     ),
     # -- data -----------------------------------------------------------------------

@@ -7,9 +7,16 @@ from skcodex.codex.catalogue import (
     STARTERS,
     Catalogue,
     legal_decks,
+    monocolour_decks,
 )
 from skcodex.codex.deck import Deck
-from skcodex.codex.notation import DeckParseError, format_deck, parse_deck
+from skcodex.codex.notation import (
+    DeckParseError,
+    deck_label,
+    format_deck,
+    parse_deck,
+    parse_decks,
+)
 from skcodex.codex.plain import CatalogueFileError, PlainCatalogue
 
 __all__ = [
@@ -22,7 +29,10 @@ __all__ = [
     "Deck",
     "DeckParseError",
     "PlainCatalogue",
+    "deck_label",
     "format_deck",
     "legal_decks",
+    "monocolour_decks",
     "parse_deck",
+    "parse_decks",
 ]

@@ -225,3 +225,26 @@ def legal_decks(kind: DeckKind = "multicolour", catalogue: Catalogue | None = No
             ):
                 decks.append(Deck(starter, specs))
     return decks
+
+
+def monocolour_decks(catalogue: Catalogue | None = None) -> list[Deck]:
+    """The six monocolour decks Codex was balanced around.
+
+    Variant specs of the same colour (a catalogue read from codexdata holds
+    many) would make more monocolour decks; only the base game's six are
+    returned. A catalogue without the base game's specs gets every
+    monocolour deck it has.
+
+    Examples
+    --------
+    >>> from skcodex.codex import deck_label
+    >>> [deck_label(d) for d in monocolour_decks()]
+    ['MonoBlack', 'MonoBlue', 'MonoGreen', 'MonoPurple', 'MonoRed', 'MonoWhite']
+    """
+    cat = CODEX if catalogue is None else catalogue
+    base = [
+        d
+        for d in legal_decks("monocolour")
+        if d.starter in cat.starters and all(s in cat.spec_colours for s in d.specs)
+    ]
+    return base or legal_decks("monocolour", cat)

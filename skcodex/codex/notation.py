@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 
 from skcodex.codex.catalogue import CODEX, Catalogue
 from skcodex.codex.deck import Deck
@@ -152,3 +153,75 @@ def format_deck(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None)
         return "/".join([*others, deck.starter])
     head = "[" + "/".join(own) + "]"
     return "/".join([head, *others])
+
+
+def deck_label(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None) -> str:
+    """A short readable name: the catalogue's nickname if it has one, else its notation.
+
+    Codex decks are written in forum notation; a `PlainCatalogue`'s decks,
+    and decks the Codex catalogue cannot write, in plain notation
+    (``starter/component/...``). `parse_decks` reads such labels back.
+
+    Examples
+    --------
+    >>> deck_label(parse_deck("[Anarchy/Blood/Fire]"))
+    'MonoRed'
+    >>> deck_label(Deck("Black", ["Demonology", "Anarchy", "Law"]))
+    '[Demonology]/Anarchy/Law'
+    """
+    cat = CODEX if catalogue is None else catalogue
+    if isinstance(cat, PlainCatalogue):
+        return cat.format(deck)
+    for name, nick in cat.nicknames.items():
+        if nick == deck:
+            return name
+    if len(deck.specs) == cat.specs_per_deck:
+        try:
+            return format_deck(deck, cat)
+        except ValueError:
+            pass
+    return "/".join([deck.starter, *deck.specs])
+
+
+def parse_decks(
+    decks: str | Deck | Iterable[str | Deck],
+    catalogue: Catalogue | PlainCatalogue | None = None,
+    known: Iterable[Deck] = (),
+    what: str = "decks",
+) -> list[Deck]:
+    """A list of decks from one deck or several, each a `Deck` or a string.
+
+    A string is first looked up among the labels (`deck_label`) of the
+    ``known`` decks, so a label printed for a deck outside the catalogue's
+    notation reads back as that deck, and is otherwise read with `parse_deck`.
+
+    Parameters
+    ----------
+    decks : str, Deck, or iterable of str or Deck
+    catalogue : Catalogue or PlainCatalogue, optional
+        What strings are read against (base Codex by default).
+    known : iterable of Deck, optional
+        Decks whose labels are accepted as they are.
+    what : str, default "decks"
+        The argument's name, for error messages.
+
+    Examples
+    --------
+    >>> [str(d) for d in parse_decks(["MonoRed", "[Demonology]/Anarchy/Law"])]
+    ['Red: Anarchy/Blood/Fire', 'Black: Anarchy/Demonology/Law']
+    """
+    if isinstance(decks, (str, Deck)):
+        decks = [decks]
+    labels = {deck_label(d, catalogue): d for d in known}
+    out = []
+    for value in decks:
+        if isinstance(value, Deck):
+            out.append(value)
+        elif isinstance(value, str):
+            found = labels.get(value.strip())
+            out.append(found if found is not None else parse_deck(value, catalogue))
+        else:
+            raise TypeError(f"{what} must hold deck strings or Decks, got {value!r}")
+    if not out:
+        raise ValueError(f"{what} is empty; give at least one deck")
+    return out
