@@ -103,12 +103,10 @@ class PersistenceMixin:
     A subclass that declares ``_persisted_state`` (the names of the fitted
     attributes a saved file holds) can be saved and loaded. The names must be
     plain instance-attribute names: no dunder, nothing the class itself
-    defines (a method, property or class attribute). ``_transient_state``
-    names instance attributes that are deliberately not saved (caches).
+    defines (a method, property or class attribute).
     """
 
     _persisted_state: ClassVar[tuple[str, ...]] = ()
-    _transient_state: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -217,11 +215,7 @@ def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = N
         raise NotFittedError(
             f"this {name} is not fitted (it has no {', '.join(missing)}); fit it before saving"
         )
-    extra = sorted(
-        k
-        for k in vars(estimator)
-        if k not in params and k not in declared and k not in cls._transient_state
-    )
+    extra = sorted(k for k in vars(estimator) if k not in params and k not in declared)
     if extra:
         raise PersistenceError(
             f"cannot save {name}.{extra[0]}: it is not among the fitted attributes a {name} "

@@ -193,8 +193,6 @@ class Writer:
             }
         if kind in "Mm":
             return {_TAG: "scalar", "dtype": value.dtype.str, "value": int(value.view(np.int64))}
-        if kind == "U":
-            return {_TAG: "scalar", "dtype": value.dtype.str, "value": str(value)}
         raise PersistenceError(
             f"cannot save {where}: NumPy scalars of dtype {value.dtype} are not supported"
         )
@@ -282,8 +280,6 @@ class Reader:
             return dtype.type(self.decode(obj["value"]))
         if dtype.kind in "Mm":
             return np.int64(obj["value"]).view(dtype)
-        if dtype.kind == "U":
-            return np.str_(obj["value"])
         raise PersistenceError(f"unsupported scalar dtype {dtype} in the metadata")
 
     def _read_ndarray(self, obj: dict) -> np.ndarray:
