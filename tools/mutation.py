@@ -21,6 +21,8 @@ Usage, from the repository root::
     python tools/mutation.py --sample 0            # the full modules only
     python tools/mutation.py --full skcodex.prediction --sample 0
     python tools/mutation.py --retest              # survivors again, after new tests
+    python tools/mutation.py --modules skcodex.archive skcodex.safe_files \
+        --full skcodex.archive --sample 40 --out results.json   # two modules only
 
 Results are kept in ``mutants/`` between runs: a mutant already killed is not run
 again, and the same ``--seed`` draws the same sample.
@@ -50,6 +52,10 @@ CORE = (
     "skcodex.analysis",
     "skcodex.cli",
     "skcodex.persistence",
+    "skcodex.state_codec",
+    "skcodex.archive",
+    "skcodex.posterior_file",
+    "skcodex.safe_files",
 )
 FULL = ("skcodex.evaluation", "skcodex.ratings")
 KILLED = {1, 3, 36, -24, 24, 152, 255}  # test failure, pytest error, timeout
@@ -105,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=40, help="mutants per other module")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--modules", nargs="+", default=list(CORE), help="the core modules to report (default all)"
+    )
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where the JSON results go")
+    parser.add_argument(
         "--retest",
         action="store_true",
         help="re-run the surviving mutants of the --full modules (after adding tests)",
@@ -113,12 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     if args.retest and (ROOT / "mutants").exists():
         print(f"re-testing {_reset_survivors(args.full)} surviving mutants")
+    if not args.full:
+        parser.error("name at least one module in --full (mutmut runs every mutant otherwise)")
     _mutmut(*(f"{m}.*" for m in args.full))  # also generates every module's mutants
     results = _results()
     sampled: dict[str, list[str]] = {}
     if args.sample:
         rng = random.Random(args.seed)
-        for module in CORE:
+        for module in args.modules:
             if module in args.full:
                 continue
             names = sorted(n for n in results if _in(n, module))
@@ -128,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             _mutmut(*todo)
             results = _results()
     rows = []
-    for module in CORE:
+    for module in args.modules:
         if module in args.full:
             names, how = [n for n in results if _in(n, module)], "all"
         elif module in sampled:
@@ -163,8 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['module']:22s} {r['mutants']:16s} {r['killed']:7d} {tested:7d} "
             f"{100 * r['score']:6.1f}%  {100 * low:.0f}-{100 * high:.0f}%"
         )
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
         json.dumps(
             {
                 "seed": args.seed,
