@@ -41,7 +41,7 @@ def write_posterior(idata: Any) -> bytes:
         A NetCDF-4 (HDF5) file, read back by `read_posterior`.
     """
     idata = posterior_io.without_groups(idata, _DERIVED_GROUPS)
-    with tempfile.TemporaryDirectory(prefix="skcodex-") as folder:
+    with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "posterior.nc")
         posterior_io.write_netcdf(idata, path)
         with open(path, "rb") as fh:
@@ -81,7 +81,7 @@ def posterior_from_bytes(blob: bytes, member: str, limit: int) -> Any:
     -------
     arviz.InferenceData or xarray.DataTree
     """
-    with tempfile.TemporaryDirectory(prefix="skcodex-") as folder:
+    with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "posterior.nc")
         with open(path, "wb") as fh:
             fh.write(blob)

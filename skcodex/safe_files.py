@@ -6,7 +6,6 @@ that says why:
 - `read_regular_file`: only a regular file (not a device, FIFO or folder), at
   most ``limit`` bytes, read in bounded chunks (a file that grows while read is
   cut off);
-- `read_bounded`: any stream (a zip member, say) read never past a size;
 - `parse_json`: JSON nested at most `MAX_JSON_DEPTH` levels;
 - `read_npz`: the arrays of an uncompressed ``.npz``, each ``.npy`` header
   checked against the bytes present before an array is built, no Python
@@ -25,7 +24,7 @@ import os
 import re
 import stat
 import zipfile
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +33,6 @@ __all__ = [
     "PersistenceError",
     "check_hdf5_self_contained",
     "parse_json",
-    "read_bounded",
     "read_npz",
     "read_regular_file",
 ]
@@ -51,17 +49,6 @@ ARRAY_KINDS = "biufcMmU"
 
 class PersistenceError(ValueError):
     """An estimator that cannot be saved, or a file that cannot be loaded; the message says why."""
-
-
-def read_bounded(fh: IO[bytes], limit: int, too_long: str) -> bytes:
-    """All bytes of ``fh``, read in chunks; `PersistenceError` ``too_long`` past ``limit``."""
-    chunks, size = [], 0
-    while chunk := fh.read(_CHUNK):
-        size += len(chunk)
-        if size > limit:
-            raise PersistenceError(too_long)
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def read_regular_file(path: str | os.PathLike, where: str, limit: int) -> bytes:
@@ -111,7 +98,13 @@ def read_regular_file(path: str | os.PathLike, where: str, limit: int) -> bytes:
                 f"{where} is {info.st_size} bytes, more than the {limit} bytes load reads; "
                 "pass max_bytes= to read larger files"
             )
-        return read_bounded(fh, limit, f"{where} grew past {limit} bytes while being read")
+        chunks, size = [], 0
+        while chunk := fh.read(_CHUNK):
+            size += len(chunk)
+            if size > limit:
+                raise PersistenceError(f"{where} grew past {limit} bytes while being read")
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def parse_json(raw: bytes, what: str) -> Any:
@@ -174,8 +167,8 @@ def read_npz(blob: bytes, limit: int) -> dict[str, np.ndarray]:
                 raise PersistenceError(f"arrays.npz holds an unexpected {name[:40]!r}")
             if not stored(info):
                 raise PersistenceError(f"arrays.npz: {name} is compressed")
-            with npz.open(info) as fh:
-                raw = read_bounded(fh, info.file_size, f"arrays.npz: {name} inflates past its size")
+            # zipfile reads a member no further than its declared size, then checks its CRC
+            raw = npz.read(info)
             out[name[:-4]] = _npy(raw, name, limit)
     return out
 
@@ -187,20 +180,19 @@ def _npy(raw: bytes, name: str, limit: int) -> np.ndarray:
     if version not in ((1, 0), (2, 0), (3, 0)):
         raise PersistenceError(f"arrays.npz: {name} has .npy version {version}")
     if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
     else:
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
     if dtype.hasobject or dtype.kind not in ARRAY_KINDS or dtype.fields is not None:
         raise PersistenceError(f"arrays.npz: {name} has dtype {dtype}")
-    count = math.prod(shape)
-    nbytes, present = count * dtype.itemsize, len(raw) - fh.tell()
+    nbytes, present = math.prod(shape) * dtype.itemsize, len(raw) - fh.tell()
     if nbytes > limit or nbytes != present:
         raise PersistenceError(
             f"arrays.npz: the header of {name} claims {nbytes} bytes of data "
             f"but the member holds {present}"
         )
-    flat = np.frombuffer(raw, dtype=dtype, count=count, offset=fh.tell())
-    return flat.reshape(shape, order="F" if fortran else "C").copy()
+    fh.seek(0)
+    return np.lib.format.read_array(fh, allow_pickle=False)
 
 
 def check_hdf5_self_contained(path: str | os.PathLike, max_bytes: int | None = None) -> int:

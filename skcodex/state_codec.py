@@ -73,7 +73,7 @@ class Writer:
         """The file members of an encoded ``document``: its JSON, arrays and posteriors."""
         try:
             text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False)
-            out = {METADATA: text.encode("utf-8")}
+            out = {METADATA: text.encode()}
         except (UnicodeEncodeError, ValueError) as err:
             raise PersistenceError(
                 f"cannot save this {name}: it holds text or numbers a file cannot represent ({err})"
