@@ -119,7 +119,7 @@ def write_archive(path: str | os.PathLike, members: dict[str, bytes], key: bytes
             },
         },
         indent=1,
-    ).encode("utf-8")
+    ).encode()
     head = {MANIFEST: manifest} if key is None else {MANIFEST: manifest, SIGNATURE: None}
     target = Path(path)
     # A name of its own for every write, in the target's folder, so that concurrent writes

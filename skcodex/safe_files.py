@@ -192,7 +192,7 @@ def _npy(raw: bytes, name: str, limit: int) -> np.ndarray:
             f"but the member holds {present}"
         )
     fh.seek(0)
-    return np.lib.format.read_array(fh, allow_pickle=False)
+    return np.lib.format.read_array(fh)  # never unpickles (and no objects got this far)
 
 
 def check_hdf5_self_contained(path: str | os.PathLike, max_bytes: int | None = None) -> int:

@@ -72,9 +72,9 @@ class Writer:
     def members(self, document: dict, name: str) -> dict[str, bytes]:
         """The file members of an encoded ``document``: its JSON, arrays and posteriors."""
         try:
-            text = json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False)
-            out = {METADATA: text.encode()}
-        except (UnicodeEncodeError, ValueError) as err:
+            # every float that is not finite is tagged: json never sees a NaN
+            out = {METADATA: json.dumps(document, indent=1, ensure_ascii=False).encode()}
+        except UnicodeEncodeError as err:
             raise PersistenceError(
                 f"cannot save this {name}: it holds text or numbers a file cannot represent ({err})"
             ) from None

@@ -158,6 +158,7 @@ def test_file_layout_written(drawn, tmp_path):
     assert {i.external_attr >> 16 for i in infos} == {0o644}
     members = _members(path)
     manifest = json.loads(members["manifest.json"])
+    assert members["manifest.json"] == json.dumps(manifest, indent=1).encode()
     assert manifest["format"] == "skcodex-model" and manifest["format_version"] == 2
     assert manifest["members"] == {
         n: {"sha256": hashlib.sha256(b).hexdigest(), "bytes": len(b)}
@@ -1097,6 +1098,11 @@ def test_encoding_tags_are_stable():
             type("Fake", (), {})(),
             f"cannot save v: values of type {__name__}.Fake are not supported by the skcodex "
             "file format",
+        ),
+        (
+            pd.DataFrame(index=[0]).pipe(lambda f: f.attrs.update(x={1}) or f),
+            "cannot save v.attrs['x']: values of type builtins.set are not supported by the "
+            "skcodex file format",
         ),
         (
             ({1, 2},),
