@@ -21,8 +21,7 @@ Usage, from the repository root::
     python tools/mutation.py --sample 0            # the full modules only
     python tools/mutation.py --full skcodex.prediction --sample 0
     python tools/mutation.py --retest              # survivors again, after new tests
-    python tools/mutation.py --modules skcodex.archive skcodex.safe_files \
-        --full skcodex.archive --sample 40 --out results.json   # two modules only
+    python tools/mutation.py --full --modules skcodex.cli --sample 30   # one module's sample
 
 Results are kept in ``mutants/`` between runs: a mutant already killed is not run
 again, and the same ``--seed`` draws the same sample.
@@ -68,6 +67,15 @@ def _mutmut(*names: str) -> None:
     subprocess.run(cmd, cwd=ROOT, check=False)
 
 
+def _generate() -> None:
+    """Generate every mutant (and learn which tests reach which function), running none.
+
+    mutmut has no command that only generates: a run filtered to a name no mutant has
+    generates them all and collects the test statistics, then stops.
+    """
+    _mutmut("no-such-mutant")
+
+
 def _results() -> dict[str, int | None]:
     out: dict[str, int | None] = {}
     for meta in (ROOT / "mutants").rglob("*.py.meta"):
@@ -109,29 +117,34 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", nargs="*", default=list(FULL), help="modules run in full")
     parser.add_argument("--sample", type=int, default=40, help="mutants per other module")
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--modules", nargs="+", default=list(CORE), help="the core modules to report (default all)"
+        "--modules",
+        nargs="+",
+        default=list(CORE),
+        help="core modules to sample (those not run in full)",
     )
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS, help="where the JSON results go")
     parser.add_argument(
         "--retest",
         action="store_true",
-        help="re-run the surviving mutants of the --full modules (after adding tests)",
+        help="re-run the surviving mutants of the --full and --modules modules (after adding "
+        "tests)",
     )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     if args.retest and (ROOT / "mutants").exists():
-        print(f"re-testing {_reset_survivors(args.full)} surviving mutants")
-    if not args.full:
-        parser.error("name at least one module in --full (mutmut runs every mutant otherwise)")
-    _mutmut(*(f"{m}.*" for m in args.full))  # also generates every module's mutants
+        print(f"re-testing {_reset_survivors(args.full + args.modules)} surviving mutants")
+    if args.full:
+        _mutmut(*(f"{m}.*" for m in args.full))  # also generates every module's mutants
+    else:
+        _generate()
     results = _results()
     sampled: dict[str, list[str]] = {}
     if args.sample:
         rng = random.Random(args.seed)
-        for module in args.modules:
-            if module in args.full:
+        for module in CORE:
+            if module in args.full or module not in args.modules:
                 continue
             names = sorted(n for n in results if _in(n, module))
             sampled[module] = sorted(rng.sample(names, min(args.sample, len(names))))
@@ -140,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
             _mutmut(*todo)
             results = _results()
     rows = []
-    for module in args.modules:
+    for module in CORE:
         if module in args.full:
             names, how = [n for n in results if _in(n, module)], "all"
         elif module in sampled:
