@@ -1276,3 +1276,21 @@ def test_saving_and_loading_leave_no_file_behind(drawn, tmp_path, monkeypatch):
     load(path)
     assert list(work.iterdir()) == [] and list(scratch.iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.skcodex", "cwd", "tmp"]
+
+
+def test_long_names_in_refusals_are_cut(saved, tmp_path):
+    long = "p" * 50
+    path = _with_meta(saved, tmp_path / "m.skcodex", lambda m: m["params"].update({long: 1}))
+    _refused(path, f"it sets parameters this skcodex's EloClassifier does not have ({long[:40]!r})")
+    path = _with_meta(saved, tmp_path / "m.skcodex", lambda m: m["state"].update({long: 1}))
+    _refused(path, f"it sets {long[:40]!r}, which is not a fitted attribute a EloClassifier saves")
+    field = "x\n  " + "n" * 200
+    fields = {"__skcodex__": "dataclass", "class": "Vocabulary", "fields": {field: 1}}
+    path = _with_meta(saved, tmp_path / "m.skcodex", lambda m: m["state"].update(classes_=fields))
+    with pytest.raises(PersistenceError) as info:
+        load(path)
+    start = "Vocabulary.__init__() got an unexpected keyword argument 'x "
+    detail = start + "n" * (160 - len(start))
+    assert str(info.value) == (
+        f"{path} is corrupted or malformed and cannot be loaded (TypeError: {detail})"
+    )
