@@ -8,10 +8,12 @@ the persistence modules (tools/mutation.py).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
+import signal
 import struct
 import zipfile
 from types import MappingProxyType
@@ -626,14 +628,30 @@ def test_load_arguments(saved, tmp_path):
     assert info.value.filename == str(tmp_path / "none.skcodex")
 
 
+@contextlib.contextmanager
+def _no_longer_than(seconds: int):
+    """Fail, rather than hang, when the block takes longer than ``seconds``."""
+
+    def stop(signum, frame):
+        raise TimeoutError(f"blocked for {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def test_only_regular_files_of_bounded_size(saved, tmp_path):
     with pytest.raises(PersistenceError) as info:
         load(tmp_path)
     assert str(info.value) == f"{tmp_path} is a folder, not a saved skcodex estimator"
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    with pytest.raises(PersistenceError) as info:
-        load(fifo)
+    with pytest.raises(PersistenceError) as info, _no_longer_than(20):
+        load(fifo)  # opening a FIFO without O_NONBLOCK would wait for a writer forever
     assert str(info.value) == (
         f"{fifo} is not a regular file (a device, pipe or socket); a saved skcodex estimator "
         "is a regular file"
