@@ -79,8 +79,6 @@ def read_regular_file(path: str | os.PathLike, where: str, limit: int) -> bytes:
         fd = os.open(path, flags)
     except FileNotFoundError:
         raise FileNotFoundError(2, "no saved estimator at this path", where) from None
-    except IsADirectoryError:
-        raise PersistenceError(f"{where} is a folder, not a saved skcodex estimator") from None
     except OSError as err:
         raise PersistenceError(f"{where} cannot be opened: {err.strerror or err}") from None
     info = os.fstat(fd)
@@ -92,7 +90,7 @@ def read_regular_file(path: str | os.PathLike, where: str, limit: int) -> bytes:
             f"{where} is not a regular file (a device, pipe or socket); a saved skcodex "
             "estimator is a regular file"
         )
-    with os.fdopen(fd, "rb", buffering=0) as fh:
+    with os.fdopen(fd, "rb") as fh:
         if info.st_size > limit:
             raise PersistenceError(
                 f"{where} is {info.st_size} bytes, more than the {limit} bytes load reads; "

@@ -265,14 +265,15 @@ def test_a_posterior_that_cannot_be_written_is_named(drawn, tmp_path, monkeypatc
     import skcodex.state_codec as codec
 
     def broken(idata):
-        raise RuntimeError("no\n  space")
+        raise RuntimeError("no\n  space" + "e" * 300)
 
     monkeypatch.setattr(codec, "write_posterior", broken)
     with pytest.raises(PersistenceError) as info:
         drawn.save(tmp_path / "x")
+    detail = ("no space" + "e" * 300)[:160]
     assert str(info.value) == (
-        "cannot save the posterior of this BayesianMatchupClassifier as NetCDF "
-        "(RuntimeError: no space)"
+        f"cannot save the posterior of this BayesianMatchupClassifier as NetCDF "
+        f"(RuntimeError: {detail})"
     )
 
 
@@ -866,6 +867,9 @@ def test_hdf5_reaching_outside_is_refused(tmp_path):
             "e", shape=(8,), dtype="u1", external=[(str(secret), 0, 8)]
         )
 
+    def external_bytes(fh):  # a file name that is not UTF-8 is shown, not a decoding error
+        fh.create_dataset("b", shape=(8,), dtype="u1", external=[(b"/tmp/\xffs", 0, 8)])
+
     def virtual(fh):
         layout = h5py.VirtualLayout(shape=(4,), dtype="f8")
         layout[:] = h5py.VirtualSource(str(secret), "d", shape=(4,))
@@ -877,6 +881,8 @@ def test_hdf5_reaching_outside_is_refused(tmp_path):
     cases = {
         external: f"the posterior's dataset '/g/e' keeps its data in the external file "
         f"{str(secret)[:60]!r}; refused",
+        external_bytes: "the posterior's dataset '/b' keeps its data in the external file "
+        "'/tmp/\ufffds'; refused",
         virtual: "the posterior's dataset '/v' is a virtual dataset (data from other files); "
         "refused",
         link: f"the posterior's '/g/l' is an external link to another file ({'x' * 60!r}); refused",
