@@ -52,6 +52,10 @@ CORE = (
     "skcodex.analysis",
     "skcodex.cli",
     "skcodex.persistence",
+    "skcodex.state_codec",
+    "skcodex.archive",
+    "skcodex.posterior_file",
+    "skcodex.safe_files",
 )
 FULL = ("skcodex.evaluation", "skcodex.ratings")
 KILLED = {1, 3, 36, -24, 24, 152, 255}  # test failure, pytest error, timeout
@@ -121,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         help="core modules to sample (those not run in full)",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where the JSON results go")
     parser.add_argument(
         "--retest",
         action="store_true",
@@ -184,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['module']:22s} {r['mutants']:16s} {r['killed']:7d} {tested:7d} "
             f"{100 * r['score']:6.1f}%  {100 * low:.0f}-{100 * high:.0f}%"
         )
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(
         json.dumps(
             {
                 "seed": args.seed,

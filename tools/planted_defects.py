@@ -340,7 +340,7 @@ DEFECTS = [
         "ADVI",
         "a minibatch's log-likelihood not scaled up to the table",
         "skcodex/model.py",
-        "data_scale = len(y) / pt.cast(batch_rows.shape[0], \"float64\")",
+        'data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")',
         "data_scale = 1.0",
         ("tests/test_properties.py",),
         "minibatch or variational",

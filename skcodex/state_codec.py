@@ -1,0 +1,389 @@
+"""Fitted attribute values as tagged JSON, and back, without pickle.
+
+JSON's own values (None, bool, int, finite float, str, list) are written as
+they are; every other value is an object with the key ``"__skcodex__"`` naming
+its type (tuple, dict, NumPy scalar and array, pandas Index, Series and
+DataFrame, timestamps, the game's `Catalogue` and `Deck`, a legacy
+`RandomState`, a registered value class, a posterior). Numeric arrays go to a
+side table of arrays (``arrays.npz`` in a saved file) and posteriors to a side
+table of NetCDF members; the JSON names them. Decoding builds only these
+types: a tag names a method of `Reader` or nothing, and a value class is
+looked up among those registered with `value_class`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import math
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from skcodex.archive import ARRAYS, METADATA
+from skcodex.codex import Catalogue, Deck, PlainCatalogue
+from skcodex.posterior_file import posterior_from_bytes, write_posterior
+from skcodex.safe_files import ARRAY_KINDS, PersistenceError, read_npz
+
+__all__ = ["Reader", "Writer", "value_class"]
+
+_TAG = "__skcodex__"
+
+#: Value classes rebuilt from their dataclass fields, by name; filled by `value_class`.
+_VALUE_CLASSES: dict[str, type] = {}
+
+# Pandas dtypes a saved column or index may have (others would not round trip exactly).
+_PANDAS_DTYPES = ("object", "str", "string", "bool", "category")
+
+
+def value_class(cls: type) -> type:
+    """Class decorator: let instances of a dataclass be saved, rebuilt from their fields.
+
+    Parameters
+    ----------
+    cls : type
+        A dataclass whose ``__init__`` fields hold all of its state.
+
+    Returns
+    -------
+    type
+        ``cls`` itself, now known to `skcodex.persistence.save` and ``load`` by its name.
+    """
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls.__name__} is not a dataclass")
+    _VALUE_CLASSES[cls.__name__] = cls
+    return cls
+
+
+# The game's value classes live below persistence (skcodex.codex imports nothing of it).
+value_class(PlainCatalogue)
+
+
+class Writer:
+    """Turns attribute values into tagged JSON, collecting arrays and posteriors on the side."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+        self.netcdf: dict[str, Any] = {}
+
+    def members(self, document: dict, name: str) -> dict[str, bytes]:
+        """The file members of an encoded ``document``: its JSON, arrays and posteriors."""
+        try:
+            # every float that is not finite is tagged: json never sees a NaN
+            out = {METADATA: json.dumps(document, indent=1, ensure_ascii=False).encode()}
+        except UnicodeEncodeError as err:
+            raise PersistenceError(
+                f"cannot save this {name}: it holds text or numbers a file cannot represent ({err})"
+            ) from None
+        if self.arrays:
+            buffer = io.BytesIO()
+            np.savez(buffer, **self.arrays)
+            out[ARRAYS] = buffer.getvalue()
+        for member, posterior in self.netcdf.items():
+            try:
+                out[member] = write_posterior(posterior)
+            except Exception as err:  # h5py/h5netcdf errors name their own internals
+                detail = " ".join(str(err).split())[:160]
+                raise PersistenceError(
+                    f"cannot save the posterior of this {name} as NetCDF "
+                    f"({type(err).__name__}: {detail})"
+                ) from None
+        return out
+
+    def array(self, arr: np.ndarray, where: str) -> dict:
+        if arr.dtype.kind in ARRAY_KINDS:
+            key = f"a{len(self.arrays)}"
+            self.arrays[key] = np.ascontiguousarray(arr)
+            return {_TAG: "ndarray", "key": key}
+        if arr.dtype.kind == "O":
+            items = [self.encode(v, f"{where}[...]") for v in arr.ravel(order="C").tolist()]
+            return {_TAG: "object_array", "shape": list(arr.shape), "items": items}
+        raise PersistenceError(
+            f"cannot save {where}: arrays of dtype {arr.dtype} are not supported"
+        )
+
+    def encode(self, value: Any, where: str) -> Any:
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if type(value) is int:
+            return value
+        if type(value) is float:
+            return value if math.isfinite(value) else {_TAG: "float", "value": repr(value)}
+        if isinstance(value, np.generic):
+            return self._scalar(value, where)
+        if type(value) is list:
+            return [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        if type(value) is tuple:
+            return {_TAG: "tuple", "items": [self.encode(v, where) for v in value]}
+        if type(value) in (dict, MappingProxyType):
+            items = [
+                [self.encode(k, where), self.encode(v, f"{where}[{k!r}]")] for k, v in value.items()
+            ]
+            return {_TAG: "dict", "items": items}
+        if type(value) is np.ndarray:
+            return self.array(value, where)
+        if isinstance(value, pd.Timestamp) or value is pd.NaT:
+            return self._timestamp(value)
+        if isinstance(value, pd.Timedelta):
+            return {_TAG: "timedelta", "value": int(value.value), "unit": value.unit}
+        if isinstance(value, pd.Index):
+            return self._index(value, where)
+        if isinstance(value, pd.Series):
+            return {
+                _TAG: "series",
+                "name": self.encode(value.name, where),
+                "index": self._index(value.index, where),
+                "column": self._column(value, where),
+            }
+        if isinstance(value, pd.DataFrame):
+            if value.columns.duplicated().any():
+                raise PersistenceError(f"cannot save {where}: its columns are not unique")
+            return {
+                _TAG: "frame",
+                "columns": self._index(value.columns, where),
+                "index": self._index(value.index, where),
+                "data": [self._column(value[c], f"{where}[{c!r}]") for c in value.columns],
+                "attrs": self.encode(dict(value.attrs), f"{where}.attrs"),
+            }
+        if type(value) is Catalogue:
+            return {
+                _TAG: "Catalogue",
+                "spec_colours": [[s, c] for s, c in value.spec_colours.items()],
+                "starters": list(value.starters),
+                "nicknames": [
+                    [name, deck.starter, list(deck.specs)] for name, deck in value.nicknames.items()
+                ],
+                "specs_per_deck": int(value.specs_per_deck),
+            }
+        if type(value) is Deck:
+            return {_TAG: "Deck", "starter": value.starter, "specs": list(value.specs)}
+        if type(value) is np.random.RandomState:
+            name, keys, pos, has_gauss, cached = value.get_state(legacy=True)
+            return {
+                _TAG: "RandomState",
+                "state": [name, self.array(keys, where), pos, has_gauss, cached],
+            }
+        if _VALUE_CLASSES.get(type(value).__name__) is type(value):
+            cls = type(value)
+            fields = {
+                f.name: self.encode(getattr(value, f.name), f"{where}.{f.name}")
+                for f in dataclasses.fields(value)
+                if f.init
+            }
+            return {_TAG: "dataclass", "class": cls.__name__, "fields": fields}
+        if type(value).__name__ in ("InferenceData", "DataTree"):
+            key = f"{len(self.netcdf)}_{where.rsplit('.', 1)[-1].lstrip('_')}.nc"
+            self.netcdf[key] = value
+            return {_TAG: "posterior", "member": key}
+        raise PersistenceError(
+            f"cannot save {where}: values of type {type(value).__module__}.{type(value).__name__} "
+            "are not supported by the skcodex file format"
+        )
+
+    def _scalar(self, value: np.generic, where: str) -> dict:
+        kind = value.dtype.kind
+        if kind in "biuf":
+            return {
+                _TAG: "scalar",
+                "dtype": value.dtype.str,
+                "value": self.encode(value.item(), where),
+            }
+        if kind in "Mm":
+            return {_TAG: "scalar", "dtype": value.dtype.str, "value": int(value.view(np.int64))}
+        raise PersistenceError(
+            f"cannot save {where}: NumPy scalars of dtype {value.dtype} are not supported"
+        )
+
+    def _timestamp(self, value: Any) -> dict:
+        if value is pd.NaT:
+            return {_TAG: "NaT"}
+        tz = None if value.tz is None else str(value.tz)
+        return {_TAG: "timestamp", "value": int(value.value), "unit": value.unit, "tz": tz}
+
+    def _dtype(self, dtype: Any, where: str) -> str:
+        name = str(dtype)
+        if isinstance(dtype, np.dtype) and dtype.kind in "biufcMmO":
+            return name
+        if name in _PANDAS_DTYPES or isinstance(dtype, pd.DatetimeTZDtype):
+            return name
+        raise PersistenceError(f"cannot save {where}: pandas dtype {name!r} is not supported")
+
+    def _index(self, index: pd.Index, where: str) -> dict:
+        name = self.encode(index.name, where)
+        if isinstance(index, pd.MultiIndex):
+            raise PersistenceError(f"cannot save {where}: a MultiIndex is not supported")
+        if type(index) is pd.RangeIndex:
+            return {
+                _TAG: "range_index",
+                "start": int(index.start),
+                "stop": int(index.stop),
+                "step": int(index.step),
+                "name": name,
+            }
+        return {
+            _TAG: "index",
+            "dtype": self._dtype(index.dtype, where),
+            "values": self._values(index.to_numpy(), where),
+            "name": name,
+        }
+
+    def _column(self, col: pd.Series, where: str) -> dict:
+        return {
+            "dtype": self._dtype(col.dtype, where),
+            "values": self._values(col.to_numpy(), where),
+        }
+
+    def _values(self, values: np.ndarray, where: str) -> dict:
+        if values.dtype.kind == "O":
+            values = np.asarray(values, dtype=object)
+        return self.array(values, where)
+
+
+class Reader:
+    """The inverse of `Writer`, over the checked members of a file (arrays read at once)."""
+
+    def __init__(self, blobs: dict[str, bytes], limit: int) -> None:
+        self.blobs, self.limit = blobs, limit
+        self.arrays = read_npz(blobs[ARRAYS], limit) if ARRAYS in blobs else {}
+
+    def decode(self, obj: Any) -> Any:
+        if obj is None or isinstance(obj, (bool, int, float, str)):
+            return obj
+        if isinstance(obj, list):
+            return [self.decode(v) for v in obj]
+        if not isinstance(obj, dict) or _TAG not in obj:
+            raise PersistenceError(f"unrecognised value in the metadata: {str(obj)[:80]}")
+        tag = obj[_TAG]
+        method = getattr(self, f"_read_{tag}", None)
+        if method is None:
+            raise PersistenceError(f"unrecognised value type {str(tag)[:40]!r} in the metadata")
+        return method(obj)
+
+    def _read_float(self, obj: dict) -> float:
+        text = obj["value"]
+        if text not in ("nan", "inf", "-inf"):
+            raise PersistenceError(f"malformed float {str(text)[:40]!r} in the metadata")
+        return float(text)
+
+    def _read_tuple(self, obj: dict) -> tuple:
+        return tuple(self.decode(v) for v in obj["items"])
+
+    def _read_dict(self, obj: dict) -> dict:
+        return {self.decode(k): self.decode(v) for k, v in obj["items"]}
+
+    def _read_scalar(self, obj: dict) -> np.generic:
+        dtype = np.dtype(str(obj["dtype"]))
+        if dtype.kind in "biuf":
+            return dtype.type(self.decode(obj["value"]))
+        if dtype.kind in "Mm":
+            return np.int64(obj["value"]).view(dtype)
+        raise PersistenceError(f"unsupported scalar dtype {dtype} in the metadata")
+
+    def _read_ndarray(self, obj: dict) -> np.ndarray:
+        key = str(obj["key"])
+        if key not in self.arrays:
+            raise PersistenceError(f"the array {key!r} named in the metadata is missing")
+        return self.arrays[key]
+
+    def _read_object_array(self, obj: dict) -> np.ndarray:
+        items = [self.decode(v) for v in obj["items"]]
+        out = np.empty(len(items), dtype=object)
+        for i, item in enumerate(items):  # element by element: items may be sequences
+            out[i] = item
+        return out.reshape([int(n) for n in obj["shape"]])
+
+    def _read_NaT(self, obj: dict) -> Any:
+        return pd.NaT
+
+    def _read_timestamp(self, obj: dict) -> pd.Timestamp:
+        value = pd.Timestamp(int(obj["value"]), unit="ns", tz="UTC" if obj["tz"] else None)
+        if obj["tz"]:
+            value = value.tz_convert(str(obj["tz"]))
+        return value.as_unit(str(obj["unit"]))
+
+    def _read_timedelta(self, obj: dict) -> pd.Timedelta:
+        return pd.Timedelta(int(obj["value"]), unit="ns").as_unit(str(obj["unit"]))
+
+    def _dtype(self, name: str) -> Any:
+        name = str(name)
+        if name in _PANDAS_DTYPES:
+            return name
+        try:
+            dtype = pd.api.types.pandas_dtype(name)
+        except TypeError:
+            raise PersistenceError(f"unsupported dtype {name[:40]!r} in the metadata") from None
+        if isinstance(dtype, pd.DatetimeTZDtype) or (
+            isinstance(dtype, np.dtype) and dtype.kind in "biufcMmO"
+        ):
+            return dtype
+        raise PersistenceError(f"unsupported dtype {name[:40]!r} in the metadata")
+
+    def _read_range_index(self, obj: dict) -> pd.RangeIndex:
+        return pd.RangeIndex(
+            int(obj["start"]), int(obj["stop"]), int(obj["step"]), name=self.decode(obj["name"])
+        )
+
+    def _read_index(self, obj: dict) -> pd.Index:
+        values = self.decode(obj["values"])
+        dtype = self._dtype(obj["dtype"])
+        if str(dtype) == "object":
+            return pd.Index(values, dtype=object, name=self.decode(obj["name"]))
+        return pd.Index(values, name=self.decode(obj["name"])).astype(dtype)
+
+    def _series(self, column: dict, name: Any) -> pd.Series:
+        values = self.decode(column["values"])
+        dtype = self._dtype(column["dtype"])
+        if str(dtype) == "object":
+            return pd.Series(values, name=name, dtype=object)
+        return pd.Series(values, name=name).astype(dtype)
+
+    def _read_series(self, obj: dict) -> pd.Series:
+        out = self._series(obj["column"], self.decode(obj["name"]))
+        out.index = self.decode(obj["index"])
+        return out
+
+    def _read_frame(self, obj: dict) -> pd.DataFrame:
+        columns = self.decode(obj["columns"])
+        index = self.decode(obj["index"])
+        data = [self._series(col, i) for i, col in enumerate(obj["data"])]
+        if len(data) != len(columns):
+            raise PersistenceError("a table in the metadata has mismatched columns")
+        frame = pd.concat(data, axis=1) if data else pd.DataFrame(index=range(len(index)))
+        frame.columns = columns
+        frame.index = index
+        frame.attrs.update(self.decode(obj["attrs"]))
+        return frame
+
+    def _read_Catalogue(self, obj: dict) -> Any:
+        return Catalogue(
+            {str(s): str(c) for s, c in obj["spec_colours"]},
+            tuple(str(s) for s in obj["starters"]),
+            {str(n): Deck(str(st), [str(s) for s in specs]) for n, st, specs in obj["nicknames"]},
+            int(obj["specs_per_deck"]),
+        )
+
+    def _read_Deck(self, obj: dict) -> Any:
+        return Deck(str(obj["starter"]), [str(s) for s in obj["specs"]])
+
+    def _read_RandomState(self, obj: dict) -> np.random.RandomState:
+        name, keys, pos, has_gauss, cached = obj["state"]
+        rng = np.random.RandomState()
+        rng.set_state((str(name), self.decode(keys), int(pos), int(has_gauss), float(cached)))
+        return rng
+
+    def _read_dataclass(self, obj: dict) -> Any:
+        name = str(obj["class"])
+        cls = _VALUE_CLASSES.get(name)
+        if cls is None:
+            raise PersistenceError(f"unknown value class {name[:40]!r} in the metadata")
+        fields = {str(k): self.decode(v) for k, v in obj["fields"].items()}
+        return cls(**fields)
+
+    def _read_posterior(self, obj: dict) -> Any:
+        member = str(obj["member"])
+        if member not in self.blobs or not member.endswith(".nc"):
+            raise PersistenceError(f"the posterior {member[:60]!r} is missing")
+        return posterior_from_bytes(self.blobs[member], member, self.limit)
