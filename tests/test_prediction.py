@@ -276,3 +276,14 @@ def test_removing_the_cache_of_a_plain_function_does_nothing(tmp_path):
     prediction._remove_numba_cache(lambda: None)
     prediction._remove_numba_cache(SimpleNamespace(_cache=SimpleNamespace(_cache_path="")))
     assert (tmp_path / "keep.nbi").exists()
+
+
+def test_unique_rows_of_empty_and_zero_width_matrices():
+    rows, inverse = prediction.unique_rows(np.zeros((5, 0), dtype=np.int64))
+    assert rows.shape == (1, 0)
+    np.testing.assert_array_equal(inverse, np.zeros(5))
+    rows, inverse = prediction.unique_rows(np.zeros((0, 3), dtype=np.int64))
+    assert rows.shape == (0, 3) and inverse.shape == (0,)
+    rows, inverse = prediction.unique_rows(np.array([[7, 8]]))
+    np.testing.assert_array_equal(rows, [[7, 8]])
+    np.testing.assert_array_equal(inverse, [0])
