@@ -407,3 +407,15 @@ def test_convergence_summary(fitted):
     stats = posterior.group(fitted.idata_, "sample_stats")
     assert summary["divergences"] == int(stats["diverging"].sum())
     assert summary["problems"] == fitted.convergence_problems_
+
+
+@pytest.mark.parametrize("name", ["skills", "matchups", "nash"])
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"skcodex.analysis.{name}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the examples' quick fits warn about their size
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

@@ -154,11 +154,9 @@ def matchup_table(
 
     Examples
     --------
-    >>> import warnings; warnings.simplefilter("ignore")
-    >>> from skcodex import BayesianMatchupClassifier
-    >>> from skcodex.datasets import make_matches
-    >>> data = make_matches(n_players=8, n_matches=60, n_tournaments=2, random_state=0)
-    >>> clf = BayesianMatchupClassifier(draws=50, tune=50, chains=1, random_state=0)
+    >>> from skcodex import BayesianMatchupClassifier, datasets
+    >>> data = datasets.make_matches(n_players=8, n_matches=60, n_tournaments=2)
+    >>> clf = BayesianMatchupClassifier(draws=50, tune=50, chains=1)  # a quick, rough fit
     >>> table = matchup_table(clf.fit(data.X, data.y), ["MonoRed", "MonoBlue"])
     >>> [f"{a} v {b}" for a, b in zip(table["deck1"], table["deck2"])]
     ['MonoRed v MonoRed', 'MonoRed v MonoBlue', 'MonoBlue v MonoRed', 'MonoBlue v MonoBlue']

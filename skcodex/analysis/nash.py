@@ -230,11 +230,9 @@ def nash_weights(
 
     Examples
     --------
-    >>> import warnings; warnings.simplefilter("ignore")
-    >>> from skcodex import BayesianMatchupClassifier
-    >>> from skcodex.datasets import make_matches
-    >>> data = make_matches(n_players=8, n_matches=60, n_tournaments=2, random_state=0)
-    >>> clf = BayesianMatchupClassifier(draws=50, tune=50, chains=1, random_state=0)
+    >>> from skcodex import BayesianMatchupClassifier, datasets
+    >>> data = datasets.make_matches(n_players=8, n_matches=60, n_tournaments=2)
+    >>> clf = BayesianMatchupClassifier(draws=50, tune=50, chains=1)  # a quick, rough fit
     >>> weights = nash_weights(clf.fit(data.X, data.y), n_draws=20)
     >>> weights.groupby("role")["mean"].sum().round(6).tolist()
     [1.0, 1.0, 1.0]

@@ -51,11 +51,9 @@ def skill_table(
 
     Examples
     --------
-    >>> import warnings; warnings.simplefilter("ignore")
-    >>> from skcodex import BayesianMatchupClassifier
-    >>> from skcodex.datasets import make_matches
-    >>> data = make_matches(n_players=8, n_matches=60, n_tournaments=2, random_state=0)
-    >>> clf = BayesianMatchupClassifier(draws=50, tune=50, chains=1, random_state=0)
+    >>> from skcodex import BayesianMatchupClassifier, datasets
+    >>> data = datasets.make_matches(n_players=8, n_matches=60, n_tournaments=2)
+    >>> clf = BayesianMatchupClassifier(draws=50, tune=50, chains=1)  # a quick, rough fit
     >>> table = skill_table(clf.fit(data.X, data.y), data.X, y=data.y)
     >>> list(table.columns)[:4], int(table["matches"].sum())
     (['mean', 'sd', 'lower', 'upper'], 120)
@@ -125,11 +123,9 @@ def skill_versus_decks(clf: Any, interval: float = INTERVAL) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import warnings; warnings.simplefilter("ignore")
-    >>> from skcodex import BayesianMatchupClassifier
-    >>> from skcodex.datasets import make_matches
-    >>> data = make_matches(n_players=8, n_matches=60, n_tournaments=2, random_state=0)
-    >>> clf = BayesianMatchupClassifier(draws=50, tune=50, chains=1, random_state=0)
+    >>> from skcodex import BayesianMatchupClassifier, datasets
+    >>> data = datasets.make_matches(n_players=8, n_matches=60, n_tournaments=2)
+    >>> clf = BayesianMatchupClassifier(draws=50, tune=50, chains=1)  # a quick, rough fit
     >>> table = skill_versus_decks(clf.fit(data.X, data.y))
     >>> table.index.tolist()
     ['sd_player', 'sd_skill_difference', 'sd_deck', 'ratio', 'skill_share']
