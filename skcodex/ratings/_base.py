@@ -369,9 +369,6 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
         self.ratings_ = sort_ratings(ratings)
         return self
 
-    def _replay(self, data: TrainingMatches, h: float) -> dict[str, np.ndarray]:
-        raise NotImplementedError  # pragma: no cover - every estimator defines it
-
     def _codes(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self)
         table = check_match_table(X, require_rows=False, read_decks=False)
