@@ -235,25 +235,13 @@ def main(argv: list[str] | None = None) -> dict:
     methods = [m for m in args.methods.split(",") if m]
 
     import pandas as pd
+    from large_data import benchmark_data
 
-    from skcodex.datasets import make_matches
     from skcodex.metrics import brier_score
     from skcodex.model import SPREADS
 
-    start = time.perf_counter()
-    data = make_matches(
-        n_players=args.n_players,
-        n_matches=args.n_matches,
-        n_tournaments=args.n_tournaments,
-        random_state=args.seed,
-    )
-    generate_seconds = time.perf_counter() - start
+    data, test, train, sub, oracle, generate_seconds = benchmark_data(args)
     X, y = data.X, data.y
-    test = np.flatnonzero((X["period"] == X["period"].iloc[-1]).to_numpy())
-    train = np.setdiff1d(np.arange(len(X)), test)
-    rng = np.random.default_rng(args.seed)
-    sub = np.sort(rng.choice(train, size=min(args.subsample, len(train)), replace=False))
-    oracle = brier_score(y[test], data.p_win[test])
     truth = [float(data.params["sd"][k]) for k in SPREADS]
     print(
         f"{len(X):,} matches among {args.n_players:,} players in {args.n_tournaments} "

@@ -108,23 +108,12 @@ def _run(folder: str, kind: str, method: str, args: argparse.Namespace) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-matches", type=int, default=200_000)
-    parser.add_argument("--n-players", type=int, default=5_000)
-    parser.add_argument("--n-tournaments", type=int, default=20)
-    parser.add_argument("--subsample", type=int, default=10_000, help="matches NUTS is fitted on")
-    parser.add_argument("--draws", type=int, default=500, help="draws per chain (NUTS and ADVI)")
-    parser.add_argument("--tune", type=int, default=500, help="NUTS tuning steps per chain")
-    parser.add_argument("--chains", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--quick", action="store_true", help="20,000 matches, 500 players")
-    parser.add_argument("--output", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.n_matches, args.n_players, args.n_tournaments = 20_000, 500, 10
-        args.subsample, args.draws, args.tune = 4_000, 200, 200
+def benchmark_data(args: argparse.Namespace):
+    """The synthetic series, its held-out last tournament, the training rows and a subsample.
 
+    Returns ``(data, test, train, sub, oracle_brier, generate_seconds)``; shared with
+    ``benchmarks/advi_compare.py`` so both measure on the same matches.
+    """
     from skcodex.datasets import make_matches
     from skcodex.metrics import brier_score
 
@@ -142,6 +131,30 @@ def main(argv: list[str] | None = None) -> dict:
     rng = np.random.default_rng(args.seed)
     sub = np.sort(rng.choice(train, size=min(args.subsample, len(train)), replace=False))
     oracle = brier_score(y[test], data.p_win[test])
+    return data, test, train, sub, oracle, generate_seconds
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-matches", type=int, default=200_000)
+    parser.add_argument("--n-players", type=int, default=5_000)
+    parser.add_argument("--n-tournaments", type=int, default=20)
+    parser.add_argument("--subsample", type=int, default=10_000, help="matches NUTS is fitted on")
+    parser.add_argument("--draws", type=int, default=500, help="draws per chain (NUTS and ADVI)")
+    parser.add_argument("--tune", type=int, default=500, help="NUTS tuning steps per chain")
+    parser.add_argument("--chains", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="20,000 matches, 500 players")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.n_matches, args.n_players, args.n_tournaments = 20_000, 500, 10
+        args.subsample, args.draws, args.tune = 4_000, 200, 200
+
+    from skcodex.metrics import brier_score
+
+    data, test, train, sub, oracle, generate_seconds = benchmark_data(args)
+    X, y = data.X, data.y
     print(
         f"{len(X):,} matches among {args.n_players:,} players in {args.n_tournaments} "
         f"tournaments (generated in {generate_seconds:.0f} s); held out: the last tournament, "
