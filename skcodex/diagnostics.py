@@ -360,12 +360,15 @@ def convergence_problems(idata, min_ess: float = 400.0, max_rhat: float = 1.01) 
 
 
 # The model-selection call (a grid search, a cross-validation) last warned in, and the
-# kinds of problems it warned of: its other fits with the same kinds stay quiet.
-_SEARCH_WARNED: dict[str, tuple] = {}
+# kinds of problems it warned of: its other fits with the same kinds stay quiet. The
+# call is held by its frame object itself, not by the frame's id: a finished call's id
+# can be reused by the next call's frame, which would then never warn. The frame is let
+# go at the first fit after its call has returned.
+_SEARCH_WARNED: dict[str, Any] = {}
 
 
-def _model_selection_call() -> int | None:
-    """An id of the outermost scikit-learn model-selection call running now, if any."""
+def _model_selection_call() -> Any:
+    """The frame of the outermost scikit-learn model-selection call running now, if any."""
     import inspect
 
     frame, outermost = inspect.currentframe(), None
@@ -373,7 +376,19 @@ def _model_selection_call() -> int | None:
         if frame.f_globals.get("__name__", "").startswith("sklearn.model_selection"):
             outermost = frame
         frame = frame.f_back
-    return None if outermost is None else id(outermost)
+    return outermost
+
+
+def _running(frame: Any) -> bool:
+    """Whether ``frame`` is on the current call stack."""
+    import inspect
+
+    current = inspect.currentframe()
+    while current is not None:
+        if current is frame:
+            return True
+        current = current.f_back
+    return False
 
 
 def _kinds(problems: list[str]) -> tuple:
@@ -390,15 +405,16 @@ def warn_if_not_converged(idata) -> list[str]:
     warns once, not once per fold. Every fit still lists its own problems in
     ``convergence_problems_``.
     """
+    if "call" in _SEARCH_WARNED and not _running(_SEARCH_WARNED["call"]):
+        _SEARCH_WARNED.clear()  # that search has returned: let its frame go
     problems = convergence_problems(idata)
     if not problems:
         return problems
     call = _model_selection_call()
     if call is not None:
-        key = (call, _kinds(problems))
-        if _SEARCH_WARNED.get("last") == key:
+        if _SEARCH_WARNED.get("call") is call and _SEARCH_WARNED.get("kinds") == _kinds(problems):
             return problems
-        _SEARCH_WARNED["last"] = key
+        _SEARCH_WARNED.update(call=call, kinds=_kinds(problems))
     more = (
         " Other fits of this search with the same kinds of problems are not reported "
         "again (each fitted estimator lists its own in convergence_problems_)."

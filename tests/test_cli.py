@@ -1,6 +1,7 @@
 """The ``skcodex`` command: fit, predict and demo, and one-line errors."""
 
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -343,7 +344,7 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
 
     out = tmp_path / "out"
     shutil.copytree(fitted_dir, out)
-    (out / "stale.csv").write_text("from an older run")
+    (out / "brier.csv").write_text("from an older run")
     clf = load_model(out)
     monkeypatch.setattr(cli, "_fit", lambda *args, **kwargs: clf)
 
@@ -357,6 +358,40 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
     assert sorted(p.name for p in out.iterdir()) == [MODEL_FILE, "report.html"]
     assert (out / "report.html").read_text() == "new report"
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+@pytest.mark.parametrize("case", ["the data folder", "the working folder", "a folder of CSVs"])
+def test_out_never_replaces_the_users_csv_files(match_csv, tmp_path, capsys, monkeypatch, case):
+    """A folder holding the input, or any CSV skcodex did not write, is refused before the fit."""
+    import skcodex.cli.commands as cli
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the fit must not start")
+
+    monkeypatch.setattr(cli, "_fit", no_fit)
+    data = tmp_path / "data"
+    data.mkdir()
+    table = data / "matches.csv"
+    shutil.copy(match_csv, table)
+    if case == "the data folder":  # a codexdata folder used as input and output
+        argv, out, pattern = ["fit", table, "--out", data], data, "would replace the input"
+    elif case == "the working folder":  # fit ../m.csv --out . with the user's own CSV in .
+        work = tmp_path / "work"
+        work.mkdir()
+        (work / "budget.csv").write_text("rent,100\n")
+        monkeypatch.chdir(work)
+        argv, out, pattern = ["fit", "../data/matches.csv", "--out", "."], work, "budget.csv"
+    else:
+        out = tmp_path / "tables"
+        out.mkdir()
+        (out / "budget.csv").write_text("rent,100\n")
+        (out / "skills.csv").write_text("an earlier run's table\n")
+        argv, pattern = ["fit", table, "--out", out], "did not write \\(budget.csv\\)"
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    code, _, err = run([*argv, *FAST], capsys)
+    assert_one_line_error(code, err, pattern)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert not list(out.parent.glob(".*.partial"))
 
 
 @pytest.mark.parametrize("case", ["a file", "foreign files", "unwritable parent"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import time
 import warnings
@@ -83,10 +84,11 @@ def _fit_and_report(
     title: str,
     true_skills: Any = None,
     source: str | None = None,
+    inputs: tuple[str, ...] = (),
 ):
     from skcodex.report import write_report
 
-    staging = None if out is None else prepare_output(out)  # checked before the fit
+    staging = None if out is None else prepare_output(out, inputs)  # checked before the fit
     try:
         held_out = None if args.no_holdout else _held_out(X, y, catalogue, args)
         clf = _fit(X, y, catalogue, args, "on every match")
@@ -122,9 +124,21 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if summary is not None:
         print(summary)
     _fit_and_report(
-        X, y, catalogue, args, Path(args.out), title=args.title, source=str(args.matches)
+        X,
+        y,
+        catalogue,
+        args,
+        Path(args.out),
+        title=args.title,
+        source=str(args.matches),
+        inputs=tuple(str(p) for p in (args.matches, args.catalogue) if _is_path(p)),
     )
     return 0
+
+
+def _is_path(value: Any) -> bool:
+    """Whether an argument names a file or folder that exists (not a built-in name)."""
+    return isinstance(value, str | os.PathLike) and os.path.exists(value)
 
 
 def _player_id(name: str, players: tuple) -> Any:

@@ -47,18 +47,25 @@ def load_model(path: str | os.PathLike) -> Any:
 
 # -- the output folder -----------------------------------------------------------------
 
-#: What one run writes into its output folder (besides the report's CSV tables).
-_OUTPUTS = (MODEL_FILE, "report.html")
+
+def _outputs() -> frozenset[str]:
+    """The names one run writes into its output folder: the model, the page, its tables."""
+    from skcodex.report import CSV_FILES
+
+    return frozenset((MODEL_FILE, "report.html", *CSV_FILES))
 
 
-def prepare_output(out: Path) -> Path:
+def prepare_output(out: Path, inputs: tuple[str | os.PathLike, ...] = ()) -> Path:
     """Check ``out`` before any fitting and create the staging folder beside it.
 
     One run's outputs are written into a hidden sibling folder and swapped in
     by `publish_output` only when all are written, so an interrupted or
     failed run leaves the previous outputs as they were. ``out`` must be a
     folder (or not exist yet) in a writable parent, holding nothing but the
-    outputs of an earlier run (they are replaced as a whole).
+    outputs of an earlier run (they are replaced as a whole): any other
+    file, a CSV included, makes the run stop before it fits, and so does an
+    input of the run (``inputs``: the match table, a codexdata folder) inside
+    ``out`` or containing it.
 
     Returns
     -------
@@ -68,10 +75,16 @@ def prepare_output(out: Path) -> Path:
     out = Path(os.path.abspath(out))
     if out.exists() and not out.is_dir():
         raise CommandError(f"--out {out} is a file, not a folder")
+    for given in inputs:
+        source = Path(os.path.abspath(given))
+        if source == out or out in source.parents or source in out.parents:
+            raise CommandError(
+                f"--out {out} would replace the input {source}: a run replaces the whole "
+                "folder, so write the outputs to a folder apart from the data"
+            )
     if out.is_dir():
-        foreign = sorted(
-            p.name for p in out.iterdir() if p.name not in _OUTPUTS and p.suffix != ".csv"
-        )
+        outputs = _outputs()
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in outputs)
         if foreign:
             raise CommandError(
                 f"--out {out} holds files skcodex did not write ({', '.join(foreign[:3])}); "

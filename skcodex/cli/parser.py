@@ -119,7 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
         "that started last, to score forecasts for it out of sample.",
     )
     fit.add_argument("matches", metavar="MATCHES", help="codexdata folder or match CSV")
-    fit.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    fit.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="output folder: new, empty, or an earlier run's (a run replaces it whole; a folder with any other file, or with the input, is refused)",
+    )
     fit.add_argument(
         "--title",
         default=None,
