@@ -975,13 +975,13 @@ CASES = [
         check=_cli_fails("is a file, not a folder"),
     ),
     Case(
-        "skcodex fit: --out holds other files",
+        "skcodex fit: --out is the folder of the input",
         lambda e: (
             _run_cli(e),
             ("fit", str(e["files"]["matches"]), "--out", str(e["files"]["root"])),
             {},
         ),
-        check=_cli_fails("holds files skcodex did not write"),
+        check=_cli_fails("would replace the input"),
     ),
     # -- splitters ----------------------------------------------------------------------
     Case(
