@@ -26,6 +26,7 @@ from skcodex.data import (
     check_outcome,
     encode,
     table_catalogue,
+    time_order,
 )
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.diagnostics import warn_if_not_converged
@@ -323,6 +324,8 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
             outcome = outcome - check_luck(luck, len(table))
+        if self.options.time_varying:
+            time_order(table)  # a skill walk follows time: refuse a match without a date
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
         layout = self._training_layout(vocab, codes)

@@ -20,6 +20,8 @@ from skcodex.data.table import (
     check_luck,
     check_match_table,
     check_outcome,
+    normalise_name,
+    period_times,
     table_catalogue,
     time_order,
 )
@@ -35,7 +37,9 @@ __all__ = [
     "check_outcome",
     "encode",
     "epochs",
+    "normalise_name",
     "period_labels",
+    "period_times",
     "table_catalogue",
     "time_order",
 ]

@@ -28,6 +28,10 @@ def _plain(value: Any) -> Any:
 
 
 def _row_label(index: pd.Index, position: int) -> str:
+    """Where a row is: its position, and its index label (a table read from a CSV file by
+    the command line has its index named ``line``: the row's line in the file)."""
+    if index.name == "line":
+        return f"row {position} (line {_plain(index[position])} of the file)"
     return f"row {position} (index {_plain(index[position])!r})"
 
 
@@ -40,22 +44,46 @@ def _id_kind(value: Any) -> type | None:
 
 
 def _bad_text(value: str) -> str | None:
-    """Why a name cannot be used (a NUL, a lone surrogate, nothing but spaces), or None."""
+    """Why a name cannot be used (a NUL, a lone surrogate, nothing visible), or None."""
     if "\0" in value:
         return "holds a NUL character"
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
         return "is not valid Unicode (it holds a lone surrogate)"
-    if not value.strip():
-        return "is empty or only spaces"
+    if not normalise_name(value):
+        return "is empty or only spaces (and invisible characters)"
     return None
 
 
-def _normalise_names(col: pd.Series, name: str, index: pd.Index) -> pd.Series:
-    """Player names stripped of surrounding spaces and in Unicode NFC, as deck names are read.
+def normalise_name(name: str) -> str:
+    """A player name as skcodex compares it: NFC, invisible characters dropped, spaces trimmed.
 
-    Refuses a name holding a NUL or a lone surrogate, or one that is empty.
+    Invisible characters are Unicode's format characters (category Cf: the
+    zero-width space U+200B, zero-width joiner U+200D, soft hyphen U+00AD, byte
+    order mark U+FEFF, direction marks and overrides such as U+202E, ...), which
+    a name copied from a web page can carry unseen. Names that differ only by
+    them, by surrounding spaces or by Unicode normal form are one player. This
+    is the one place names are normalised: match tables at fit and predict time
+    and the command line's ``--p1``/``--p2`` all pass through it.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+    """
+    visible = "".join(c for c in name if unicodedata.category(c) != "Cf")
+    return unicodedata.normalize("NFC", visible).strip()
+
+
+def _normalise_names(col: pd.Series, name: str, index: pd.Index) -> pd.Series:
+    """Player names through `normalise_name` (NFC, no invisible characters, no surrounding
+    spaces).
+
+    Refuses a name holding a NUL or a lone surrogate, or one with nothing visible.
     Each distinct name is checked once.
     """
     codes, distinct = pd.factorize(col)  # directly: no object copy of a string column
@@ -68,7 +96,7 @@ def _normalise_names(col: pd.Series, name: str, index: pd.Index) -> pd.Series:
             raise MatchTableError(
                 f"column {name!r}: the player name at {_row_label(index, pos)} {why}"
             )
-        clean[j] = unicodedata.normalize("NFC", value.strip())
+        clean[j] = normalise_name(value)
     if clean.tolist() == distinct:
         return col
     return pd.Series(clean[codes], index=col.index, dtype=object)
@@ -230,7 +258,8 @@ def check_match_table(
         if raw1 != raw2:
             raise MatchTableError(
                 f"player {raw1!r} faces {raw2!r} at {_row_label(X.index, pos)}: the same "
-                "player once surrounding spaces and Unicode normal form are set aside"
+                "player once surrounding spaces, invisible characters and Unicode normal form "
+                "are set aside"
             )
         raise MatchTableError(f"player {raw1!r} faces themself at {_row_label(X.index, pos)}")
     cat = table_catalogue(X, catalogue) or CODEX
@@ -313,8 +342,9 @@ def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None
     """The stable order of a checked match table's rows in time, or None when they are in it.
 
     Time is the ``date`` column when there is one. Without it, ``period``
-    labels that are all numbers or all dates are read as times; text labels
-    have no order of their own, so their periods follow the rows. Rows with
+    labels that are all numbers, dates or `pandas.Period` values are read as
+    times (`period_times`); text labels have no order of their own, so their
+    periods follow the rows. Rows with
     equal times keep their order.
 
     Parameters
@@ -343,23 +373,55 @@ def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None
             )
         key = table["date"]
     elif "period" in table.columns:
-        key = table["period"]
-        if key.dtype == object and len(key):
-            kind = pd.api.types.infer_dtype(key, skipna=False)
-            if kind in ("integer", "floating", "mixed-integer-float"):
-                key = key.astype(float)
-            elif kind in ("datetime64", "datetime"):
-                key = pd.to_datetime(key)
-        if not (
-            pd.api.types.is_datetime64_any_dtype(key)
-            or (pd.api.types.is_numeric_dtype(key) and not pd.api.types.is_bool_dtype(key))
-        ):
+        key = period_times(table["period"])
+        if key is None:
             return None
     else:
         return None
     if key.is_monotonic_increasing:
         return None
     return np.argsort(key.to_numpy(), kind="stable")
+
+
+def period_times(period: pd.Series) -> pd.Series | None:
+    """``period`` labels as times when they have an order of their own, else None.
+
+    Numbers are read as numbers, dates as dates, and `pandas.Period` labels
+    (months, weeks, ...) as their start times, so ``2024-10`` comes before
+    ``2024-09`` nowhere, whatever the order of the rows. Text labels have no
+    order of their own: None.
+
+    Parameters
+    ----------
+    period : pandas.Series
+        The ``period`` column, with no missing value.
+
+    Returns
+    -------
+    pandas.Series or None
+        Sortable times (floats or datetime64), one per row.
+    """
+    key = period
+    if isinstance(key.dtype, pd.PeriodDtype):
+        return key.dt.start_time
+    if key.dtype == object and len(key):
+        kind = pd.api.types.infer_dtype(key, skipna=False)
+        if kind in ("integer", "floating", "mixed-integer-float"):
+            key = key.astype(float)
+        elif kind in ("datetime64", "datetime"):
+            key = pd.to_datetime(key)
+        elif kind == "period":
+            try:
+                return pd.Series(pd.PeriodIndex(key).start_time, index=key.index)
+            except (ValueError, TypeError):  # periods of different frequencies
+                return pd.Series(
+                    pd.to_datetime([value.start_time for value in key]), index=key.index
+                )
+    if pd.api.types.is_datetime64_any_dtype(key) or (
+        pd.api.types.is_numeric_dtype(key) and not pd.api.types.is_bool_dtype(key)
+    ):
+        return key
+    return None
 
 
 def check_luck(luck: Any, n_matches: int) -> np.ndarray:
