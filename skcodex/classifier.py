@@ -21,6 +21,7 @@ from skcodex.data import (
     MatchCodes,
     MatchTableError,
     Vocabulary,
+    adjust_for_luck,
     check_luck,
     check_match_table,
     check_outcome,
@@ -323,7 +324,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         table = check_match_table(X, catalogue)
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
-            outcome = outcome - check_luck(luck, len(table))
+            outcome = adjust_for_luck(table, outcome, check_luck(luck, len(table)))
         if self.options.time_varying:
             time_order(table)  # a skill walk follows time: refuse a match without a date
         vocab = Vocabulary.from_table(table)

@@ -16,7 +16,9 @@ from skcodex.data.codes import MatchCodes, Vocabulary, encode, epochs, period_la
 from skcodex.data.table import (
     OPTIONAL_COLUMNS,
     REQUIRED_COLUMNS,
+    LuckWarning,
     MatchTableError,
+    adjust_for_luck,
     check_luck,
     check_match_table,
     check_outcome,
@@ -29,9 +31,11 @@ from skcodex.data.table import (
 __all__ = [
     "OPTIONAL_COLUMNS",
     "REQUIRED_COLUMNS",
+    "LuckWarning",
     "MatchCodes",
     "MatchTableError",
     "Vocabulary",
+    "adjust_for_luck",
     "check_luck",
     "check_match_table",
     "check_outcome",

@@ -22,6 +22,10 @@ class MatchTableError(ValueError):
     """A match table or outcome vector that cannot be used; the message says where and why."""
 
 
+class LuckWarning(UserWarning):
+    """Luck estimates that make the luck-adjusted outcomes noisier than the raw outcomes."""
+
+
 def _plain(value: Any) -> Any:
     """A NumPy scalar as the Python scalar it holds (messages show ``11``, not ``np.int64(11)``)."""
     return value.item() if isinstance(value, np.generic) else value
@@ -455,6 +459,73 @@ def check_luck(luck: Any, n_matches: int) -> np.ndarray:
     if len(bad):
         raise MatchTableError(f"luck must be finite; found {arr[bad[0]]!r} at row {int(bad[0])}")
     return arr
+
+
+def adjust_for_luck(
+    table: pd.DataFrame, outcome: np.ndarray, luck: np.ndarray, *, bounded: bool = True
+) -> np.ndarray:
+    """Luck-adjusted outcomes ``outcome - luck``, after checking the luck evaluator.
+
+    Two checks, because an unbiased adjustment is not always a helpful or safe one:
+
+    - The adjustment helps only when the luck it removes outweighs the noise
+      its own errors add: then the adjusted outcomes vary less than the raw
+      ones. When they vary more (a noisy or wrong evaluator), a `LuckWarning`
+      says so: the estimates stay unbiased, but are less precise than without
+      luck.
+    - With ``bounded`` (for likelihood-based fits), each player's adjusted
+      total of wins must lie in [0, matches played]. Outside it the binomial
+      quasi-likelihood grows without bound as that player's skill goes to
+      plus or minus infinity, so it has no maximum and a posterior built on
+      it is improper: refused with the player named.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table checked by `check_match_table`.
+    outcome : ndarray
+        1 where player 1 won, 0 where player 2 won.
+    luck : ndarray
+        Player 1's net luck per match, from `check_luck`.
+    bounded : bool, default True
+        Refuse players whose adjusted totals leave [0, matches played].
+
+    Returns
+    -------
+    ndarray of float
+    """
+    import warnings
+
+    adjusted = outcome - luck
+    raw_var, adjusted_var = float(np.var(outcome)), float(np.var(adjusted))
+    if len(outcome) > 1 and adjusted_var > raw_var:
+        warnings.warn(
+            f"the luck-adjusted outcomes vary more than the raw outcomes (variance "
+            f"{adjusted_var:.3g} against {raw_var:.3g}): the luck estimates add more noise than "
+            "they remove, so the fit is less precise than without luck; check the evaluator",
+            LuckWarning,
+            stacklevel=3,
+        )
+    if not bounded:
+        return adjusted
+    n = len(table)
+    codes, players = pd.factorize(pd.concat([table["player1"], table["player2"]]))
+    size = len(players)
+    wins = np.bincount(codes[:n], weights=adjusted, minlength=size) + np.bincount(
+        codes[n:], weights=1.0 - adjusted, minlength=size
+    )
+    played = np.bincount(codes, minlength=size)
+    tolerance = 1e-9 * np.maximum(played, 1)
+    outside = np.flatnonzero((wins < -tolerance) | (wins > played + tolerance))
+    if len(outside):
+        k = int(outside[0])
+        raise MatchTableError(
+            f"after the luck adjustment player {_plain(players[k])!r} has {wins[k]:.3g} wins "
+            f"from {played[k]} matches, outside [0, {played[k]}] ({len(outside)} player(s) in "
+            "all): the fit would have no maximum (an improper posterior). The luck estimates "
+            "are too noisy for these matches: check the evaluator, or fit without luck"
+        )
+    return adjusted
 
 
 def check_outcome(y: Any, n_matches: int) -> np.ndarray:
