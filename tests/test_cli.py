@@ -989,7 +989,9 @@ def test_results_as_y_or_winner_agree(tmp_path, small_matches):
     assert "y" not in table.columns
     np.testing.assert_array_equal(from_y, y)
     X.assign(y=np.where(y == 1, 1, 2)).to_csv(path, index=False)
-    with pytest.raises(ValueError, match=r"y must be 1 .* or 0"):
+    from skcodex.cli import CommandError
+
+    with pytest.raises(CommandError, match=r"w\.csv, line 2: column 'y' holds 2; give 1 where"):
         read_matches(path)
 
 

@@ -533,7 +533,7 @@ def test_a_name_of_invisible_characters_only_is_refused():
             "deck2": ["MonoRed"],
         }
     )
-    with pytest.raises(MatchTableError, match="player1.*empty or only spaces"):
+    with pytest.raises(MatchTableError, match=r"player1.*empty or only spaces"):
         check_match_table(table)
 
 

@@ -165,8 +165,8 @@ def test_first_move_reads_its_own_prior_entry(problem, prior):
     layout = Layout(seed_layout.n_players, seed_layout.n_starters, seed_layout.n_specs, 3, options)
     n = len(options.prior_names)
     assert options.prior_names[-1] == "first_move"
-    loc = tuple(np.linspace(-1.0, 0.3, n - 1)) + (0.7,)
-    scale = tuple(np.linspace(0.4, 0.9, n - 1)) + (0.2,)
+    loc = (*np.linspace(-1.0, 0.3, n - 1), 0.7)
+    scale = (*np.linspace(0.4, 0.9, n - 1), 0.2)
     model = build_model(layout.index_matrix(codes), y, layout, SpreadPriors(loc=loc, scale=scale))
     z = np.random.default_rng(1).normal(size=layout.n_free)
     at = layout.offsets["first_move"]

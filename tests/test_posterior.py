@@ -127,7 +127,6 @@ def test_forest_plot_of_idata(fitted):
 
     matplotlib.use("Agg")
     import arviz as az
-
     from matplotlib.text import Text
 
     result = az.plot_forest(fitted.idata_, var_names=["sd"])

@@ -1,9 +1,9 @@
 """The HTML report: every section, figure and table present, self-contained, readable."""
 
 import base64
-import io
 import dataclasses
 import html
+import io
 import re
 import shutil
 import subprocess
