@@ -182,7 +182,9 @@ class TournamentSplit(BaseCrossValidator):
         ----------
         X : pandas.DataFrame or array-like of shape (n_matches, ...)
             The match table. Its ``start``/``end`` or ``date`` columns, when
-            present, give the time of each match; otherwise the row order does.
+            present, give the time of each match; otherwise tournament labels
+            that have an order of their own (numbers, dates, `pandas.Period`)
+            do, and failing those the row order.
         y : array-like, optional
             Ignored; present for the scikit-learn API.
         groups : array-like of shape (n_matches,), optional
