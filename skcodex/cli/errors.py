@@ -7,9 +7,11 @@ class CommandError(Exception):
     """A problem the user can fix; printed as one line."""
 
 
-class Terminated(KeyboardInterrupt):
+class Terminated(BaseException):
     """SIGTERM arrived (``kill``, a container or job scheduler stopping the run).
 
     Raised from the signal handler of `skcodex.cli.output.sigterm_unwinds`, so the
-    run unwinds like an interrupt: ``finally`` blocks remove the staging folder.
+    run unwinds and ``finally`` blocks remove the staging folder. Not a
+    `KeyboardInterrupt`: samplers catch that to stop early and return the draws
+    so far, and a stopped run must not go on to publish them.
     """
