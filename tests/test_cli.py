@@ -1348,7 +1348,8 @@ def test_out_on_a_mount_point_is_updated_in_place(tmp_path, monkeypatch):
     }
 
 
-def test_sigterm_during_fit_leaves_no_staging_folder(match_csv, tmp_path):
+@pytest.mark.parametrize("when", ["once the staging folder exists", "while fitting"])
+def test_sigterm_during_fit_leaves_no_staging_folder(match_csv, tmp_path, when):
     import os
     import signal
     import subprocess
@@ -1356,7 +1357,11 @@ def test_sigterm_during_fit_leaves_no_staging_folder(match_csv, tmp_path):
     import time
 
     out = tmp_path / "out"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        "PYTHONUNBUFFERED": "1",
+    }
     argv = [sys.executable, "-m", "skcodex.cli", "fit", str(match_csv), "--out", str(out)]
     proc = subprocess.Popen(
         [*argv, *FAST], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -1365,6 +1370,10 @@ def test_sigterm_during_fit_leaves_no_staging_folder(match_csv, tmp_path):
     while not list(tmp_path.glob(".out.*.partial")):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.05)
+    if when == "while fitting":
+        while "Fitting" not in proc.stdout.readline():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(1.0)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, err
