@@ -21,11 +21,13 @@ from skcodex.data import (
     MatchCodes,
     MatchTableError,
     Vocabulary,
+    adjust_for_luck,
     check_luck,
     check_match_table,
     check_outcome,
     encode,
     table_catalogue,
+    time_order,
 )
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.diagnostics import warn_if_not_converged
@@ -322,7 +324,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         table = check_match_table(X, catalogue)
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
-            outcome = outcome - check_luck(luck, len(table))
+            outcome = adjust_for_luck(table, outcome, check_luck(luck, len(table)))
+        if self.options.time_varying:
+            time_order(table)  # a skill walk follows time: refuse a match without a date
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
         layout = self._training_layout(vocab, codes)

@@ -39,7 +39,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex.data import check_luck, check_match_table, check_outcome, time_order
+from skcodex.data import adjust_for_luck, check_luck, check_match_table, check_outcome, time_order
 from skcodex.persistence import PersistenceMixin
 
 #: Rating points per unit of the logistic (natural-log odds) scale: 400 / ln 10,
@@ -108,8 +108,8 @@ def prepare_training(X: Any, y: Any, luck: Any = None) -> TrainingMatches:
     n = len(table)
     outcome = check_outcome_fast(y, n)
     score = outcome.astype(float)
-    if luck is not None:
-        score = score - check_luck(luck, n)
+    if luck is not None:  # ratings have no likelihood to keep proper: the warning only
+        score = adjust_for_luck(table, score, check_luck(luck, n), bounded=False)
     order = time_order(table)
     if order is not None:  # replay in time order, whatever the order of the rows
         table = table.iloc[order].reset_index(drop=True)
