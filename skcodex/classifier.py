@@ -9,12 +9,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex import backend, posterior
+from skcodex._sklearn import Interval, StrOptions, fit_context
 from skcodex.approximate import METHODS
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
@@ -294,7 +294,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
             scale=tuple(float(getattr(self, f"{n}_scale")) for n in names),
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> BayesianMatchupClassifier:
         """Sample the posterior given a match table and outcomes.
 

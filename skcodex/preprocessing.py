@@ -7,9 +7,10 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from skcodex._sklearn import dense_output_requested, fit_context
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.design import Layout, old_positions
@@ -69,7 +70,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
         self.catalogue = catalogue
         self.sparse_output = sparse_output
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any = None) -> MatchupEncoder:
         """Learn the players, starters and specs of the training table."""
         table = check_match_table(X, self.catalogue)
@@ -94,7 +95,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
             (vals[keep], (rows[keep], cols[keep])), shape=(len(index), self.layout_.size)
         )
         matrix.sum_duplicates()
-        if _dense_output_requested(self) or not self.sparse_output:
+        if dense_output_requested(self) or not self.sparse_output:
             return matrix.toarray()
         return matrix
 
@@ -115,19 +116,3 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.requires_fit = True
         return tags
-
-
-def _dense_output_requested(estimator: Any) -> bool:
-    """Whether ``set_output`` (or the global config) asks for pandas or polars output.
-
-    Such output needs a dense array. scikit-learn's own helper answers for the
-    estimator's setting; it is private, so where it is missing this falls back
-    to the public global ``transform_output`` setting.
-    """
-    try:
-        from sklearn.utils._set_output import _get_output_config
-    except ImportError:  # a scikit-learn without the helper: the public setting
-        from sklearn import get_config
-
-        return get_config().get("transform_output", "default") != "default"
-    return _get_output_config("transform", estimator)["dense"] != "default"

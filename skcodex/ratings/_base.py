@@ -35,10 +35,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from skcodex._sklearn import Interval, StrOptions, fit_context
 from skcodex.data import check_luck, check_match_table, check_outcome, time_order
 from skcodex.persistence import PersistenceMixin
 
@@ -332,7 +332,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
     _finite_params: ClassVar[tuple[str, ...]] = ()
     _scale: ClassVar[float] = 1.0
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> RatingClassifierMixin:
         """Replay the training matches in time order.
 
