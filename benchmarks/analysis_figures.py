@@ -14,8 +14,8 @@ spread priors, 4 chains of 1,000 draws, ``random_state=0``):
 
 Run ``python benchmarks/analysis_figures.py [--data CODEXDATA]`` (a few minutes on
 two cores). It prints a table and writes ``benchmarks/results/analysis_figures.json``;
-`page_phrases` turns that JSON into the sentences docs/analysis.md must contain,
-and tests/test_docs_figures.py checks that it does.
+`page_phrases` turns that JSON into the phrases docs/analysis.md must contain, and
+tests/test_docs_figures.py checks that it does.
 """
 
 from __future__ import annotations
@@ -101,20 +101,29 @@ def probability(p: float) -> str:
 
 
 def page_phrases(results: dict) -> list[str]:
-    """The sentences (fragments) of docs/analysis.md that state the figures in ``results``."""
+    """The phrases of docs/analysis.md that state the figures in ``results``.
+
+    Whitespace in them is single spaces; compare against the page with its
+    whitespace collapsed the same way (line breaks fall anywhere).
+    """
     prior, syn, real = results["prior"], results["synthetic"], results["real"]
-    share = real["skill_share"]
+    true_share = 2 * syn["true_sd_player"] ** 2
+    true_share /= true_share + syn["true_sd_deck"] ** 2
+    share, syn_share = real["skill_share"], syn["skill_share"]
     return [
         f"P(skill matters more) is already {probability(prior['default'])}",
         f"N(0, 0.5) for all four it is {probability(prior['seed'])}",
-        f"sd_player = {syn['true_sd_player']:.2f}",
+        f"the real data's {probability(real['p_skill_matters_more'])} (below)",
+        f'table.attrs["p_skill_matters_more"] # {probability(syn["p_skill_matters_more"])} here',
+        f"the truth is sd_player = {syn['true_sd_player']:.2f}",
         f"= {syn['true_sd_deck']:.2f}; the posterior means are "
-        f"{syn['sd_player']['mean']:.2f} and\n{syn['sd_deck']['mean']:.2f}",
-        f"interval ({syn['skill_share']['lower']:.2f} to {syn['skill_share']['upper']:.2f})",
-        f"(probability\n{probability(syn['p_skill_matters_more'])})",
+        f"{syn['sd_player']['mean']:.2f} and {syn['sd_deck']['mean']:.2f}",
+        f"the skill share's interval ({syn_share['lower']:.2f} to {syn_share['upper']:.2f}) "
+        f"holds the true share, {true_share:.2f} (probability "
+        f"{probability(syn['p_skill_matters_more'])} that skill matters more)",
         f"the {real['n_matches']} matches of codexdata",
-        f"skill share of {share['mean']:.2f} ({share['lower']:.2f} to {share['upper']:.2f})",
-        f"P(skill matters more) = {probability(real['p_skill_matters_more'])}",
+        f"skill share of {share['mean']:.2f} ({share['lower']:.2f} to {share['upper']:.2f}) "
+        f"and P(skill matters more) = {probability(real['p_skill_matters_more'])}",
     ]
 
 
