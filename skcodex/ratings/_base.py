@@ -349,6 +349,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
         """
         check_finite_params(self, self._finite_params)
         data = prepare_training(X, y, luck)
@@ -404,6 +405,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_matches,)
+            1 where P(player 1 wins) exceeds one half, else 0.
         """
         p = self.predict_proba(X)[:, 1]
         return self.classes_[(p > 0.5).astype(np.int64)]
