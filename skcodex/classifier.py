@@ -63,7 +63,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     a log-normal prior ``log sd ~ N(loc, scale)``. Decks of other games may
     hold any fixed number k >= 0 of specs (side components), giving
     ``1 + 2k + k^2`` deck effects (one character-vs-character effect for
-    k = 0); see docs/other-games.md.
+    k = 0); see [Other games](../other-games.md).
 
     Parameters
     ----------

@@ -26,7 +26,7 @@ is a `FileNotFoundError`). The digests detect damage (truncation, flipped
 bytes, an edited member); they do not show who wrote a file, since anyone
 can recompute them. Saving with ``key=`` adds a keyed signature that only a
 holder of the key can make, and ``load(path, key=...)`` refuses a file whose
-signature does not match (see docs/reliability.md).
+signature does not match (see [Reliability and scale](../reliability.md)).
 
 Examples
 --------
