@@ -16,11 +16,10 @@ import inspect
 import re
 
 import pytest
+from numpydoc import docscrape
+from numpydoc import validate as numpydoc_validate
 
-numpydoc_validate = pytest.importorskip("numpydoc.validate")
-docscrape = pytest.importorskip("numpydoc.docscrape")
-
-import skcodex  # noqa: E402
+import skcodex
 
 #: numpydoc checks not applied: sections asked of every method (see the module docstring).
 NOT_CHECKED = frozenset({"ES01", "SA01", "EX01"})
