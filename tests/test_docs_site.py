@@ -180,3 +180,39 @@ def test_api_index_links_every_name_it_lists(site):
     linked = set(re.findall(r"<a [^>]*>\s*<code>([\w.]+)</code>\s*</a>", article))
     missing = {n for n in skcodex.__all__ if n != "__version__"} - linked
     assert not missing, f"the API index does not link {sorted(missing)}"
+
+
+# -- the gallery --------------------------------------------------------------------------
+
+
+def interleaved(article: str) -> bool:
+    """Whether a gallery page shows code after output and after figures (not all at the end).
+
+    Each output on a page is an ``Output:`` paragraph and its text block; any other
+    block is code. So code follows a point when more blocks than outputs follow it.
+    """
+    tokens = re.findall(r"<p>Output:</p>|<img\b|<div class=\"highlight\">", article)
+
+    def code_after(i: int) -> bool:
+        rest = tokens[i + 1 :]
+        return rest.count('<div class="highlight">') > rest.count("<p>Output:</p>")
+
+    outputs = [i for i, t in enumerate(tokens) if t == "<p>Output:</p>"]
+    figures = [i for i, t in enumerate(tokens) if t == "<img"]
+    return len(outputs) >= 2 and code_after(outputs[0]) and (not figures or code_after(figures[0]))
+
+
+def test_gallery_pages_interleave_code_output_and_figures(site):
+    pages = _pages(site)
+    scripts = sorted(p.stem for p in (ROOT / "examples").glob("*.py"))
+    for stem in scripts:
+        article = pages[f"gallery/{stem}/index.html"]
+        assert interleaved(article), f"gallery/{stem}: code, then all output and figures"
+    assert any("<img" in pages[f"gallery/{stem}/index.html"] for stem in scripts)
+
+
+def test_the_interleaving_check_fails_on_source_then_output_then_figures():
+    block, output, figure = '<div class="highlight">', "<p>Output:</p>", "<img "
+    assert not interleaved(block + output + block + figure + figure)
+    assert interleaved(block + output + block + figure + block + output + block)
+    assert not interleaved(block + output + block + block + output + block + figure)
