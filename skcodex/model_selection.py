@@ -115,8 +115,8 @@ class TournamentSplit(BaseCrossValidator):
 
     See Also
     --------
-    sklearn.model_selection.TimeSeriesSplit : forward chaining by row count.
-    sklearn.model_selection.LeaveOneGroupOut : one group a fold, trained on all others.
+    sklearn.model_selection.TimeSeriesSplit : Forward chaining by row count.
+    sklearn.model_selection.LeaveOneGroupOut : One group a fold, trained on all others.
 
     Notes
     -----
@@ -167,9 +167,19 @@ class TournamentSplit(BaseCrossValidator):
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
         """The number of folds, ``n_splits``; the arguments are ignored.
 
+        Parameters
+        ----------
+        X : object, optional
+            Ignored; present for the scikit-learn API.
+        y : object, optional
+            Ignored; present for the scikit-learn API.
+        groups : object, optional
+            Ignored; present for the scikit-learn API.
+
         Returns
         -------
         int
+            ``n_splits``.
         """
         return self.n_splits
 
@@ -213,8 +223,12 @@ class TournamentSplit(BaseCrossValidator):
 
         Parameters
         ----------
-        X, y, groups
-            As for `split`.
+        X : pandas.DataFrame or array-like of shape (n_matches, ...)
+            The match table, as for `split`.
+        y : array-like, optional
+            Ignored, as for `split`.
+        groups : array-like of shape (n_matches,), optional
+            The tournament of each match, as for `split`.
 
         Returns
         -------

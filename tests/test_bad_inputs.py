@@ -34,7 +34,6 @@ import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.utils._param_validation import InvalidParameterError
 
 import skcodex
 from skcodex import (
@@ -45,6 +44,7 @@ from skcodex import (
     brier_score,
     brier_scorer,
 )
+from skcodex._sklearn import InvalidParameterError
 from skcodex.cli import main as cli
 from skcodex.data import MatchTableError
 from skcodex.datasets import load_codex_matches, make_matches

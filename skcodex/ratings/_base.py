@@ -35,10 +35,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from skcodex._sklearn import Interval, StrOptions, fit_context
 from skcodex.data import adjust_for_luck, check_luck, check_match_table, check_outcome, time_order
 from skcodex.persistence import PersistenceMixin
 
@@ -332,7 +332,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
     _finite_params: ClassVar[tuple[str, ...]] = ()
     _scale: ClassVar[float] = 1.0
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> RatingClassifierMixin:
         """Replay the training matches in time order.
 
@@ -349,6 +349,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
         """
         check_finite_params(self, self._finite_params)
         data = prepare_training(X, y, luck)
@@ -404,6 +405,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_matches,)
+            1 where P(player 1 wins) exceeds one half, else 0.
         """
         p = self.predict_proba(X)[:, 1]
         return self.classes_[(p > 0.5).astype(np.int64)]
