@@ -250,6 +250,16 @@ def test_loss_elimination_ends_with_everyone_else_out():
     assert set(np.unique(losses)) <= {16, 17}
 
 
+@pytest.mark.parametrize("text", ["losses:3", "losses:1", "swiss:3+knockout:4", "round-robin"])
+def test_an_entrant_who_wins_every_match_wins_the_tournament(text):
+    p = _random_matrix(9, 13)
+    p[4, :], p[:, 4] = 1.0, 0.0
+    p[4, 4] = 0.5
+    fc = simulate_tournament(text, _names(9), probabilities=p, n_simulations=300, random_state=0)
+    assert (fc.place[:, 4] == 1).all()
+    assert fc.p_win[4] == 1.0
+
+
 def test_swiss_avoids_rematches_when_it_can():
     p = _random_matrix(8, 12)
     fc = simulate_tournament("swiss:3", _names(8), probabilities=p, n_simulations=300)

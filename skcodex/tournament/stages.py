@@ -140,11 +140,11 @@ def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
             bye = np.where(leftover.any(axis=1), np.argmax(leftover, axis=1), -1)
             forced = results.forced(this_round, this_round + 1, 0)
         else:
-            if eliminating:
-                active &= (active.sum(axis=1) > 1)[:, None]
+            # A tournament with one entrant left is over: nobody there is paired.
+            playing = active & (active.sum(axis=1) > 1)[:, None]
             order = rank([score], _gather(matches.tiebreak, seeding))
             byes = _gather(matches.byes, seeding)
-            a, b, bye = swiss_pairs(order, active, byes, matches.met, seeding)
+            a, b, bye = swiss_pairs(order, playing, byes, matches.met, seeding)
             forced = None
         entrant_a = np.where(a >= 0, np.take_along_axis(seeding, np.maximum(a, 0), 1), -1)
         entrant_b = np.where(b >= 0, np.take_along_axis(seeding, np.maximum(b, 0), 1), -1)
