@@ -85,7 +85,7 @@ def main() -> None:
         "format": FORMAT,
         "entrants": 32,
         "simulations": args.simulations,
-        "posterior_draws": int(len(p)),
+        "posterior_draws": len(p),
         "repeats": args.repeats,
         "median_seconds": {k: v[0] for k, v in rows.items()},
         "all_seconds": {k: v[1] for k, v in rows.items()},

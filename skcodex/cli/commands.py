@@ -314,7 +314,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     print(header)
     for player, row in shown.iterrows():
         cells = "".join(f"{row[c]:>9.3f}" for c in columns)
-        print(f"  {str(player):<20}{cells}{row['expected_wins']:>7.2f}")
+        print(f"  {player!s:<20}{cells}{row['expected_wins']:>7.2f}")
     finals = forecast.likely_final()
     if len(finals):
         top = finals.iloc[0]
