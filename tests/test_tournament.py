@@ -383,3 +383,29 @@ def test_inputs_are_not_modified():
     assert np.array_equal(p, p_before)
     pd.testing.assert_frame_equal(entrants, entrants_before)
     pd.testing.assert_frame_equal(results, results_before)
+
+
+def test_swiss_pairing_of_neighbours_equals_the_greedy_pairing():
+    from skcodex.tournament.pairing import _greedy, swiss_pairs
+
+    rng = np.random.default_rng(14)
+    n_sims, m = 400, 10
+    order = np.argsort(rng.random((n_sims, m)), axis=1)
+    active = rng.random((n_sims, m)) < 0.9
+    met = rng.random((n_sims, m, m)) < 0.15
+    met = met | met.transpose(0, 2, 1)
+    entrants = np.broadcast_to(np.arange(m), (n_sims, m))
+    byes = np.zeros((n_sims, m), dtype=np.int64)
+    a, b, bye = swiss_pairs(order, active, byes, met, entrants)
+    free = np.take_along_axis(active, order, axis=1)
+    sims = np.arange(n_sims)
+    has_bye = bye >= 0
+    rank_of_bye = np.argmax(order == bye[:, None], axis=1)
+    free[sims[has_bye], rank_of_bye[has_bye]] = False
+    ga, gb = _greedy(order, free, met, order, m)
+    assert np.array_equal(a, ga) and np.array_equal(b, gb)
+    # Nobody is paired twice, and the bye goes to an active entrant left unpaired.
+    for s in range(n_sims):
+        paired = [x for x in (*a[s], *b[s]) if x >= 0]
+        assert len(paired) == len(set(paired))
+        assert set(paired) | ({bye[s]} if bye[s] >= 0 else set()) == set(np.flatnonzero(active[s]))

@@ -65,22 +65,15 @@ def swiss_pairs(
         bye = np.where(odd, order[sims, last], -1)
         free[odd, last[odd]] = False
     ranked = np.take_along_axis(entrants, order, axis=1)
-    a = np.full((n_sims, m // 2), -1)
-    b = np.full((n_sims, m // 2), -1)
-    for k in range(m // 2):
-        has = free.any(axis=1)
-        if not has.any():
-            break
-        top = np.argmax(free, axis=1)
-        player = order[sims, top]
-        free[sims, top] &= ~has
-        met_row = met[sims, ranked[sims, top]]
-        unmet = free & (np.take_along_axis(met_row, ranked, axis=1) == 0)
-        opponent = np.where(unmet.any(axis=1), np.argmax(unmet, axis=1), np.argmax(free, axis=1))
-        pair = has & free[sims, opponent]
-        free[sims, opponent] &= ~pair
-        a[:, k] = np.where(pair, player, -1)
-        b[:, k] = np.where(pair, order[sims, opponent], -1)
+    a, b = _neighbours(order, free)
+    # Neighbours in the standings meet unless two of them have met already: then (and
+    # only then) pair greedily, which gives the same pairs wherever neighbours would do.
+    entrant_a = np.take_along_axis(entrants, np.maximum(a, 0), axis=1)
+    entrant_b = np.take_along_axis(entrants, np.maximum(b, 0), axis=1)
+    rematch = (a >= 0) & met[sims[:, None], entrant_a, entrant_b]
+    redo = np.flatnonzero(rematch.any(axis=1))
+    if len(redo):
+        a[redo], b[redo] = _greedy(order[redo], free[redo], met[redo], ranked[redo], m)
     return a, b, bye
 
 
@@ -116,3 +109,40 @@ def round_robin_rounds(m: int) -> list[tuple[np.ndarray, np.ndarray]]:
         rounds.append((np.array([x for x, _ in pairs]), np.array([y for _, y in pairs])))
         ring = [ring[0], ring[-1], *ring[1:-1]]
     return rounds
+
+
+def _neighbours(order: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The free positions in standing order, paired first with second, third with fourth, ..."""
+    m = order.shape[1]
+    rank_of_free = np.argsort(~free, axis=1, kind="stable")  # free ones first, in order
+    listed = np.take_along_axis(order, rank_of_free, axis=1)
+    n_free = free.sum(axis=1, keepdims=True)
+    slot = np.arange(m)[None, :]
+    listed = np.where(slot < n_free, listed, -1)
+    a, b = listed[:, 0 : m - 1 : 2], listed[:, 1:m:2]
+    both = (a >= 0) & (b >= 0)
+    return np.where(both, a, -1), np.where(both, b, -1)
+
+
+def _greedy(order, free, met, ranked, m) -> tuple[np.ndarray, np.ndarray]:
+    """Each highest unpaired position meets the next one it has not met (a rematch if none)."""
+    n_sims = len(order)
+    sims = np.arange(n_sims)
+    free = free.copy()
+    a = np.full((n_sims, m // 2), -1)
+    b = np.full((n_sims, m // 2), -1)
+    for k in range(m // 2):
+        has = free.any(axis=1)
+        if not has.any():
+            break
+        top = np.argmax(free, axis=1)
+        player = order[sims, top]
+        free[sims, top] &= ~has
+        met_row = met[sims, ranked[sims, top]]
+        unmet = free & ~np.take_along_axis(met_row, ranked, axis=1)
+        opponent = np.where(unmet.any(axis=1), np.argmax(unmet, axis=1), np.argmax(free, axis=1))
+        pair = has & free[sims, opponent]
+        free[sims, opponent] &= ~pair
+        a[:, k] = np.where(pair, player, -1)
+        b[:, k] = np.where(pair, order[sims, opponent], -1)
+    return a, b

@@ -28,8 +28,8 @@ class Matches:
     ----------
     wins, losses, byes, played, firsts : ndarray of shape (n_simulations, n_entrants)
         Match wins, losses, byes, matches played and matches moved first.
-    met : ndarray of shape (n_simulations, n_entrants, n_entrants)
-        How often each pair has met.
+    met : ndarray of bool, shape (n_simulations, n_entrants, n_entrants)
+        Whether each pair has met.
     tiebreak : ndarray of shape (n_simulations, n_entrants)
         A uniform number per entrant and tournament, the last tie-break of every standing.
     """
@@ -47,7 +47,8 @@ class Matches:
         self.byes = np.zeros((n_sims, n), dtype=np.int32)
         self.played = np.zeros((n_sims, n), dtype=np.int32)
         self.firsts = np.zeros((n_sims, n), dtype=np.int32)
-        self.met = np.zeros((n_sims, n, n), dtype=np.int16)
+        self.met = np.zeros((n_sims, n, n), dtype=bool)
+        self._one_deck_each = bool((n_decks == 1).all())
         self.tiebreak = rng.random((n_sims, n))
 
     @property
@@ -56,6 +57,8 @@ class Matches:
 
     def deck_slot(self, sims: np.ndarray, entrant: np.ndarray) -> np.ndarray:
         """The slot of each entrant's deck for their next match."""
+        if self._one_deck_each:
+            return self.offsets[entrant]
         return self.offsets[entrant] + self.played[sims, entrant] % self.n_decks[entrant]
 
     def play(self, a: np.ndarray, b: np.ndarray, forced=None) -> tuple[np.ndarray, np.ndarray]:
@@ -107,8 +110,8 @@ class Matches:
         self.played[sims, i] += 1
         self.played[sims, j] += 1
         self.firsts[sims, first] += 1
-        self.met[sims, i, j] += 1
-        self.met[sims, j, i] += 1
+        self.met[sims, i, j] = True
+        self.met[sims, j, i] = True
         return winner, loser
 
     def give_byes(self, entrant: np.ndarray) -> None:
