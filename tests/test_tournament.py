@@ -409,3 +409,56 @@ def test_swiss_pairing_of_neighbours_equals_the_greedy_pairing():
         paired = [x for x in (*a[s], *b[s]) if x >= 0]
         assert len(paired) == len(set(paired))
         assert set(paired) | ({bye[s]} if bye[s] >= 0 else set()) == set(np.flatnonzero(active[s]))
+
+
+def _double_elimination_four_exact(q):
+    """P(win) of a four-entrant double elimination, every outcome enumerated.
+
+    Winners' bracket 0 v 3 and 1 v 2, then its final; the first-round losers meet,
+    their winner meets the loser of the winners' final; the grand final is replayed
+    when the losers' bracket winner wins it.
+    """
+    p_win = np.zeros(4)
+
+    def match(i, j, bit):
+        return (i, j) if bit else (j, i)  # (winner, loser)
+
+    for bits in itertools.product((0, 1), repeat=7):
+        prob = 1.0
+
+        def play(i, j, bit):
+            nonlocal prob
+            w, loser = match(i, j, bit)
+            prob *= q[w, loser]
+            return w, loser
+
+        w1, l1 = play(0, 3, bits[0])
+        w2, l2 = play(1, 2, bits[1])
+        top, drop = play(w1, w2, bits[2])
+        low, _ = play(l1, l2, bits[3])
+        bottom, _ = play(low, drop, bits[4])
+        champion, _ = play(top, bottom, bits[5])
+        if champion == bottom:
+            champion, _ = play(top, bottom, bits[6])
+        elif bits[6]:
+            continue  # no reset played: count this outcome once
+        p_win[champion] += prob
+    return p_win
+
+
+def test_four_player_double_elimination_matches_enumeration():
+    p = _random_matrix(4, 15)
+    q = _coin_flip_odds(p)
+    fc = simulate_tournament(
+        "double-elimination", _names(4), probabilities=p, n_simulations=N_SIMS, random_state=5
+    )
+    exact = _double_elimination_four_exact(q)
+    assert exact.sum() == pytest.approx(1.0)
+    _within(fc.p_win, exact, N_SIMS)
+
+
+def test_swiss_with_an_odd_field_gives_each_at_most_one_bye():
+    p = _random_matrix(9, 16)
+    fc = simulate_tournament("swiss:4", _names(9), probabilities=p, n_simulations=500)
+    assert (fc.byes <= 1).all()
+    assert (fc.byes.sum(axis=1) == 4).all()  # one bye a round
