@@ -462,3 +462,24 @@ def test_swiss_with_an_odd_field_gives_each_at_most_one_bye():
     fc = simulate_tournament("swiss:4", _names(9), probabilities=p, n_simulations=500)
     assert (fc.byes <= 1).all()
     assert (fc.byes.sum(axis=1) == 4).all()  # one bye a round
+
+
+def test_two_groups_into_a_knockout_match_enumeration():
+    p = _random_matrix(4, 17)
+    q = _coin_flip_odds(p)
+    fc = simulate_tournament(
+        "groups:2+knockout:4", _names(4), probabilities=p, n_simulations=N_SIMS, random_state=6
+    )
+    # Snake seeding: groups {0, 3} and {1, 2}, one match each. Winners (one win each)
+    # are seeded 1-2 and runners-up 3-4, each pair in a random order; then 1 v 4, 2 v 3.
+    exact = np.zeros(4)
+    for w0, r0 in ((0, 3), (3, 0)):
+        for w1, r1 in ((1, 2), (2, 1)):
+            prob = q[w0, r0] * q[w1, r1]
+            for winners in ((w0, w1), (w1, w0)):
+                for runners in ((r0, r1), (r1, r0)):
+                    seeds = [*winners, *runners]
+                    champ = _knockout_exact(q, [seeds[0], seeds[3], seeds[1], seeds[2]])
+                    for k, v in champ.items():
+                        exact[k] += prob * v / 4
+    _within(fc.p_win, exact, N_SIMS)

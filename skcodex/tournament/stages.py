@@ -92,6 +92,7 @@ def _round_robin(legs, matches, seeding, first_round, results) -> StageResult:
 
 def _groups(stage, matches, seeding, first_round, results) -> StageResult:
     m = seeding.shape[1]
+    start = matches.wins + matches.byes
     groups = [[] for _ in range(stage.n_groups)]
     for k in range(m):
         row, col = divmod(k, stage.n_groups)
@@ -100,8 +101,8 @@ def _groups(stage, matches, seeding, first_round, results) -> StageResult:
         _round_robin(stage.legs, matches, seeding[:, g], first_round, results).ranking
         for g in groups
     ]
-    # Group winners first (better record first), then runners-up, and so on.
-    total = matches.wins + matches.byes
+    # Group winners first (better record in the groups first), then runners-up, and so on.
+    total = matches.wins + matches.byes - start
     ordered = []
     for place in range(max(len(g) for g in groups)):
         at_place = np.column_stack([r[:, place] for r in rankings if r.shape[1] > place])
