@@ -357,6 +357,22 @@ def test_bad_inputs_give_clear_errors():
                 {"round": [1], "player1": ["e0"], "player2": ["e3"], "winner": ["e2"]}
             ),
         )
+    with pytest.raises(TournamentError, match="a round 3, but the format has 2 rounds"):
+        simulate_tournament(
+            "knockout",
+            _names(4),
+            probabilities=p,
+            results=pd.DataFrame({"round": [3], "player1": ["e0"], "player2": ["e3"]}),
+        )
+    with pytest.raises(TournamentError, match="'e0' already has a match in round 1"):
+        simulate_tournament(
+            "swiss:2",
+            _names(4),
+            probabilities=p,
+            results=pd.DataFrame(
+                {"round": [1, 1], "player1": ["e0", "e1"], "player2": ["e3", "e0"]}
+            ),
+        )
     with pytest.raises(TournamentError, match="shape"):
         simulate_tournament("knockout", _names(4), probabilities=np.ones((3, 3)))
     with pytest.raises(TournamentError, match="either a fitted estimator or probabilities"):

@@ -7,7 +7,13 @@ from typing import Any
 import numpy as np
 
 from skcodex.tournament.forecast import TournamentForecast
-from skcodex.tournament.formats import Format, Knockout, TournamentError, parse_format
+from skcodex.tournament.formats import (
+    Format,
+    Knockout,
+    LossElimination,
+    TournamentError,
+    parse_format,
+)
 from skcodex.tournament.play import Matches
 from skcodex.tournament.probabilities import Field, check_entrants, win_probability_draws
 from skcodex.tournament.results import Results, check_results
@@ -112,8 +118,23 @@ def simulate_tournament(
         p = _check_probabilities(probabilities, field.n_entrants)
         offsets, n_decks = np.arange(field.n_entrants), np.ones(field.n_entrants, dtype=np.int64)
     recorded = check_results(results, field.names)
+    _check_result_rounds(format, field.n_entrants, recorded)
     rng = np.random.default_rng(random_state)
     return _run(format, field, p, offsets, n_decks, recorded, n_simulations, rng)
+
+
+def _check_result_rounds(format: Format, n: int, recorded: Results) -> None:
+    """Refuse results from rounds the format does not have."""
+    if len(recorded) == 0 or isinstance(format.stages[-1], LossElimination):
+        return
+    total, field = 0, n
+    for stage in format.stages:
+        if isinstance(stage, Knockout) and stage.size:
+            field = stage.size
+        total += stage_rounds(stage, field)
+    late = recorded.rounds.max()
+    if late > total:
+        raise TournamentError(f"the results have a round {late}, but the format has {total} rounds")
 
 
 def _run(format, field: Field, p, offsets, n_decks, recorded: Results, n_simulations, rng):

@@ -133,10 +133,11 @@ def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
         score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
         recorded = results.round_pairs(this_round)
         if recorded is not None:
-            a, b = _recorded_positions(recorded, seeding)
-            taken = np.zeros((n_sims, m), dtype=bool)
-            taken[sims[:, None], a] = True
-            taken[sims[:, None], b] = True
+            a, b = _recorded_positions(recorded, seeding, matches.wins.shape[1])
+            taken = np.zeros((n_sims, m + 1), dtype=bool)  # column m: nobody
+            taken[sims[:, None], np.where(a >= 0, a, m)] = True
+            taken[sims[:, None], np.where(b >= 0, b, m)] = True
+            taken = taken[:, :m]
             leftover = active & ~taken
             bye = np.where(leftover.any(axis=1), np.argmax(leftover, axis=1), -1)
             forced = results.forced(this_round, this_round + 1, 0)
@@ -164,13 +165,17 @@ def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
     return StageResult(_gather(seeding, order), played_rounds)
 
 
-def _recorded_positions(recorded, seeding):
-    """Stage positions of a recorded round's pairs, per simulation."""
+def _recorded_positions(recorded, seeding, n_entrants):
+    """Stage positions of a recorded round's pairs, per simulation.
+
+    A pair with an entrant outside the stage is left out (-1 on both sides).
+    """
     first, second = recorded
-    n_sims = seeding.shape[0]
-    position = np.full((n_sims, seeding.max() + 1 if seeding.size else 0), -1)
+    position = np.full((seeding.shape[0], n_entrants), -1)
     np.put_along_axis(position, seeding, np.arange(seeding.shape[1])[None, :], axis=1)
-    return position[:, first], position[:, second]
+    a, b = position[:, first], position[:, second]
+    outside = (a < 0) | (b < 0)
+    return np.where(outside, -1, a), np.where(outside, -1, b)
 
 
 # -- knockouts ----------------------------------------------------------------
