@@ -260,11 +260,59 @@ def test_an_entrant_who_wins_every_match_wins_the_tournament(text):
     assert fc.p_win[4] == 1.0
 
 
-def test_swiss_avoids_rematches_when_it_can():
-    p = _random_matrix(8, 12)
-    fc = simulate_tournament("swiss:3", _names(8), probabilities=p, n_simulations=300)
-    assert (fc.wins + (3 - fc.wins) == 3).all()  # three matches each, no byes
-    assert (fc.byes == 0).all()
+def test_swiss_pairs_the_next_opponent_not_met():
+    from skcodex.tournament.pairing import swiss_pairs
+
+    order = np.array([[0, 1, 2, 3]])
+    met = np.zeros((1, 4, 4), dtype=bool)
+    met[0, 0, 1] = met[0, 1, 0] = True
+    a, b, bye = swiss_pairs(order, np.ones((1, 4), bool), np.zeros((1, 4)), met, order)
+    assert a.tolist() == [[0, 1]] and b.tolist() == [[2, 3]] and bye.tolist() == [-1]
+    # Only a rematch left: it is played.
+    met[0] = True
+    a, b, _ = swiss_pairs(order, np.ones((1, 4), bool), np.zeros((1, 4)), met, order)
+    assert a.tolist() == [[0, 2]] and b.tolist() == [[1, 3]]
+
+
+def test_two_swiss_rounds_never_repeat_a_pairing():
+    # After one round winners have met no winner and losers no loser, so a second round
+    # paired within score groups needs no rematch.
+    from skcodex.tournament.formats import Swiss
+    from skcodex.tournament.play import Matches
+    from skcodex.tournament.results import Results
+    from skcodex.tournament.stages import play_stage
+
+    n, n_sims = 8, 2000
+    rng = np.random.default_rng(0)
+    matches = Matches(
+        _random_matrix(n, 18)[None],
+        np.arange(n),
+        np.ones(n, int),
+        np.zeros(n_sims, int),
+        "random",
+        rng,
+    )
+    seeding = np.broadcast_to(np.arange(n), (n_sims, n)).copy()
+    play_stage(Swiss(2), matches, seeding, 1, Results([], [], [], [], n))
+    assert (matches.played == 2).all()
+    assert (matches.met.sum(axis=2) == 2).all()  # two different opponents each
+
+
+def test_alternating_first_move_gives_the_first_move_to_who_had_it_less():
+    # Whoever moves first wins. Two entrants meeting twice: alternating turns give each
+    # one first move and one win; a coin flip gives one of them both in half the runs.
+    p = np.ones((2, 2))
+    alternating = simulate_tournament(
+        Format((RoundRobin(2),), first_move="alternating"),
+        _names(2),
+        probabilities=p,
+        n_simulations=300,
+    )
+    assert (alternating.wins == 1).all()
+    coin = simulate_tournament(
+        "double-round-robin", _names(2), probabilities=p, n_simulations=300, random_state=0
+    )
+    assert 0.4 < (coin.wins[:, 0] == 1).mean() < 0.6
 
 
 # -- decks and estimators ----------------------------------------------------------------
@@ -295,17 +343,6 @@ def test_deck_rules():
     assert set(np.unique(uniform.wins[:, 0])) == {0, 1, 2}
     nash = simulate_tournament("round-robin", entrants, _DeckOnly(), deck_rule="nash", **kwargs)
     assert (nash.wins[:, 0] == 2).all()
-
-
-def test_alternating_first_move_is_balanced():
-    p = np.full((4, 4), 0.5)
-    fc = simulate_tournament(
-        Format((RoundRobin(2),), first_move="alternating"),
-        _names(4),
-        probabilities=p,
-        n_simulations=50,
-    )
-    assert fc.p_win.sum() == pytest.approx(1.0)
 
 
 def test_fitted_classifier_probabilities_match_predict_proba_draws(small_matches):
