@@ -20,8 +20,8 @@ top-four knockout. MMM1 (a series, not a tournament) and RACE3 (asynchronous, no
 rounds or set pairings) are left out.
 
 Run: python benchmarks/tournament_forecasts.py [DATA_FOLDER] [--draws 300]
-     [--simulations 10000] [--only CAMS20,LDT1]
-Writes benchmarks/results/tournament_forecasts.json.
+     [--simulations 10000] [--only CAMS20,LDT1] [--seed 0]
+Writes benchmarks/results/tournament_forecasts.json (``_seed<N>`` for another seed).
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ def main() -> None:
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--simulations", type=int, default=10_000)
     ap.add_argument("--only", default=None, help="comma-separated tournaments")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the fits and simulations")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     folder = Path(args.data)
@@ -135,14 +136,18 @@ def main() -> None:
                 draws=args.draws,
                 tune=args.draws,
                 chains=args.chains,
-                random_state=0,
+                random_state=args.seed,
             ),
             "Elo": EloClassifier(),
         }
         for label, model in models.items():
             model.fit(X[train], y[train])
             fc = simulate_tournament(
-                t["format"], entrants, model, n_simulations=args.simulations, random_state=0
+                t["format"],
+                entrants,
+                model,
+                n_simulations=args.simulations,
+                random_state=args.seed,
             )
             row[label] = scores(fc.p_win, fc.wins.mean(axis=0), t, args.simulations)
             row[label]["p_winner"] = float(fc.p_win[t["players"].index(t["winner"])])
@@ -176,15 +181,17 @@ def main() -> None:
             "min_entrants": MIN_ENTRANTS,
             "left_out": LEFT_OUT,
             "only": args.only,
+            "seed": args.seed,
         },
         "tournaments": rows,
         "mean": means,
         "seconds": time.perf_counter() - started,
     }
     if not args.only:
-        OUT.parent.mkdir(exist_ok=True)
-        OUT.write_text(json.dumps(result, indent=2) + "\n")
-        print(f"wrote {OUT}")
+        out = OUT if args.seed == 0 else OUT.with_name(f"{OUT.stem}_seed{args.seed}.json")
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":
