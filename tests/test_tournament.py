@@ -343,6 +343,12 @@ def test_deck_rules():
     assert set(np.unique(uniform.wins[:, 0])) == {0, 1, 2}
     nash = simulate_tournament("round-robin", entrants, _DeckOnly(), deck_rule="nash", **kwargs)
     assert (nash.wins[:, 0] == 2).all()
+    # Both with a choice (a linear programme): a and b both bring W and split their
+    # match; either beats c, who has only L.
+    choice = pd.DataFrame({"player": ["a", "b", "c"], "deck": [["L", "W"], ["W", "L"], "L"]})
+    both = simulate_tournament("round-robin", choice, _DeckOnly(), deck_rule="nash", **kwargs)
+    assert (both.wins[:, 2] == 0).all()
+    assert both.wins[:, 0].mean() == pytest.approx(1.5, abs=0.03)
 
 
 def test_fitted_classifier_probabilities_match_predict_proba_draws(small_matches):

@@ -177,16 +177,31 @@ def _nash(slots, offsets, n_decks) -> np.ndarray:
     Entrant ``i``'s payoff for decks ``(a, b)`` is their chance to win with
     turn order decided by a coin, ``(M1[a, b] + 1 - M2[b, a]) / 2``, with
     ``M1`` the matchup when ``i`` moves first and ``M2`` when ``j`` does.
+    Against an entrant with one deck the answer is the best reply (a linear
+    programme only when both have a choice).
     """
     n = len(offsets)
     out = np.full((len(slots), n, n), 0.5)
+    draws = np.arange(len(slots))
     for i in range(n):
         a = slice(offsets[i], offsets[i] + n_decks[i])
         for j in range(i + 1, n):
             b = slice(offsets[j], offsets[j] + n_decks[j])
-            for d in range(len(slots)):
-                m1, m2 = slots[d, a, b], slots[d, b, a]
-                x, y, _ = solve_matrix_game(0.5 * (m1 + 1.0 - m2.T))
-                out[d, i, j] = x @ m1 @ y
-                out[d, j, i] = y @ m2 @ x
+            m1, m2 = slots[:, a, b], slots[:, b, a]  # (n_draws, ka, kb), (n_draws, kb, ka)
+            payoff = 0.5 * (m1 + 1.0 - m2.transpose(0, 2, 1))
+            if n_decks[i] == 1 or n_decks[j] == 1:
+                # i maximises, j minimises i's payoff: a pure best reply per draw.
+                x_pick = (
+                    payoff.argmax(axis=1)[:, 0] if n_decks[j] == 1 else np.zeros(len(slots), int)
+                )
+                y_pick = (
+                    payoff.argmin(axis=2)[:, 0] if n_decks[i] == 1 else np.zeros(len(slots), int)
+                )
+                out[:, i, j] = m1[draws, x_pick, y_pick]
+                out[:, j, i] = m2[draws, y_pick, x_pick]
+                continue
+            for d in draws:
+                x, y, _ = solve_matrix_game(payoff[d])
+                out[d, i, j] = x @ m1[d] @ y
+                out[d, j, i] = y @ m2[d] @ x
     return out
