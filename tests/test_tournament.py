@@ -58,8 +58,11 @@ def _knockout_exact(q, positions):
     return out
 
 
-def _table_exact(q, pairs, n):
-    """P(first place) and expected wins when ``pairs`` are all played, ties split evenly."""
+def _table_exact(q, pairs, n, buchholz=False):
+    """P(first place) and expected wins when ``pairs`` are all played, ties split evenly.
+
+    With ``buchholz``, ties in wins go first to the higher sum of opponents' wins.
+    """
     p_first = np.zeros(n)
     expected = np.zeros(n)
     for outcome in itertools.product((0, 1), repeat=len(pairs)):
@@ -68,7 +71,14 @@ def _table_exact(q, pairs, n):
             winner = i if first_wins else j
             prob *= q[i, j] if first_wins else q[j, i]
             wins[winner] += 1
-        top = np.flatnonzero(wins == wins.max())
+        key = wins.copy()
+        if buchholz:
+            opponents = np.zeros(n)
+            for i, j in pairs:
+                opponents[i] += wins[j]
+                opponents[j] += wins[i]
+            key = wins * 1000 + opponents
+        top = np.flatnonzero(key == key.max())
         p_first[top] += prob / len(top)
         expected += prob * wins
     return p_first, expected
@@ -128,7 +138,8 @@ def test_three_round_swiss_with_fixed_pairings_matches_enumeration():
     fc = simulate_tournament(
         "swiss:3", names, probabilities=p, results=pairings, n_simulations=N_SIMS, random_state=3
     )
-    p_first, expected_wins = _table_exact(q, [pair for pairs in rounds for pair in pairs], 8)
+    played = [pair for pairs in rounds for pair in pairs]
+    p_first, expected_wins = _table_exact(q, played, 8, buchholz=True)
     _within(fc.p_win, p_first, N_SIMS)
     assert np.allclose(fc.wins.mean(axis=0), expected_wins, atol=4 * 1.5 / np.sqrt(N_SIMS))
 

@@ -29,7 +29,8 @@ class TournamentForecast:
         Entrant names in seeding order; every array's columns follow it.
     place : ndarray of shape (n_simulations, n_entrants)
         Final place (1 = winner). A knockout ranks by the round reached, ties
-        by the earlier standing; other stages by wins plus byes, ties at random.
+        by the earlier standing; other stages by wins plus byes (a Swiss stage
+        then by its Buchholz score), ties at random.
     wins, byes : ndarray of shape (n_simulations, n_entrants)
         Matches won (byes not counted) and byes, over the whole tournament.
     reached : list of (ndarray of shape (n_simulations, n_entrants), int)

@@ -66,7 +66,8 @@ class Swiss:
     order fixed per simulated tournament) and the highest unpaired entrant
     meets the next highest they have not met yet; when only rematches remain
     the rematch is played. The bye (a win) goes to the lowest entrant without
-    one.
+    one. The final standings break ties in score by the sum of the opponents'
+    scores (Buchholz), then at random.
     """
 
     rounds: int

@@ -158,11 +158,19 @@ def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
             out_round[lost_out] = played_rounds
             active &= ~lost_out
     score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
-    keys = [score]
     if eliminating:
         keys = [np.where(active, n_rounds or played_rounds + 1, out_round), score]
+    else:
+        keys = [score, _buchholz(matches.met, seeding, score)]
     order = rank(keys, _gather(matches.tiebreak, seeding))
     return StageResult(_gather(seeding, order), played_rounds)
+
+
+def _buchholz(met: np.ndarray, seeding: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Each entrant's opponents' scores summed (Buchholz), over the stage's entrants."""
+    sims = np.arange(len(seeding))[:, None, None]
+    met_here = met[sims, seeding[:, :, None], seeding[:, None, :]]
+    return np.einsum("smk,sk->sm", met_here, score)
 
 
 def _recorded_positions(recorded, seeding, n_entrants):
