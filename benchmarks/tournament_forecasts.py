@@ -98,6 +98,30 @@ def scores(p_win: np.ndarray, expected_wins: np.ndarray | None, t: dict, n_sims:
     return {"log_score": float(np.log(smoothed[k])), "rank_correlation": float(rho)}
 
 
+def markdown_table(rows: list[dict], means: dict) -> str:
+    """The docs' table: one row a tournament, then the means."""
+    lines = [
+        "| tournament | entrants | format | training matches | winner | skcodex P(winner) "
+        "| log score skcodex | Elo | uniform | rank corr. skcodex | Elo |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['tournament']} | {r['entrants']} | {r['format']} | {r['training_matches']} "
+            f"| {r['winner']} | {r['skcodex']['p_winner']:.3f} "
+            f"| {r['skcodex']['log_score']:.2f} | {r['Elo']['log_score']:.2f} "
+            f"| {r['uniform']['log_score']:.2f} | {r['skcodex']['rank_correlation']:.2f} "
+            f"| {r['Elo']['rank_correlation']:.2f} |"
+        )
+    lines.append(
+        f"| **mean** | | | | | | **{means['skcodex']['log_score']:.2f}** "
+        f"| **{means['Elo']['log_score']:.2f}** | **{means['uniform']['log_score']:.2f}** "
+        f"| **{means['skcodex']['rank_correlation']:.2f}** "
+        f"| **{means['Elo']['rank_correlation']:.2f}** |"
+    )
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
@@ -172,6 +196,7 @@ def main() -> None:
         for label in ("skcodex", "Elo", "uniform")
     }
     print("mean:", json.dumps(means))
+    print(markdown_table(rows, means))
     result = {
         "settings": {
             "draws": args.draws,
