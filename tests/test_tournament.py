@@ -380,6 +380,10 @@ def test_fitted_classifier_probabilities_match_predict_proba_draws(small_matches
         "knockout", pd.DataFrame({"player": players, "deck": decks}), clf, n_simulations=200
     )
     assert fc.p_win.sum() == pytest.approx(1.0)
+    with pytest.raises(TournamentError, match=r"entrant 'never seen': .*'Nonsense'"):
+        simulate_tournament("knockout", {players[0]: decks[0], "never seen": "Nonsense"}, clf)
+    with pytest.raises(TournamentError, match="this estimator reads decks"):
+        simulate_tournament("knockout", players, clf)
 
 
 # -- bad inputs ----------------------------------------------------------------------

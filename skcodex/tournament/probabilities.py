@@ -138,11 +138,16 @@ def win_probability_draws(
         raise TournamentError(
             f"the estimator must be a fitted classifier, got {type(estimator).__name__}"
         )
+    if field.decks is None and hasattr(estimator, "predict_proba_draws"):
+        raise TournamentError(
+            "this estimator reads decks: give the entrants as a table with 'player' and "
+            "'deck' columns, or a mapping of players to decks"
+        )
     table, owner, u, v = _slot_table(field)
-    if hasattr(estimator, "predict_proba_draws"):
-        p = estimator.predict_proba_draws(table)
-    else:
-        p = estimator.predict_proba(table)[:, 1][None, :]
+    try:
+        p = _predict(estimator, table)
+    except ValueError as err:
+        raise TournamentError(_culprit(estimator, table, owner, u, field) or str(err)) from err
     if n_draws is not None and len(p) > n_draws:
         p = p[np.unique(np.linspace(0, len(p) - 1, n_draws).round().astype(np.int64))]
     n_slots = len(owner)
@@ -157,6 +162,31 @@ def win_probability_draws(
     )
     n = field.n_entrants
     return mixed, np.arange(n), np.ones(n, dtype=np.int64)
+
+
+def _predict(estimator: Any, table: pd.DataFrame) -> np.ndarray:
+    """P(player 1 wins) per draw and row (one "draw" for an estimator without draws)."""
+    if hasattr(estimator, "predict_proba_draws"):
+        return estimator.predict_proba_draws(table)
+    return estimator.predict_proba(table)[:, 1][None, :]
+
+
+def _culprit(estimator, table, owner, u, field) -> str | None:
+    """The first entrant whose deck the estimator refuses, and why (None if none alone is).
+
+    Each entrant's row is checked against a copy of itself under another name, so
+    that only their own deck is read.
+    """
+    for slot in range(len(owner)):
+        row = table.iloc[np.flatnonzero(u == slot)[:1]].reset_index(drop=True)
+        row["player2"] = [f"{p} (checked)" for p in row["player1"]]
+        row["deck2"] = row["deck1"]
+        try:
+            _predict(estimator, row)
+        except ValueError as err:
+            who = field.names[owner[slot]]
+            return f"entrant {who!r}: {str(err).split(': ', 1)[-1]}"
+    return None
 
 
 def _uniform(slots, offsets, n_decks) -> np.ndarray:
