@@ -325,3 +325,76 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if out is not None:
         print(f"\nOpen {out / 'report.html'} in a browser to read the report.")
     return 0
+
+
+# -- skcodex simulate -----------------------------------------------------------------
+
+
+def _read_csv(path: str, what: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, dtype=object, keep_default_na=False, na_values=[""])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise CommandError(f"cannot read the {what} file {path}: {err}") from None
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from skcodex.tournament import simulate_tournament
+    from skcodex.tournament.formats import describe_stage, parse_format
+
+    fmt = parse_format(args.format, first_move=args.first_move)
+    clf = load_model(args.model)
+    players = clf.vocabulary_.players
+    entrants = _read_csv(args.entrants, "entrants")
+    if "player" not in entrants.columns or "deck" not in entrants.columns:
+        raise CommandError(f"{args.entrants}: the entrants file needs columns player and deck")
+    entrants = entrants.assign(player=[_player_id(str(p), players) for p in entrants["player"]])
+    results = None
+    if args.results:
+        results = _read_csv(args.results, "results")
+        for column in ("player1", "player2", "winner"):
+            if column in results.columns:
+                results[column] = [
+                    p if p is None or p != p else _player_id(str(p), players)
+                    for p in results[column]
+                ]
+        if "round" in results.columns:
+            rounds = pd.to_numeric(results["round"], errors="coerce")
+            if rounds.isna().any():
+                raise CommandError(f"{args.results}: every round must be a number")
+            results["round"] = rounds
+    forecast = simulate_tournament(
+        fmt,
+        entrants,
+        clf,
+        deck_rule=args.deck_rule,
+        results=results,
+        n_simulations=args.simulations,
+        random_state=args.seed,
+    )
+    table = forecast.table()
+    stages = " + ".join(describe_stage(s) for s in fmt.stages)
+    played = "" if results is None else f", after {len(results)} recorded matches"
+    print(f"{stages}, {len(table)} entrants: {forecast.n_simulations:,} simulations{played}.")
+    shown = table.head(args.top)
+    columns = [c for c in ("p_win", "p_top2", "p_top4", "p_top8") if c in shown.columns]
+    header = f"  {'player':<20}" + "".join(f"{c:>9}" for c in columns) + f"{'wins':>7}"
+    print(header)
+    for player, row in shown.iterrows():
+        cells = "".join(f"{row[c]:>9.3f}" for c in columns)
+        print(f"  {player!s:<20}{cells}{row['expected_wins']:>7.2f}")
+    finals = forecast.likely_final()
+    if len(finals):
+        top = finals.iloc[0]
+        print(
+            f"Most likely final: {top['player_a']} v {top['player_b']} "
+            f"(P = {top['p_final']:.3f}); {top['player_a']} wins it with P = {top['p_a_wins']:.3f}"
+        )
+    if args.table:
+        table.to_csv(args.table)
+        print(f"Wrote {args.table}")
+    if args.plot:
+        from skcodex.tournament.plot import plot_tournament
+
+        plot_tournament(forecast, top=args.top).savefig(args.plot, dpi=120)
+        print(f"Wrote {args.plot}")
+    return 0
