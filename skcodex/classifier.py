@@ -27,6 +27,7 @@ from skcodex.data import (
     encode,
     table_catalogue,
 )
+from skcodex.data.catalogues import plain_fallback, warn_unseen_names
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.diagnostics import warn_if_not_converged
 from skcodex.inference import SAMPLERS, SamplingOptions
@@ -319,7 +320,13 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         self
         """
         catalogue = table_catalogue(X, self.catalogue)
-        table = check_match_table(X, catalogue)
+        try:
+            table = check_match_table(X, catalogue)
+        except MatchTableError as err:
+            if catalogue is not None:
+                raise
+            catalogue = plain_fallback(X, err)  # another game's decks, as the command line reads
+            table = check_match_table(X, catalogue)
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
             outcome = outcome - check_luck(luck, len(table))
@@ -473,6 +480,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
         table = check_match_table(X, catalogue)
         codes = encode(table, self.vocabulary_)
+        warn_unseen_names(self, catalogue, codes)
         layout = self._grown_layout(codes)
         index = layout.index_matrix(codes)
         if layout == self.layout_:

@@ -686,6 +686,42 @@ def test_fit_hands_its_options_to_the_report(monkeypatch, match_csv, tmp_path, c
     assert seen["nash_draws"] == 500 and seen["title"] is None
 
 
+@pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
+def test_fit_holds_out_a_share_of_the_latest_matches(monkeypatch, small_matches, tmp_path, capsys):
+    """A tiny last tournament is not a held-out set on its own: at least 15% is held out."""
+    import skcodex.cli.commands as commands
+    import skcodex.report as report
+
+    X, y = small_matches.X, small_matches.y
+    tiny = X.tail(3).assign(period="T6", date=pd.Timestamp(X["date"].max()) + pd.Timedelta(days=9))
+    X = pd.concat([X, tiny], ignore_index=True)
+    y = np.concatenate([y, y[-3:]])
+    path = tmp_path / "tiny_last.csv"
+    X.assign(winner=np.where(y == 1, X["player1"], X["player2"])).to_csv(path, index=False)
+    seen = {}
+    monkeypatch.setattr(commands, "_fit", lambda X, y, cat, args, what: _Stub().fit(X, y))
+    monkeypatch.setattr(commands, "save_model", lambda clf, folder: None)
+    monkeypatch.setattr(report, "write_report", lambda clf, X, y, folder, **kw: seen.update(kw))
+    code, text, err = run(["fit", path, "--out", tmp_path / "o"], capsys)
+    assert code == 0, err
+    held = seen["held_out"]
+    n_test = (X["period"].isin(["T5", "T6"])).sum()
+    assert len(held.y) == n_test == 83 and n_test >= 0.15 * len(X)
+    assert held.label == "the latest 2 tournaments (T5 to T6)"
+    assert held.n_train == len(X) - n_test
+    assert (
+        "Holding out the latest 2 tournaments (T5 to T6): 83 of 403 matches (20.6%), "
+        "forecast by a model fitted on the 320 matches that ended before them."
+    ) in text
+    # a larger share, then a date
+    run(["fit", path, "--out", tmp_path / "p", "--holdout-share", "0.4"], capsys)
+    assert len(seen["held_out"].y) == 163
+    since = str(pd.Timestamp(X.loc[X["period"] == "T6", "date"].min()).date())
+    code, text, _ = run(["fit", path, "--out", tmp_path / "q", "--holdout-since", since], capsys)
+    assert code == 0 and len(seen["held_out"].y) == 3
+    assert "Holding out tournament T6: 3 of 403 matches (0.7%)" in text
+
+
 # -- the parser --------------------------------------------------------------------------
 
 
@@ -713,6 +749,8 @@ def test_parser_defaults():
         "no_progress": False,
         "no_holdout": False,
         "nash_draws": 500,
+        "holdout_share": 0.15,
+        "holdout_since": None,
     }
     demo = vars(parser.parse_args(["demo"]))
     demo.pop("run")
@@ -769,6 +807,8 @@ def test_parser_runs_each_command():
         ("--decks", "MONOCOLOUR", "monocolour"),
         ("--decks", " MonoRed ,, [Past]/Anarchy/Peace,", ["MonoRed", "[Past]/Anarchy/Peace"]),
         ("--decks", "MonoRed", ["MonoRed"]),
+        ("--holdout-share", "0.3", 0.3),
+        ("--holdout-since", "2020-03-01", "2020-03-01"),
     ],
 )
 def test_parser_reads_values(option, value, parsed):
@@ -787,6 +827,8 @@ def test_parser_reads_values(option, value, parsed):
         ("--target-accept", "high", "argument --target-accept: expected a number, got 'high'"),
         ("--decks", " , ,", "argument --decks: expected decks separated by commas"),
         ("--prior", "flat", "argument --prior: invalid choice: 'flat'"),
+        ("--holdout-share", "1.5", "expected a number between 0 and 1, got '1.5'"),
+        ("--holdout-since", "soon", "expected a date such as 2024-06-01, got 'soon'"),
     ],
 )
 def test_parser_refuses_values(option, value, message, capsys):

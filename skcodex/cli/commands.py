@@ -50,28 +50,54 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
 
 
 def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace):
-    """Refit without the tournament that started last and forecast it (None if impossible)."""
-    from skcodex.model_selection import TournamentSplit
+    """Refit without the latest tournaments and forecast them (None if impossible).
+
+    ``skcodex fit`` holds out the latest tournaments that make up at least
+    ``--holdout-share`` of the matches, or those starting on or after
+    ``--holdout-since``; ``skcodex demo`` (no such options) the last tournament.
+    """
+    from skcodex.model_selection import latest_share_split
     from skcodex.report import HeldOut
 
     if "period" not in X.columns:
         print("No tournament column: skipping the held-out forecast.")
         return None
+    share = getattr(args, "holdout_share", None)
+    since = getattr(args, "holdout_since", None)
     try:
-        train, test = next(TournamentSplit(n_splits=1).split(X))
-        label = TournamentSplit(n_splits=1).describe(X)["tournament"].iloc[0]
+        if share is None and since is None:  # the demo: its last tournament
+            from skcodex.model_selection import TournamentSplit
+
+            train, test = next(TournamentSplit(n_splits=1).split(X))
+        else:
+            train, test = latest_share_split(X, share=share or 0.15, since=since)
     except ValueError as err:
         print(f"Skipping the held-out forecast: {err}")
         return None
+    label = _tournaments_label(X["period"].iloc[test])
+    them = "it" if label.startswith("tournament ") else "them"
+    print(
+        f"Holding out {label}: {len(test):,} of {len(X):,} matches "
+        f"({100 * len(test) / len(X):.1f}%), forecast by a model fitted on the "
+        f"{len(train):,} matches that ended before {them}."
+    )
     Xtr, Xte = X.iloc[train], X.iloc[test]
-    clf = _fit(Xtr, y[train], catalogue, args, f"without tournament {label} (to forecast it)")
+    clf = _fit(Xtr, y[train], catalogue, args, f"without {label} (to forecast {them})")
     return HeldOut(
-        label=f"tournament {label}",
+        label=label,
         y=y[test],
         p_win=clf.predict_proba(Xte)[:, 1],
         n_train=len(train),
         problems=list(clf.convergence_problems_),
     )
+
+
+def _tournaments_label(periods: pd.Series) -> str:
+    """``tournament T08``, or ``the latest 3 tournaments (T08 to T10)``."""
+    names = [str(p) for p in pd.unique(periods)]
+    if len(names) == 1:
+        return f"tournament {names[0]}"
+    return f"the latest {len(names)} tournaments ({names[0]} to {names[-1]})"
 
 
 def _fit_and_report(
