@@ -90,7 +90,7 @@ def fit_one(X, y, test, time_varying: bool, args) -> dict:
         "min_ess_bulk": round(conv["min_ess_bulk"], 0),
         "divergences": conv["divergences"],
         "held_out_brier": round(float(brier_score(y[test], p)), 4),
-        "held_out_matches": int(len(test)),
+        "held_out_matches": len(test),
     }
 
 

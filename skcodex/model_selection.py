@@ -398,26 +398,44 @@ def _matches_since(X: pd.DataFrame, since: Any, groups: Any) -> int:
     return count
 
 
-def prior_grid() -> list[dict[str, list[float]]]:
+def prior_grid(specs_per_deck: int = 3) -> list[dict[str, list[float]]]:
     """A small default grid over the spread priors for `GridSearchCV`.
 
     Three settings of the deck-spread prior locations (the seed's 0 for all
     three; the package default -1, -1.5, -2; and tighter still, -1.5, -2,
     -2.5) crossed with two player-spread locations (0 and -0.5): 6 candidates.
+    Only the spreads of blocks the model has are varied: with decks of a
+    starter alone (``specs_per_deck=0``) there are no starter-vs-component or
+    component-vs-component effects, so only the starter-vs-starter location
+    (0, -1, -1.5) changes.
+
+    Parameters
+    ----------
+    specs_per_deck : int, default 3
+        Side components per deck (3 for Codex; 0 for characters or races alone).
+
+    Returns
+    -------
+    list of dict
+        Parameter grids for `GridSearchCV` (``param_grid``).
 
     Examples
     --------
     >>> from skcodex.model_selection import prior_grid
     >>> sum(len(g["log_sd_player_loc"]) for g in prior_grid())
     6
+    >>> sorted(prior_grid(specs_per_deck=0)[0])
+    ['log_sd_player_loc', 'log_sd_stst_loc']
     """
+    if isinstance(specs_per_deck, bool) or not isinstance(specs_per_deck, numbers.Integral):
+        raise ValueError(f"specs_per_deck must be an integer >= 0, got {specs_per_deck!r}")
+    if specs_per_deck < 0:
+        raise ValueError(f"specs_per_deck must be an integer >= 0, got {specs_per_deck!r}")
     decks = [(0.0, 0.0, 0.0), (-1.0, -1.5, -2.0), (-1.5, -2.0, -2.5)]
-    return [
-        {
-            "log_sd_player_loc": [0.0, -0.5],
-            "log_sd_stst_loc": [stst],
-            "log_sd_stsp_loc": [stsp],
-            "log_sd_spsp_loc": [spsp],
-        }
-        for stst, stsp, spsp in decks
-    ]
+    grids = []
+    for stst, stsp, spsp in decks:
+        grid = {"log_sd_player_loc": [0.0, -0.5], "log_sd_stst_loc": [stst]}
+        if specs_per_deck > 0:
+            grid |= {"log_sd_stsp_loc": [stsp], "log_sd_spsp_loc": [spsp]}
+        grids.append(grid)
+    return grids

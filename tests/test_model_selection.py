@@ -389,3 +389,23 @@ def test_latest_share_split_bad_inputs():
         latest_share_split(table(dates=False), since="2020-01-08")
     with pytest.raises(ValueError, match=r"a tournament before them to train on"):
         latest_share_split(table(), share=0.95)
+
+
+def test_prior_grid_varies_only_the_blocks_the_decks_have():
+    from skcodex import BayesianMatchupClassifier
+    from skcodex.model_selection import prior_grid
+
+    codex = prior_grid()
+    assert len(codex) == 3 and all(len(g) == 4 for g in codex)
+    for k in (0,):
+        grid = prior_grid(specs_per_deck=k)
+        assert all(set(g) == {"log_sd_player_loc", "log_sd_stst_loc"} for g in grid)
+        candidates = list(sklearn.model_selection.ParameterGrid(grid))
+        # six candidates, all different in the priors a k = 0 model uses
+        assert len({tuple(sorted(c.items())) for c in candidates}) == len(candidates) == 6
+        for c in candidates:
+            BayesianMatchupClassifier(**c)  # every key is a parameter
+    assert prior_grid(specs_per_deck=2) == codex
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="specs_per_deck must be an integer >= 0"):
+            prior_grid(specs_per_deck=bad)
