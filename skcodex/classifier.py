@@ -27,7 +27,7 @@ from skcodex.data import (
     encode,
     table_catalogue,
 )
-from skcodex.data.catalogues import plain_fallback, warn_unseen_names
+from skcodex.data.catalogues import plain_fallback, warn_if_walk_is_large, warn_unseen_names
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.diagnostics import warn_if_not_converged
 from skcodex.inference import SAMPLERS, SamplingOptions
@@ -369,6 +369,8 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
                 "time_varying=True needs a 'period' column (rating period or tournament)"
             )
         n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
+        if model_options.time_varying:
+            warn_if_walk_is_large(codes)
         return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs)
 
     def _sampling_options(self, seed: int) -> SamplingOptions:

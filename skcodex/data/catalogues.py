@@ -1,4 +1,4 @@
-"""Which catalogue reads a table when none is given, and what an open one lets through.
+"""Which catalogue reads a table when none is given, what an open one lets through, walk sizes.
 
 `plain_fallback` is the Python API's side of what ``skcodex fit`` does with a
 CSV of another game: when a table's decks are not Codex decks and no
@@ -8,6 +8,7 @@ so and shows the one argument that makes it explicit. `warn_unseen_names`
 warns, once per name and fitted model, when a forecast meets a starter or
 component the fit never saw and the catalogue cannot check: with an open
 catalogue a misspelt name would otherwise pass silently as a new level.
+`warn_if_walk_is_large` warns before a skill walk that will be slow to fit.
 """
 
 from __future__ import annotations
@@ -20,9 +21,15 @@ from typing import Any
 import pandas as pd
 
 from skcodex.codex.plain import PlainCatalogue, plain_catalogue_for
+from skcodex.data.codes import walk_size
 from skcodex.data.table import MatchTableError
 
-__all__ = ["plain_fallback", "warn_unseen_names"]
+__all__ = ["WALK_STEPS_SLOW", "plain_fallback", "warn_if_walk_is_large", "warn_unseen_names"]
+
+#: Walk steps (players x periods) from which ``time_varying=True`` warns that the fit is slow:
+#: at 4,350 steps the fit took 2.2 times as long as without the walk, at 12,300 steps 7 times
+#: (benchmarks/results/time_varying.json, docs/model-choice.md).
+WALK_STEPS_SLOW = 4000
 
 #: The unseen names each fitted model has warned about: model -> (vocabulary, names).
 _WARNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -117,3 +124,26 @@ def warn_unseen_names(model: Any, catalogue: Any, codes: Any) -> None:
                 stacklevel=4,
             )
     _WARNED[model] = (model.vocabulary_, warned)
+
+
+def warn_if_walk_is_large(codes: Any) -> None:
+    """Warn when a skill walk over ``codes`` has `WALK_STEPS_SLOW` steps or more.
+
+    Parameters
+    ----------
+    codes : skcodex.data.MatchCodes
+        The training table, encoded, with its rating periods.
+    """
+    n_steps, unplayed = walk_size(codes)
+    if n_steps < WALK_STEPS_SLOW:
+        return
+    warnings.warn(
+        f"time_varying=True on {codes.n_players:,} players and {codes.n_epochs:,} rating "
+        f"periods: the skill walk adds {n_steps:,} parameters, {unplayed:.0%} of them steps "
+        "into periods the player did not play. Expect the fit to take several times longer "
+        "than without the walk and the step spread to mix slowly (low ESS, R-hat warnings); "
+        "coarser periods (months rather than tournaments) shrink it. See 'The skill walk on "
+        "many players and periods' in docs/model-choice.md.",
+        UserWarning,
+        stacklevel=4,
+    )
