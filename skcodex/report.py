@@ -143,8 +143,8 @@ def game_words(clf: Any) -> dict[str, Any]:
     dict
         ``codex`` (the Codex model: Codex decks of three specs), ``specs_per_deck``,
         ``n_deck_effects``, ``starter_word`` and ``spec_word`` (the catalogue's
-        nouns), ``deck_word`` (``"deck"``, or the starter's noun when a deck is a
-        starter alone, e.g. ``"race"``), ``symmetric`` (no side moves first),
+        nouns), ``deck_word`` (``"deck"``, or the catalogue's noun for a starter
+        when a deck is a starter alone, e.g. ``"race"``), ``symmetric`` (no side moves first),
         ``first_move`` (the fitted model has a first-move effect) and
         ``player1``, how player 1 is described: ``"who moves first"`` for Codex
         or a model with a first-move effect, ``"listed first"`` for an ordered
@@ -171,7 +171,8 @@ def game_words(clf: Any) -> dict[str, Any]:
         "n_deck_effects": 1 + 2 * k + k * k,
         "starter_word": starter,
         "spec_word": cat.component_word if plain else "spec",
-        "deck_word": starter if plain and k == 0 else "deck",
+        # a deck of a starter alone takes the game's own noun for it, when it has one
+        "deck_word": starter if plain and k == 0 and starter != "starter" else "deck",
         "symmetric": symmetric,
         "first_move": first_move,
         "player1": player1,
@@ -201,6 +202,10 @@ _PRIOR_NAMES = {
     "seed": "the seed model's log-normal prior",
     "custom": "a custom log-normal prior",
 }
+
+
+#: The seed's priors named for a game other than Codex (the seed model is Codex's).
+_NEUTRAL_SEED_PRIOR = "the log-normal prior N(0, 0.5) on every log-spread"
 
 
 def _prior_kind(clf: Any, options: Any) -> str:
@@ -287,7 +292,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "n_epochs": n_epochs if options.time_varying else 0,
         "prior": options.prior,
         "prior_kind": kind,
-        "prior_name": _PRIOR_NAMES[kind],
+        "prior_name": _PRIOR_NAMES[kind] if codex or kind != "seed" else _NEUTRAL_SEED_PRIOR,
         "prior_text": analysis.describe_prior(clf),
         "extensions": ", ".join(extensions) or ("none (the seed model)" if codex else "none"),
         "fitting": fitting,

@@ -163,7 +163,10 @@ def test_demo_prints_results_and_writes_the_report(tmp_path, capsys):
     )
     assert "Top 3 players" in text
     assert "P(skill matters more than decks)" in text
-    assert re.search(r"held-out \(tournament T8\) 0\.\d{3}", text)
+    assert re.search(
+        r"in-sample \(400 matches\) 0\.\d{3}   held-out \(tournament T8, 50 matches\) 0\.\d{3}",
+        text,
+    )
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "Crosses mark the true skills" in page
     assert "tournament T8" in page
@@ -174,8 +177,11 @@ def test_demo_prints_results_and_writes_the_report(tmp_path, capsys):
 
     data = make_matches(n_players=30, n_matches=400, n_tournaments=8, random_state=0)
     brier = pd.read_csv(out / "brier.csv").set_index("sample")["brier"]
-    printed = re.search(r"held-out \(tournament T8\) (0\.\d+)   true probabilities on the "
-                        r"held-out matches (0\.\d+)", text).groups()  # fmt: skip
+    pattern = (
+        r"held-out \(tournament T8, 50 matches\) (0\.\d+)   true probabilities on the "
+        r"held-out matches (0\.\d+)"
+    )
+    printed = re.search(pattern, text).groups()
     last = (data.X["period"] == "T8").to_numpy()
     oracle = brier_score(data.y[last], data.p_win[last])
     np.testing.assert_allclose([float(v) for v in printed], [brier["held-out"], oracle], atol=5e-4)
@@ -549,7 +555,8 @@ def test_predict_reads_decks_against_the_models_catalogue(known_model, capsys, t
     out = _predict(
         tmp_path, a, b, capsys, deck1="hero1/gem2/gem3/gem4", deck2="Hero0/Gem5/Gem6/Gem7"
     )
-    assert out.startswith(f"P({a} with Hero1/Gem2/Gem3/Gem4, moving first, beats {b} with ")
+    # another game without a first-move effect: player 1 is only the side listed first
+    assert out.startswith(f"P({a} with Hero1/Gem2/Gem3/Gem4, listed first, beats {b} with ")
     assert _printed(out)[0] == pytest.approx(p_draws(a, b).mean(), abs=5e-4)
 
 
@@ -1183,7 +1190,7 @@ def test_demo_prints_the_estimates_beside_the_truth(fitted_dir, tmp_path, capsys
     np.testing.assert_allclose([float(v) for v in found.groups()], want, atol=5e-3 + 1e-12)
     in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
     assert lines[-2] == "Brier score (lower is better; a coin flip scores 0.250):"
-    assert lines[-1] == f"  in-sample {in_sample:.3f}"
+    assert lines[-1] == f"  in-sample ({len(data.y)} matches) {in_sample:.3f}"
     assert "Open" not in text and "Writing" not in text
 
 

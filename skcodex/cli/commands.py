@@ -205,12 +205,23 @@ def _cmd_predict(args: argparse.Namespace) -> int:
                 "population of players, so the interval is wide."
             )
     d1, d2 = (deck_label(d, catalogue) for d in decks)
-    print(f"P({p1} with {d1}, moving first, beats {p2} with {d2}) = {forecast['mean']:.3f}")
+    side = _player1_words(clf)
+    print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast['mean']:.3f}")
     print(
         f"{round(100 * args.interval)}% interval: "
         f"{forecast['lower']:.3f} to {forecast['upper']:.3f}"
     )
     return 0
+
+
+def _player1_words(clf: Any) -> str:
+    """``, moving first,`` where a side moves first; ``, listed first,``; or nothing (symmetric)."""
+    from skcodex.report import game_words
+
+    player1 = game_words(clf)["player1"]
+    return {"who moves first": ", moving first,", "listed first": ", listed first,"}.get(
+        player1, ""
+    )
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -271,13 +282,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
     print("\nBrier score (lower is better; a coin flip scores 0.250):")
-    line = f"  in-sample {in_sample:.3f}"
+    line = f"  in-sample ({len(data.y)} matches) {in_sample:.3f}"
     if held_out is not None:
         test = (data.X["period"] == data.X["period"].iloc[-1]).to_numpy()
         held = brier_score(held_out.y, held_out.p_win)
         oracle = brier_score(data.y[test], data.p_win[test])
         line += (
-            f"   held-out ({held_out.label}) {held:.3f}   "
+            f"   held-out ({held_out.label}, {len(held_out.y)} matches) {held:.3f}   "
             f"true probabilities on the held-out matches {oracle:.3f}"
         )
     print(line)
