@@ -53,3 +53,19 @@ def test_time_varying_warns_before_a_large_walk():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         static._training_layout(vocab, codes)
+
+
+def test_describe_model_reports_the_walk_of_a_fitted_model(small_matches):
+    """``layout_`` is the prediction layout, without the walk; the posterior still holds it."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from skcodex.report import describe_model
+
+    clf = BayesianMatchupClassifier(time_varying=True, draws=30, tune=30, chains=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(small_matches.X, small_matches.y)
+    assert not clf.layout_.options.time_varying
+    model = describe_model(clf)
+    assert model["time_varying"] and "time_varying" in model["extensions"]
+    assert model["n_epochs"] == small_matches.X["period"].nunique()
