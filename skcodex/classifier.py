@@ -29,6 +29,7 @@ from skcodex.data import (
     table_catalogue,
     time_order,
 )
+from skcodex.data.catalogues import plain_fallback, warn_if_walk_is_large, warn_unseen_names
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.diagnostics import warn_if_not_converged
 from skcodex.inference import SAMPLERS, SamplingOptions
@@ -356,7 +357,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             The fitted estimator.
         """
         catalogue = table_catalogue(X, self.catalogue)
-        table = check_match_table(X, catalogue)
+        try:
+            table = check_match_table(X, catalogue)
+        except MatchTableError as err:
+            if catalogue is not None:
+                raise
+            catalogue = plain_fallback(X, err)  # another game's decks, as the command line reads
+            table = check_match_table(X, catalogue)
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
             outcome = adjust_for_luck(table, outcome, check_luck(luck, len(table)))
@@ -401,6 +408,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
                 "time_varying=True needs a 'period' column (rating period or tournament)"
             )
         n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
+        if model_options.time_varying:
+            warn_if_walk_is_large(codes)
         return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs)
 
     def _sampling_options(self, seed: int) -> SamplingOptions:
@@ -514,6 +523,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
         table = check_match_table(X, catalogue)
         codes = encode(table, self.vocabulary_)
+        warn_unseen_names(self, catalogue, codes)
         layout = self._grown_layout(codes)
         index = layout.index_matrix(codes)
         if layout == self.layout_:
