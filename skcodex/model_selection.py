@@ -47,7 +47,7 @@ def _as_datetime(values: Any, column: str) -> np.ndarray:
     return parsed.to_numpy(dtype="datetime64[ns]")
 
 
-def _match_times(X: Any, n: int, labels: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _match_times(X: Any, n: int, labels: pd.Series | None = None) -> tuple[np.ndarray, np.ndarray]:
     """When each match started and ended.
 
     From the date columns when there are any; else from the tournament labels
@@ -56,7 +56,7 @@ def _match_times(X: Any, n: int, labels: pd.Series) -> tuple[np.ndarray, np.ndar
     """
     columns = set(X.columns) if isinstance(X, pd.DataFrame) else set()
     if not columns & {"start", "end", "date"}:
-        times = period_times(labels.infer_objects())
+        times = None if labels is None else period_times(labels.infer_objects())
         if times is not None:
             rank = pd.factorize(times, sort=True)[0].astype(np.int64)
             return rank, rank

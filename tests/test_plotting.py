@@ -103,7 +103,7 @@ def test_matchup_heatmap_scales_down_annotations(prior_model):
 def test_matchup_heatmap_for_named_players(prior_model):
     a, b = prior_model.vocabulary_.players[:2]
     fig = plot_matchups(matchup_table(prior_model, ["MonoRed", "MonoBlue"], player1=a, player2=b))
-    assert f"{a} (first) v {b}" in fig.axes[0].get_title()
+    assert f"{a} (moves first) v {b}" in fig.axes[0].get_title()
 
 
 def test_nash_plot_has_every_role_and_deck(prior_model):
