@@ -27,6 +27,8 @@ from scipy.fft import next_fast_len
 from scipy.special import ndtri
 from sklearn.exceptions import ConvergenceWarning
 
+from skcodex import blocks
+
 __all__ = [
     "convergence_problems",
     "convergence_statistics",
@@ -241,16 +243,11 @@ def ess_tail(draws) -> np.ndarray:
 
 # -- convergence checks of a fitted posterior ----------------------------------
 
-# The spread each effect block is drawn with, where it is not the block's own name.
-_BLOCK_SPREAD = {
-    "skill": "player",
-    "spst": "stsp",
-    "syn_stsp": "syn",
-    "syn_spsp": "syn",
-    "fam_st": "fam",
-    "fam_sp": "fam",
-    "walk": "step",
-}
+
+def _walks() -> set[str]:
+    """The blocks that are random walks, judged by their steps."""
+    return {b.name for b in blocks.BLOCK_TABLE if b.form == "walk"}
+
 
 # The model's free parameters, under either spread prior.
 _FREE_VARIABLES = (
@@ -274,7 +271,6 @@ def monitored_draws(idata) -> dict[str, np.ndarray]:
     parameters it moved, named as the effects they scale.
     """
     from skcodex import posterior
-    from skcodex.model import BLOCK_DIMS
 
     post = posterior.group(idata, "posterior")
     out = {}
@@ -283,17 +279,18 @@ def monitored_draws(idata) -> dict[str, np.ndarray]:
             values = post[var].transpose("chain", "draw", ...).to_numpy()
             out[var] = values.reshape(values.shape[0], values.shape[1], -1)
     spreads = set(post["sd"].coords["spread"].values.tolist()) if "sd" in post else set()
-    for var in BLOCK_DIMS:
+    for block in blocks.BLOCK_TABLE:
+        var = block.name
         if var not in post:
             continue
-        values = post[var].transpose("chain", "draw", *BLOCK_DIMS[var]).to_numpy()
+        values = post[var].transpose("chain", "draw", *block.dims).to_numpy()
         values = values.astype(np.float64)
         if values[0, 0].size == 0:  # no levels of this kind (decks without side parts)
             continue
-        if var == "walk":
+        if block.form == "walk":
             values = np.diff(values, axis=-1)
-        spread = _BLOCK_SPREAD.get(var, var)
-        if spread in spreads:  # the first-move effect is sampled as it is, not scaled
+        spread = block.spread
+        if spread in spreads:  # an unscaled effect (first move) is sampled as it is
             sd = post["sd"].sel(spread=spread).transpose("chain", "draw").to_numpy()
             values = values / sd.reshape(*sd.shape, *[1] * (values.ndim - 2))
         out[var] = values.reshape(values.shape[0], values.shape[1], -1)
@@ -309,7 +306,7 @@ def parameter_labels(idata, var: str, positions) -> list[str]:
     if not dims:
         return [var for _ in positions]
     shape = [data.sizes[d] for d in dims]
-    step = var == "walk"  # judged by its steps: step e moves from epoch e - 1 to e
+    step = var in _walks()  # judged by its steps: step e moves from epoch e - 1 to e
     if step:
         shape[-1] -= 1
     labels = []
