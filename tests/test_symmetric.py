@@ -245,3 +245,32 @@ def test_symmetric_model_recovers_a_symmetric_game():
     assert np.corrcoef(est, truth[upper])[0, 1] > 0.75
     sd_stst = clf.spread_draws_[:, 1]
     assert np.quantile(sd_stst, 0.02) < 0.6 < np.quantile(sd_stst, 0.98)
+
+
+def _run(argv, capsys):
+    from skcodex.cli import main
+
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_command_line_fits_a_symmetric_game(tmp_path, capsys):
+    data = make_game_matches(
+        n_players=10, n_matches=120, n_tournaments=2, starters=4, symmetric=True, random_state=5
+    )
+    winner = np.where(data.y == 1, data.X["player1"], data.X["player2"])
+    csv = tmp_path / "game.csv"
+    data.X.assign(winner=winner).to_csv(csv, index=False)
+    fast = ["--draws", "60", "--chains", "1", "--no-progress", "--no-holdout", "--nash-draws", "5"]
+    code, _, err = _run(
+        ["fit", csv, "--out", tmp_path / "both", "--symmetric", "--first-move"], capsys
+    )
+    assert code == 2 and "cannot be combined with symmetric" in err and len(err.splitlines()) == 1
+    code, _, err = _run(["fit", csv, "--out", tmp_path / "model", "--symmetric", *fast], capsys)
+    assert code == 0, err
+    clf = load(tmp_path / "model" / "model.skcodex")
+    assert clf.symmetric and clf.layout_.options.symmetric
