@@ -355,7 +355,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         )
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
         # methods check their own optimisation and warn from fit_approximate.
-        problems = warn_if_not_converged(idata) if self.method == "nuts" else []
+        problems = warn_if_not_converged(idata, layout) if self.method == "nuts" else []
         columns = np.asarray(table.columns, dtype=object)
         # Every fitted attribute at once: an earlier fit stays whole until this line.
         self.__dict__.update(

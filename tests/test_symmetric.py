@@ -203,6 +203,19 @@ def test_one_nash_vector_for_both_sides(hero_game):
     np.testing.assert_array_equal(by_role["player 1"], by_role["player 2"])
 
 
+def test_convergence_checks_judge_each_free_effect_once(hero_game):
+    from skcodex.diagnostics import convergence_summary, monitored_draws
+
+    _, clf = hero_game
+    drawn = monitored_draws(clf.idata_, clf.layout_)
+    S, K = clf.layout_.n_starters, clf.layout_.n_specs
+    assert (~np.isnan(drawn["stst"][0, 0])).sum() == S * (S - 1) // 2
+    assert (~np.isnan(drawn["spsp"][0, 0])).sum() == K * (K - 1) // 2
+    assert np.isnan(drawn["spst"]).all() and not np.isnan(drawn["stsp"]).any()
+    summary = convergence_summary(clf)
+    assert np.isfinite(summary["min_ess_bulk"]) and np.isfinite(summary["max_rhat"])
+
+
 def test_symmetric_fit_saves_and_loads(hero_game, tmp_path):
     data, clf = hero_game
     back = load(clf.save(tmp_path / "symmetric.skcodex"))
