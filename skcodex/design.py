@@ -387,7 +387,8 @@ def deck_logits(layout: Layout, theta, starter1, specs1, starter2, specs2) -> np
     The deck columns of `Layout.index_matrix`, read for every pair at once: with
     player 1's starter ``g`` and specs ``h``, player 2's ``t`` and ``u``,
     ``m = a[g, t] + sum_k b[g, u_k] + sum_j c[h_j, t] + sum_jk d[h_j, u_k]``, plus the
-    first-move effect and ``syn(deck1) - syn(deck2)`` when the layout has them.
+    first-move effect and ``syn(deck1) - syn(deck2)`` when the layout has them, and
+    any other declared block of starters and specs alone, read as a match reads it.
     Skills and familiarity are left out (equal players of average familiarity).
 
     Parameters
@@ -409,7 +410,8 @@ def deck_logits(layout: Layout, theta, starter1, specs1, starter2, specs2) -> np
     u = np.asarray(specs2, dtype=np.int64).reshape(len(t), -1)
     if any(x.size and (x.min() < 0 or x.max() >= n) for x, n in ((g, S), (t, S), (h, K), (u, K))):
         raise ValueError("deck codes fall outside the layout; encode against its vocabulary")
-    blocks = layout.unflatten(np.asarray(theta, dtype=float).reshape(-1, layout.size))
+    theta_flat = np.asarray(theta, dtype=float).reshape(-1, layout.size)
+    blocks = layout.unflatten(theta_flat)
     a, b, c, d = (blocks[name] for name in ("stst", "stsp", "spst", "spsp"))
     H, U = _spec_counts(h, K), _spec_counts(u, K)  # H[i, x]: how often spec x is in deck i
     m = a[:, g][:, :, t]  # a[g, t]
@@ -426,7 +428,32 @@ def deck_logits(layout: Layout, theta, starter1, specs1, starter2, specs2) -> np
             return own + blocks["syn_spsp"][:, x[:, first], x[:, second]].sum(axis=-1)
 
         m += syn(g, h)[:, :, None] - syn(t, u)[:, None, :]
+    for block in layout.declared:  # any other block of decks alone, read as a match reads it
+        if block.name not in _SUMMED_BLOCKS and set(block.kinds) <= {"starter", "spec"}:
+            m += _pair_sum(layout, block, theta_flat, (g, h), (t, u))
     return m
+
+
+#: The blocks `deck_logits` sums in closed form (or leaves out: skills, familiarity, walk).
+_SUMMED_BLOCKS = frozenset(
+    {"skill", "stst", "stsp", "spst", "spsp", "first_move", "syn_stsp", "syn_spsp"}
+    | {"fam_st", "fam_sp", "walk"}
+)
+
+
+def _pair_sum(layout: Layout, block: EffectBlock, theta, deck1, deck2) -> np.ndarray:
+    """One block's part of m(deck1, deck2) for every pair of decks: (n_draws, n1, n2)."""
+    (g, h), (t, u) = deck1, deck2
+    n1, n2 = len(g), len(t)
+    zeros = np.zeros(n1 * n2, dtype=np.int64)
+    pairs = MatchCodes(
+        zeros, zeros, np.repeat(g, n2), np.tile(t, n1), np.repeat(h, n2, axis=0),
+        np.tile(u, (n1, 1)), layout.n_players, layout.n_starters, layout.n_specs,
+    )  # fmt: skip
+    out = np.zeros((theta.shape[0], n1 * n2))
+    for cols, sign in layout._block_columns(block, pairs):
+        out += sign * theta[:, cols].sum(axis=-1)
+    return out.reshape(-1, n1, n2)
 
 
 def _spec_counts(specs: np.ndarray, n_specs: int) -> np.ndarray:

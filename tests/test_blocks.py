@@ -10,7 +10,7 @@ import pytest
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, backend, blocks, posterior
+from skcodex import BayesianMatchupClassifier, analysis, backend, blocks, posterior
 from skcodex.blocks import BLOCK_TABLE, PRIOR_DEFAULTS, SPREAD_TABLE, EffectBlock
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_game_matches
@@ -107,6 +107,12 @@ def test_a_declared_block_is_laid_out_read_and_predicted(with_strength):
     clf.classes_ = np.array([0, 1])
     want = expit(strength[codes.starter1] - strength[codes.starter2])
     np.testing.assert_allclose(clf.predict_proba(data.X)[:, 1], want, rtol=0, atol=1e-12)
+    # The analyses read it too: a deck's matchup at equal skill.
+    decks = list(clf.vocabulary_.decks[:3])
+    starters = [list(vocab.starters).index(d.starter) for d in decks]
+    p = analysis.matchup_draws(clf, decks)[0]
+    s = strength[starters]
+    np.testing.assert_allclose(p, expit(s[:, None] - s[None, :]), rtol=0, atol=1e-12)
 
 
 def test_a_declared_block_is_sampled_and_checked(with_strength):
