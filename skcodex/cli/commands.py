@@ -14,7 +14,14 @@ import numpy as np
 import pandas as pd
 
 from skcodex.cli.errors import CommandError
-from skcodex.cli.output import MODEL_FILE, load_model, prepare_output, publish_output, save_model
+from skcodex.cli.output import (
+    MODEL_FILE,
+    load_model,
+    prepare_output,
+    publish_output,
+    save_model,
+    sigterm_unwinds,
+)
 from skcodex.cli.tables import read_matches
 
 
@@ -87,6 +94,33 @@ def _fit_and_report(
     source: str | None = None,
     inputs: tuple[str, ...] = (),
 ):
+    """Fit (and the held-out refit), then write the model and report into ``out`` as a whole."""
+    with sigterm_unwinds():  # a stopped run removes its staging folder too
+        return _fit_and_write(
+            X,
+            y,
+            catalogue,
+            args,
+            out,
+            title=title,
+            true_skills=true_skills,
+            source=source,
+            inputs=inputs,
+        )
+
+
+def _fit_and_write(
+    X: pd.DataFrame,
+    y: np.ndarray,
+    catalogue: Any,
+    args: argparse.Namespace,
+    out: Path | None,
+    *,
+    title: str,
+    true_skills: Any,
+    source: str | None,
+    inputs: tuple[str, ...],
+):
     from skcodex.report import write_report
 
     staging = None if out is None else prepare_output(out, inputs)  # checked before the fit
@@ -119,8 +153,34 @@ def _fit_and_report(
     return clf, held_out
 
 
+def _check_report_decks(decks: Any, X: pd.DataFrame, catalogue: Any) -> None:
+    """Refuse ``--decks`` the report could not read, before any fitting."""
+    from skcodex.codex import CODEX, Catalogue, parse_decks
+    from skcodex.data import MatchTableError, Vocabulary, check_match_table
+
+    if decks is None or decks == "most played":
+        return
+    try:
+        table = check_match_table(X, catalogue)
+    except MatchTableError:
+        return  # the fit reports the table's own problem
+    cat = catalogue if catalogue is not None else CODEX
+    if decks == "monocolour":
+        if not isinstance(cat, Catalogue) or len(table["deck1"].iloc[0].specs) != 3:
+            raise CommandError(
+                "--decks monocolour names Codex's monocolour decks, but these decks are not "
+                "Codex decks; give decks separated by commas, or 'most played'"
+            )
+        return
+    try:
+        parse_decks(decks, cat, Vocabulary.from_table(table).decks, "--decks")
+    except ValueError as err:
+        raise CommandError(f"--decks: {err}") from None
+
+
 def _cmd_fit(args: argparse.Namespace) -> int:
     X, y, catalogue = read_matches(args.matches, args.catalogue, args.specs_per_deck)
+    _check_report_decks(getattr(args, "decks", None), X, catalogue)
     summary = X.attrs.get("summary")
     if summary is not None:
         print(summary)
@@ -151,6 +211,7 @@ def _player_id(name: str, players: tuple) -> Any:
 def _cmd_predict(args: argparse.Namespace) -> int:
     from skcodex.analysis import deck_label, match_forecast
     from skcodex.codex import parse_deck
+    from skcodex.data import normalise_name
 
     clf = load_model(args.model)
     catalogue = clf.catalogue or getattr(clf, "catalogue_", None)
@@ -161,7 +222,13 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         except ValueError as err:
             raise CommandError(f"{flag}: {err}") from None
     players = clf.vocabulary_.players
-    p1, p2 = _player_id(args.p1, players), _player_id(args.p2, players)
+    names = []
+    for flag, given in (("--p1", args.p1), ("--p2", args.p2)):
+        name = normalise_name(given)  # as the match table reads names
+        if not name:
+            raise CommandError(f"{flag} {given!r} names no player (it has nothing visible)")
+        names.append(name)
+    p1, p2 = _player_id(names[0], players), _player_id(names[1], players)
     if p1 == p2:
         raise CommandError("--p1 and --p2 name the same player")
     table = pd.DataFrame(

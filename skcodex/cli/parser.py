@@ -123,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         required=True,
         metavar="DIR",
-        help="output folder: new, empty, or an earlier run's (a run replaces it whole; a folder with any other file, or with the input, is refused)",
+        help="output folder: new, empty, or an earlier run's (a run replaces it whole; a "
+        "folder with any other file, or with the input, or a symbolic link, is refused)",
     )
     fit.add_argument(
         "--title",
