@@ -101,12 +101,6 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         Add within-deck starter-spec and spec-spec pair effects (deck strength).
     familiarity : bool, default False
         Add player-starter and player-spec effects, shrunk hard.
-    symmetric : bool, default False
-        For games where no side moves first (player 1 is only the side listed
-        first): the matchup of deck a against deck b is minus that of b
-        against a, with one effect per unordered pair of components and
-        mirror matchups exactly zero. Swapping the two sides of any match then
-        gives exactly ``1 - p``. Cannot be combined with ``first_move=True``.
     prior : {"lognormal", "balanced"}, default "lognormal"
         ``"balanced"``: a total log-odds spread (``log_total_loc``,
         ``log_total_scale``) split equally a priori between skill and decks.
@@ -137,6 +131,12 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         Mean of the normal prior on the first-move effect (``first_move=True``).
     first_move_scale : float, default 0.5
         Standard deviation of the normal prior on the first-move effect.
+    symmetric : bool, default False
+        For games where no side moves first (player 1 is only the side listed
+        first): the matchup of deck a against deck b is minus that of b
+        against a, with one effect per unordered pair of components and
+        mirror matchups exactly zero. Swapping the two sides of any match then
+        gives exactly ``1 - p``. Cannot be combined with ``first_move=True``.
     draws : int, default 1000
         Posterior draws kept per chain.
     tune : int, default 1000
