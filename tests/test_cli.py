@@ -620,6 +620,7 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
         "progressbar": False,
         "catalogue": "CAT",
         "first_move": True,
+        "symmetric": False,
         "prior": "balanced",
         "target_accept": 0.95,
     }
@@ -746,6 +747,7 @@ def test_parser_defaults():
         "catalogue": None,
         "specs_per_deck": None,
         "first_move": False,
+        "symmetric": False,
         "decks": None,
         "draws": 1000,
         "tune": None,

@@ -38,6 +38,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         progressbar=not args.no_progress,
         catalogue=catalogue,
         first_move=bool(getattr(args, "first_move", False)),
+        symmetric=bool(getattr(args, "symmetric", False)),
         prior=args.prior,
         target_accept=args.target_accept,
     )

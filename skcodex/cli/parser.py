@@ -193,6 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
         "effects do not already carry turn order",
     )
     fit.add_argument(
+        "--symmetric",
+        action="store_true",
+        help="a game where no side moves first: the matchup of a against b is minus that "
+        "of b against a (not with --first-move)",
+    )
+    fit.add_argument(
         "--decks",
         type=_deck_list,
         default=None,
