@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex import backend, posterior
@@ -470,6 +470,12 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     def _chunks(self, X: pd.DataFrame):
         """Row numbers, effect draws and index of each chunk of ``X``'s matches."""
         check_is_fitted(self, "idata_")
+        # set_params after fit may have left a catalogue fit would refuse
+        validate_parameter_constraints(
+            {"catalogue": self._parameter_constraints["catalogue"]},
+            {"catalogue": self.catalogue},
+            caller_name=type(self).__name__,
+        )
         catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
         table = check_match_table(X, catalogue)
         codes = encode(table, self.vocabulary_)

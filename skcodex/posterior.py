@@ -20,6 +20,7 @@ installed: it goes through the handful of functions here.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -139,12 +140,13 @@ def write_netcdf(idata: Any, path: str | os.PathLike) -> None:
         mode = "a"
 
 
-def read_netcdf(path: str | os.PathLike, names: Iterable[str] | None = None) -> Any:
+def read_netcdf(path: str | os.PathLike | bytes, names: Iterable[str] | None = None) -> Any:
     """Read a file written by `write_netcdf` (or by ArviZ) into memory.
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like or bytes
+        The file, or its bytes (read in memory, with no temporary file).
     names : iterable of str, optional
         The groups to read; by default every group in the file.
 
@@ -154,11 +156,14 @@ def read_netcdf(path: str | os.PathLike, names: Iterable[str] | None = None) -> 
     """
     import h5py
 
-    with h5py.File(path, "r") as fh:
+    def source() -> Any:
+        return io.BytesIO(path) if isinstance(path, bytes) else path
+
+    with h5py.File(source(), "r") as fh:
         present = [k for k in fh if isinstance(fh[k], h5py.Group)]
     wanted = present if names is None else [n for n in names if n in present]
     groups = {}
     for name in wanted:
-        with xr.open_dataset(path, group=name, engine="h5netcdf") as ds:
+        with xr.open_dataset(source(), group=name, engine="h5netcdf") as ds:
             groups[name] = ds.load()
     return from_groups(groups)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex.codex import Catalogue, PlainCatalogue
@@ -80,6 +81,12 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     def transform(self, X: pd.DataFrame) -> sp.csr_matrix | np.ndarray:
         """The (n_matches, n_effects) design matrix: sparse, or dense (see `sparse_output`)."""
         check_is_fitted(self, "layout_")
+        # set_params after fit may have left a catalogue fit would refuse
+        validate_parameter_constraints(
+            {"catalogue": self._parameter_constraints["catalogue"]},
+            {"catalogue": self.catalogue},
+            caller_name=type(self).__name__,
+        )
         codes = encode(check_match_table(X, self.catalogue), self.vocabulary_)
         grown = Layout(
             codes.n_players, codes.n_starters, codes.n_specs, self.layout_.specs_per_deck

@@ -81,6 +81,10 @@ def read_regular_file(path: str | os.PathLike, where: str, limit: int) -> bytes:
         raise FileNotFoundError(2, "no saved estimator at this path", where) from None
     except OSError as err:
         raise PersistenceError(f"{where} cannot be opened: {err.strerror or err}") from None
+    except UnicodeEncodeError:
+        raise PersistenceError(
+            f"{where} cannot be opened: the file name is not valid in this file system's encoding"
+        ) from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
@@ -204,8 +208,8 @@ def check_hdf5_self_contained(path: str | os.PathLike, max_bytes: int | None = N
 
     Parameters
     ----------
-    path : str or path-like
-        The HDF5 file.
+    path : str, path-like or binary file object
+        The HDF5 file (an `io.BytesIO` of its bytes is read in memory).
     max_bytes : int, optional
         Refuse the file when its datasets would take more than this many bytes
         in memory once read (decompressed).
@@ -225,7 +229,8 @@ def check_hdf5_self_contained(path: str | os.PathLike, max_bytes: int | None = N
     total = 0
     seen: set = set()
     try:
-        with h5py.File(os.fspath(path), "r") as fh:
+        source = path if hasattr(path, "read") else os.fspath(path)
+        with h5py.File(source, "r") as fh:
             stack = [fh]
             while stack:
                 group = stack.pop()
