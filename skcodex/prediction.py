@@ -60,7 +60,6 @@ def _numba_kernels() -> dict[str, Callable] | None:
     except ImportError:  # pragma: no cover - numba comes with pytensor
         return None
 
-    @numba.njit(cache=True, nogil=True)
     def gather_sum(table, rows, signs, out):  # pragma: no cover - compiled
         n_rows, width = rows.shape
         n_cols = table.shape[1]
@@ -75,7 +74,6 @@ def _numba_kernels() -> dict[str, Callable] | None:
                 for c in range(n_cols):
                     out[i, c] += s * table[r, c]
 
-    @numba.njit(cache=True, nogil=True)
     def logistic_sum(e, acc):  # pragma: no cover - compiled
         # e holds exp(-q); adds sum over columns of 1 / (1 + exp(-q)) to acc.
         n_rows, n_cols = e.shape
@@ -85,8 +83,24 @@ def _numba_kernels() -> dict[str, Callable] | None:
                 total += 1.0 / (1.0 + e[i, c])
             acc[i] += total
 
-    _KERNELS.update(gather_sum=_recovering(gather_sum), logistic_sum=_recovering(logistic_sum))
+    _KERNELS.update(
+        gather_sum=_recovering(_compiled(numba, gather_sum)),
+        logistic_sum=_recovering(_compiled(numba, logistic_sum)),
+    )
     return _KERNELS
+
+
+def _compiled(numba, func: Callable) -> Callable:
+    """``func`` compiled with numba's disk cache, or without it where caching is impossible.
+
+    numba refuses to cache ("no locator available") when no cache folder can be
+    written, such as a read-only package folder with a read-only home; the
+    kernel is then compiled for this process only.
+    """
+    try:
+        return numba.njit(cache=True, nogil=True)(func)
+    except RuntimeError:
+        return numba.njit(nogil=True)(func)
 
 
 def _recovering(kernel: Callable) -> Callable:
