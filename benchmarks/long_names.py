@@ -111,7 +111,8 @@ def main() -> None:
             )
     print(f"{n_players} players, 2 chains x 200 draws, one process per row")
     print(
-        f"{'coordinates':<24} {'longest name':>13} {'peak memory':>12} {'player coord':>13} {'fit':>7}"
+        f"{'coordinates':<24} {'longest name':>13} {'peak memory':>12} "
+        f"{'player coord':>13} {'fit':>7}"
     )
     for row in rows:
         coord = row["player_coordinate_bytes"]
