@@ -98,7 +98,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         Priors of the optional blocks' log-spreads and of the balanced prior's
         log total spread.
     draws, tune : int, default 1000
-        Posterior draws kept, and tuning steps, per chain.
+        Posterior draws kept, and tuning steps, per chain. ``fit`` refuses,
+        before sampling, ``chains * draws`` whose draws would not fit in the
+        memory available (`skcodex.inference.check_draws_fit_in_memory`).
     chains : int, default 4
     target_accept : float, default 0.8
         NUTS target acceptance rate; raise it if there are divergences.
