@@ -1253,7 +1253,7 @@ CASES = [
         "skcodex fit: --out holds other files",
         lambda e: (
             _run_cli(e),
-            ("fit", str(e["files"]["matches"]), "--out", str(e["files"]["root"])),
+            ("fit", str(e["files"]["matches"]), "--out", str(e["files"]["empty"])),
             {},
         ),
         check=_cli_fails("holds files skcodex did not write"),
