@@ -92,54 +92,65 @@ def compare(name: str, data) -> BayesianMatchupClassifier:
     return clf
 
 
-def main() -> None:
-    fighting = make_game_matches(
-        n_players=40, n_matches=1500, n_tournaments=10, starters=10, first_move=0.3, random_state=1
-    )
-    heroes = make_game_matches(
-        n_players=40,
-        n_matches=1500,
-        n_tournaments=10,
-        starters=HEROES,
-        components=COLOURS,
-        specs_per_deck=2,
-        first_move=0.2,
-        decks_per_player=3,
-        random_state=2,
-    )
-    compare("Fighting game (a deck is a character)", fighting)
-    clf = compare("Hero + two of five colours", heroes)
-    table = matchup_table(clf, n_draws=200)
-    print("\nMost played hero decks, P(player 1 wins) at equal skill:")
-    print(table.head(4)[["deck1", "deck2", "mean", "lower", "upper"]].round(2).to_string())
-    # The labels of the table are decks one can pass back in.
-    print(matchup_table(clf, [table["deck1"].iloc[0]], n_draws=200)[["deck2", "mean"]].head(2))
+# %%
+# Two games drawn with known truth: a fighting game whose deck is a character alone, and
+# a hero game whose deck is a hero plus two of five colours.
+fighting = make_game_matches(
+    n_players=40, n_matches=1500, n_tournaments=10, starters=10, first_move=0.3, random_state=1
+)
+heroes = make_game_matches(
+    n_players=40,
+    n_matches=1500,
+    n_tournaments=10,
+    starters=HEROES,
+    components=COLOURS,
+    specs_per_deck=2,
+    first_move=0.2,
+    decks_per_player=3,
+    random_state=2,
+)
 
-    folder = Path(tempfile.mkdtemp())
-    fighting.X.assign(y=fighting.y).to_csv(folder / "fight.csv", index=False)
-    heroes.X.assign(y=heroes.y).to_csv(folder / "heroes.csv", index=False)
-    rows = ["kind,name", *(f"starter,{h}" for h in HEROES), *(f"component,{c}" for c in COLOURS)]
-    (folder / "heroes_catalogue.csv").write_text("\n".join([*rows, "specs_per_deck,2"]) + "\n")
-    fast = ["--draws", "300", "--chains", "2", "--no-progress", "--no-holdout"]
-    catalogue = str(folder / "heroes_catalogue.csv")
-    runs = {
-        "fight": ["fit", str(folder / "fight.csv"), "--first-move"],
-        "heroes": ["fit", str(folder / "heroes.csv"), "--catalogue", catalogue, "--first-move"],
-    }
-    for label, argv in runs.items():
-        print(f"\n$ skcodex {' '.join(argv)} ...")
-        assert skcodex_command([*argv, "--out", str(folder / label), *fast]) == 0
-        page = (folder / label / "report.html").read_text()
-        text = re.sub(r"base64,[A-Za-z0-9+/=]+", "", page)
-        codex_only = [p for p in ("Codex", "Mono", "three specs", "16 component") if p in text]
-        assert not codex_only, codex_only
-        sentence = re.search(r"A deck is[^.]*[.]", text).group(0)
-        print(f"  report: {sentence}")
-    print(f"\n$ skcodex predict {folder / 'heroes'} ...")
-    players = ["--p1", "player01", "--p2", "player02"]
-    decks = ["--deck1", "Tala/Red/Blue", "--deck2", "Oku/Green/Black"]
-    skcodex_command(["predict", str(folder / "heroes"), *players, *decks])
+# %%
+# The matchup model with a first-move effect against the truth, a one-hot logistic
+# regression, Elo and Glicko-2, on the last two tournaments of each game.
+compare("Fighting game (a deck is a character)", fighting)
+clf = compare("Hero + two of five colours", heroes)
 
+# %%
+# The hero game's matchups; the labels of the table are decks one can pass back in.
+table = matchup_table(clf, n_draws=200)
+print("Most played hero decks, P(player 1 wins) at equal skill:")
+print(table.head(4)[["deck1", "deck2", "mean", "lower", "upper"]].round(2).to_string())
+print(matchup_table(clf, [table["deck1"].iloc[0]], n_draws=200)[["deck2", "mean"]].head(2))
 
-if __name__ == "__main__":
-    main()
+# %%
+# The same fits from the command line, on plain CSV files: the fighting game with an open
+# vocabulary (every name seen is a character), the hero game against a catalogue file.
+# The reports speak of the game's own parts, never of Codex.
+folder = Path(tempfile.mkdtemp())
+fighting.X.assign(y=fighting.y).to_csv(folder / "fight.csv", index=False)
+heroes.X.assign(y=heroes.y).to_csv(folder / "heroes.csv", index=False)
+rows = ["kind,name", *(f"starter,{h}" for h in HEROES), *(f"component,{c}" for c in COLOURS)]
+(folder / "heroes_catalogue.csv").write_text("\n".join([*rows, "specs_per_deck,2"]) + "\n")
+fast = ["--draws", "300", "--chains", "2", "--no-progress", "--no-holdout"]
+catalogue = str(folder / "heroes_catalogue.csv")
+runs = {
+    "fight": ["fit", str(folder / "fight.csv"), "--first-move"],
+    "heroes": ["fit", str(folder / "heroes.csv"), "--catalogue", catalogue, "--first-move"],
+}
+for label, argv in runs.items():
+    print(f"$ skcodex {' '.join(argv)} ...")
+    assert skcodex_command([*argv, "--out", str(folder / label), *fast]) == 0
+    page = (folder / label / "report.html").read_text()
+    text = re.sub(r"base64,[A-Za-z0-9+/=]+", "", page)
+    codex_only = [p for p in ("Codex", "Mono", "three specs", "16 component") if p in text]
+    assert not codex_only, codex_only
+    sentence = re.search(r"A deck is[^.]*[.]", text).group(0)
+    print(f"  report: {sentence}")
+
+# %%
+# One forecast from the saved hero model.
+print(f"$ skcodex predict {folder / 'heroes'} ...")
+players = ["--p1", "player01", "--p2", "player02"]
+decks = ["--deck1", "Tala/Red/Blue", "--deck2", "Oku/Green/Black"]
+skcodex_command(["predict", str(folder / "heroes"), *players, *decks])

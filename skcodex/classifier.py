@@ -9,23 +9,25 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex import backend, posterior
+from skcodex._sklearn import Interval, StrOptions, fit_context, validate_parameter_constraints
 from skcodex.approximate import METHODS
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
     MatchCodes,
     MatchTableError,
     Vocabulary,
+    adjust_for_luck,
     check_luck,
     check_match_table,
     check_outcome,
     encode,
     table_catalogue,
+    time_order,
 )
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.diagnostics import warn_if_not_converged
@@ -63,23 +65,32 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     a log-normal prior ``log sd ~ N(loc, scale)``. Decks of other games may
     hold any fixed number k >= 0 of specs (side components), giving
     ``1 + 2k + k^2`` deck effects (one character-vs-character effect for
-    k = 0); see docs/other-games.md.
+    k = 0); see [Other games](../other-games.md).
 
     Parameters
     ----------
-    log_sd_player_loc, log_sd_player_scale : float, default 0.0, 0.5
-        Prior on the log of the player-skill spread.
-    log_sd_stst_loc, log_sd_stst_scale : float, default -1.0, 0.5
-        Prior on the log of the starter-vs-starter spread.
-    log_sd_stsp_loc, log_sd_stsp_scale : float, default -1.5, 0.5
-        Prior on the log of the spread shared by starter-vs-spec and
-        spec-vs-starter effects.
-    log_sd_spsp_loc, log_sd_spsp_scale : float, default -2.0, 0.5
-        Prior on the log of the spec-vs-spec spread. The deck defaults are
-        tighter than the seed's N(0, 0.5) for every spread (`SEED_PRIORS`
-        restores it): centred near 0.37, 0.22 and 0.14, so the sum of 16
-        deck effects has about the player spread a priori. They forecast the
-        real tournaments better out of sample (see docs/model-choice.md).
+    log_sd_player_loc : float, default 0.0
+        Mean of the normal prior on the log of the player-skill spread.
+    log_sd_player_scale : float, default 0.5
+        Standard deviation of the normal prior on the log of the player-skill spread.
+    log_sd_stst_loc : float, default -1.0
+        Mean of the prior on the log of the starter-vs-starter spread (a spread
+        near 0.37 a priori).
+    log_sd_stst_scale : float, default 0.5
+        Standard deviation of the prior on the log of the starter-vs-starter spread.
+    log_sd_stsp_loc : float, default -1.5
+        Mean of the prior on the log of the spread shared by starter-vs-spec and
+        spec-vs-starter effects (near 0.22 a priori).
+    log_sd_stsp_scale : float, default 0.5
+        Standard deviation of the prior on the log of the starter-vs-spec spread.
+    log_sd_spsp_loc : float, default -2.0
+        Mean of the prior on the log of the spec-vs-spec spread (near 0.14 a
+        priori). The deck defaults are tighter than the seed's N(0, 0.5) for
+        every spread (`SEED_PRIORS` restores it), so the sum of 16 deck effects
+        has about the player spread a priori; they forecast the real tournaments
+        better out of sample (see [Choosing a model](../model-choice.md)).
+    log_sd_spsp_scale : float, default 0.5
+        Standard deviation of the prior on the log of the spec-vs-spec spread.
     time_varying : bool, default False
         Let each player's skill follow a Gaussian random walk over rating
         periods (needs a ``period`` column); forecasts use the latest skill,
@@ -93,32 +104,57 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ``log_total_scale``) split equally a priori between skill and decks.
         With ``sampler="auto"`` it is sampled by PyMC's NUTS, which builds its
         model in seconds where nutpie's backend takes minutes.
-    log_sd_syn_loc, log_sd_syn_scale, log_sd_fam_loc, log_sd_fam_scale, \
-log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
-        Priors of the optional blocks' log-spreads and of the balanced prior's
-        log total spread.
-    draws, tune : int, default 1000
-        Posterior draws kept, and tuning steps, per chain. ``fit`` refuses,
-        before sampling, ``chains * draws`` whose draws would not fit in the
-        memory available (`skcodex.inference.check_draws_fit_in_memory`).
+    log_sd_syn_loc : float, default -1.5
+        Mean of the prior on the log of the synergy spread (``synergy=True``).
+    log_sd_syn_scale : float, default 0.5
+        Standard deviation of the prior on the log of the synergy spread.
+    log_sd_fam_loc : float, default -2.0
+        Mean of the prior on the log of the familiarity spread (``familiarity=True``).
+    log_sd_fam_scale : float, default 0.5
+        Standard deviation of the prior on the log of the familiarity spread.
+    log_sd_step_loc : float, default -2.0
+        Mean of the prior on the log of the skill walk's step spread
+        (``time_varying=True``).
+    log_sd_step_scale : float, default 0.5
+        Standard deviation of the prior on the log of the skill walk's step spread.
+    log_total_loc : float, default 0.5
+        Mean of the prior on the log of the total log-odds spread
+        (``prior="balanced"``).
+    log_total_scale : float, default 0.5
+        Standard deviation of the prior on the log of the total log-odds spread.
+    first_move : bool, default False
+        Add one first-move effect shared by every match: the log-odds player 1
+        gains from moving first, beyond what the ordered deck effects carry.
+    first_move_loc : float, default 0.0
+        Mean of the normal prior on the first-move effect (``first_move=True``).
+    first_move_scale : float, default 0.5
+        Standard deviation of the normal prior on the first-move effect.
+    draws : int, default 1000
+        Posterior draws kept per chain. ``fit`` refuses, before sampling,
+        ``chains * draws`` whose draws would not fit in the memory available
+        (`skcodex.inference.check_draws_fit_in_memory`).
+    tune : int, default 1000
+        Tuning steps per chain, discarded.
     chains : int, default 4
+        Independent Markov chains; the convergence checks compare them.
     target_accept : float, default 0.8
         NUTS target acceptance rate; raise it if there are divergences.
     sampler : {"auto", "nutpie", "pymc"}, default "auto"
         ``"auto"`` uses nutpie when installed (``pip install skcodex[fast]``),
         otherwise PyMC's NUTS.
-    random_state : int, RandomState instance or None
+    random_state : int, RandomState instance or None, default None
         Seeds the sampler and the draws for levels never seen in fit.
     progressbar : bool, default False
-    catalogue : Catalogue or PlainCatalogue, optional
+        Show the sampler's progress bar.
+    catalogue : Catalogue, PlainCatalogue or None, default None
         What deck strings are read against. By default the training table's own
         ``X.attrs["catalogue"]`` (a table from
         `skcodex.datasets.load_codex_matches` carries it), else base Codex. A
         `skcodex.codex.PlainCatalogue` reads another game's plain notation
         (``starter/component/...``). Decks given as `skcodex.codex.Deck`
         values need no catalogue.
-    cores : int, optional
-        Chains run in parallel on this many cores (default: as many as allowed).
+    cores : int or None, default None
+        Chains run in parallel on this many cores (None: as many as allowed).
     method : {"nuts", "advi"}, default "nuts"
         ``"advi"`` replaces MCMC by ``draws * chains`` independent draws from a
         variational approximation fitted on minibatches (see
@@ -296,7 +332,7 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
             scale=tuple(float(getattr(self, f"{n}_scale")) for n in names),
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> BayesianMatchupClassifier:
         """Sample the posterior given a match table and outcomes.
 
@@ -319,12 +355,15 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         Returns
         -------
         self
+            The fitted estimator.
         """
         catalogue = table_catalogue(X, self.catalogue)
         table = check_match_table(X, catalogue)
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
-            outcome = outcome - check_luck(luck, len(table))
+            outcome = adjust_for_luck(table, outcome, check_luck(luck, len(table)))
+        if self.options.time_varying:
+            time_order(table)  # a skill walk follows time: refuse a match without a date
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
         layout = self._training_layout(vocab, codes)
@@ -432,7 +471,9 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         Returns
         -------
         theta : ndarray of shape (n_draws, layout.size)
+            The effect draws, seen and never-seen levels together.
         layout : Layout
+            The fitted layout grown by the never-seen levels of ``codes``.
         """
         check_is_fitted(self, "idata_")
         layout = self._grown_layout(codes)
@@ -499,9 +540,16 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
     def predict_proba_draws(self, X: pd.DataFrame) -> np.ndarray:
         """P(player 1 wins) for every posterior draw.
 
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The match table, with the columns of the one passed to `fit`; its
+            players, starters and specs may include ones never seen in fit.
+
         Returns
         -------
         ndarray of shape (n_draws, n_matches)
+            Row d: each match's probability under posterior draw d.
         """
         n, chunks = self._chunks(X)
         out = np.empty((self.effect_draws_.shape[0], n))
@@ -519,6 +567,12 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         on the other rows passed with it, and repeats exactly. Memory stays
         bounded however many levels are new (matches are processed in chunks).
 
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The match table, with the columns of the one passed to `fit`; its
+            players, starters and specs may include ones never seen in fit.
+
         Returns
         -------
         ndarray of shape (n_matches, 2)
@@ -531,7 +585,19 @@ log_sd_step_loc, log_sd_step_scale, log_total_loc, log_total_scale : float
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """1 where player 1 is more likely to win than not, else 0."""
+        """1 where player 1 is more likely to win than not, else 0.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The match table, with the columns of the one passed to `fit`; its
+            players, starters and specs may include ones never seen in fit.
+
+        Returns
+        -------
+        ndarray of shape (n_matches,)
+            1 where the posterior mean P(player 1 wins) exceeds one half, else 0.
+        """
         return (self.predict_proba(X)[:, 1] > 0.5).astype(np.int64)
 
     def __sklearn_tags__(self):

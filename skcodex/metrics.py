@@ -77,8 +77,13 @@ def brier_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:
         0.5 for a draw, are scored as they are).
     p_win : array-like of shape (n_matches,)
         Forecast probability that player 1 wins.
-    sample_weight : array-like, optional
+    sample_weight : array-like of shape (n_matches,) or None, default None
         Weights of the matches: finite, non-negative, not all zero, one per match.
+
+    Returns
+    -------
+    float
+        The weighted mean of ``(y_true - p_win) ** 2``.
 
     Examples
     --------
@@ -95,6 +100,21 @@ def brier_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:
 
 def brier_skill_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:
     """Improvement over the coin flip: ``1 - brier_score / 0.25`` (1 is perfect, 0 a coin flip).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_matches,)
+        1 where player 1 won, 0 where player 2 won (values in between, such as
+        0.5 for a draw, are scored as they are).
+    p_win : array-like of shape (n_matches,)
+        Forecast probability that player 1 wins.
+    sample_weight : array-like of shape (n_matches,) or None, default None
+        Weights of the matches: finite, non-negative, not all zero, one per match.
+
+    Returns
+    -------
+    float
+        ``1 - brier_score(y_true, p_win, sample_weight) / 0.25``.
 
     Examples
     --------
@@ -133,6 +153,22 @@ def brier_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> f
     Reads the probability of class 1 through the estimator's ``classes_``, so
     an estimator whose ``predict_proba`` columns come in another order is
     still scored on the right column.
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        Any estimator with ``classes_`` (holding 1) and ``predict_proba``.
+    X : pandas.DataFrame or array-like
+        The matches to forecast, as the estimator reads them.
+    y : array-like of shape (n_matches,)
+        1 where player 1 won, 0 where player 2 won.
+    sample_weight : array-like of shape (n_matches,) or None, default None
+        Weights of the matches, as for `brier_score`.
+
+    Returns
+    -------
+    float
+        Minus the Brier score of the estimator's P(player 1 wins).
 
     Examples
     --------

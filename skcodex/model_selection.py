@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import BaseCrossValidator
 
+from skcodex.data import period_times
+
 __all__ = ["TournamentSplit"]
 
 
@@ -45,10 +47,19 @@ def _as_datetime(values: Any, column: str) -> np.ndarray:
     return parsed.to_numpy(dtype="datetime64[ns]")
 
 
-def _match_times(X: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """When each match started and ended: from the date columns, else the row position."""
+def _match_times(X: Any, n: int, labels: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """When each match started and ended.
+
+    From the date columns when there are any; else from the tournament labels
+    themselves when they have an order of their own (numbers, dates,
+    `pandas.Period` months; see `skcodex.data.period_times`); else the row position.
+    """
     columns = set(X.columns) if isinstance(X, pd.DataFrame) else set()
     if not columns & {"start", "end", "date"}:
+        times = period_times(labels.infer_objects())
+        if times is not None:
+            rank = pd.factorize(times, sort=True)[0].astype(np.int64)
+            return rank, rank
         order = np.arange(n)
         return order, order
     start_col = next(c for c in ("start", "date", "end") if c in columns)
@@ -75,8 +86,10 @@ class TournamentSplit(BaseCrossValidator):
 
     1. Each match has a start and an end. From a DataFrame ``X`` they are the
        ``start`` and ``end`` columns; failing those, ``date`` is both (a
-       one-day match); failing any date column, the match's row position is
-       both, so the table order is the time order.
+       one-day match); failing any date column, the tournament labels' own
+       order when they have one (numbers, dates, `pandas.Period` months:
+       earlier labels first, whatever the order of the rows), else the match's
+       row position, so the table order is the time order.
     2. A tournament spans from its first match's start to its last match's
        end. Tournaments are ordered by their start (ties: by their end, then
        by the row of their first match).
@@ -102,8 +115,8 @@ class TournamentSplit(BaseCrossValidator):
 
     See Also
     --------
-    sklearn.model_selection.TimeSeriesSplit : forward chaining by row count.
-    sklearn.model_selection.LeaveOneGroupOut : one group a fold, trained on all others.
+    sklearn.model_selection.TimeSeriesSplit : Forward chaining by row count.
+    sklearn.model_selection.LeaveOneGroupOut : One group a fold, trained on all others.
 
     Notes
     -----
@@ -154,9 +167,19 @@ class TournamentSplit(BaseCrossValidator):
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
         """The number of folds, ``n_splits``; the arguments are ignored.
 
+        Parameters
+        ----------
+        X : object, optional
+            Ignored; present for the scikit-learn API.
+        y : object, optional
+            Ignored; present for the scikit-learn API.
+        groups : object, optional
+            Ignored; present for the scikit-learn API.
+
         Returns
         -------
         int
+            ``n_splits``.
         """
         return self.n_splits
 
@@ -169,7 +192,9 @@ class TournamentSplit(BaseCrossValidator):
         ----------
         X : pandas.DataFrame or array-like of shape (n_matches, ...)
             The match table. Its ``start``/``end`` or ``date`` columns, when
-            present, give the time of each match; otherwise the row order does.
+            present, give the time of each match; otherwise tournament labels
+            that have an order of their own (numbers, dates, `pandas.Period`)
+            do, and failing those the row order.
         y : array-like, optional
             Ignored; present for the scikit-learn API.
         groups : array-like of shape (n_matches,), optional
@@ -198,8 +223,12 @@ class TournamentSplit(BaseCrossValidator):
 
         Parameters
         ----------
-        X, y, groups
-            As for `split`.
+        X : pandas.DataFrame or array-like of shape (n_matches, ...)
+            The match table, as for `split`.
+        y : array-like, optional
+            Ignored, as for `split`.
+        groups : array-like of shape (n_matches,), optional
+            The tournament of each match, as for `split`.
 
         Returns
         -------
@@ -241,7 +270,7 @@ class TournamentSplit(BaseCrossValidator):
             pos = int(np.flatnonzero(labels.isna().to_numpy())[0])
             raise ValueError(f"the tournament label is missing at row {pos}")
         codes, uniques = pd.factorize(labels, sort=False)
-        start, end = _match_times(X, n)
+        start, end = _match_times(X, n, labels)
 
         n_tournaments = len(uniques)
         if n_tournaments <= self.n_splits:

@@ -26,7 +26,7 @@ is a `FileNotFoundError`). The digests detect damage (truncation, flipped
 bytes, an edited member); they do not show who wrote a file, since anyone
 can recompute them. Saving with ``key=`` adds a keyed signature that only a
 holder of the key can make, and ``load(path, key=...)`` refuses a file whose
-signature does not match (see docs/reliability.md).
+signature does not match (see [Reliability and scale](../reliability.md)).
 
 Examples
 --------
@@ -327,12 +327,13 @@ def load(
     ----------
     path : str or path-like
         The file written by ``save``; it must be a regular file.
-    key : bytes or str, optional
+    key : bytes, str or None, default None
         The secret key the file was signed with (``save(path, key=...)``).
         When given, a file that is unsigned, signed with another key, or
         altered after signing is refused.
-    max_bytes : int, default `MAX_FILE_BYTES` (2 GiB)
-        The largest file read, and the most memory its arrays may take.
+    max_bytes : int, default 2147483648
+        The largest file read, and the most memory its arrays may take
+        (`MAX_FILE_BYTES`, 2 GiB).
 
     Returns
     -------

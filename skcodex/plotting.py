@@ -53,6 +53,17 @@ def _figure(ax: Any, figsize: tuple[float, float]):
     return fig, fig.add_subplot()
 
 
+def _as_typed(text: Any) -> str:
+    """Text from the data (a player, deck or tournament name), drawn exactly as typed.
+
+    Matplotlib reads text between two ``$`` signs as maths (``Ca$h$`` would
+    come out with an italic *h*; ``$\\fakecommand$`` fails to draw at all).
+    Every ``$`` is escaped, so the name is shown as written, dollar signs and
+    all, and never parsed as maths.
+    """
+    return str(text).replace("$", r"\$")
+
+
 def _is_classifier(obj: Any) -> bool:
     return hasattr(obj, "idata_")
 
@@ -110,7 +121,7 @@ def plot_skills(
         true = pd.Series(truth).reindex(table.index)
         ax.plot(true, pos, "x", color=COLOURS["deck"], ms=6, mew=1.5, label="true skill")
         ax.legend(loc="lower right", fontsize=8, frameon=False)
-    names = [str(p) for p in table.index]
+    names = [_as_typed(p) for p in table.index]
     if "matches" in table.columns:
         names = [f"{name} ({m})" for name, m in zip(names, table["matches"])]
     ax.set_yticks(pos, names, fontsize=8 if n > 30 else 9)
@@ -178,12 +189,12 @@ def plot_matchups(
                     color=colour,
                     fontsize=8 if show_interval else 7,
                 )
-    ax.set_xticks(range(n2), cols, rotation=35, ha="right", fontsize=9)
-    ax.set_yticks(range(n1), rows, fontsize=9)
+    ax.set_xticks(range(n2), [_as_typed(c) for c in cols], rotation=35, ha="right", fontsize=9)
+    ax.set_yticks(range(n1), [_as_typed(r) for r in rows], fontsize=9)
     ax.set_xlabel("player 2's deck (moves second)")
     ax.set_ylabel("player 1's deck (moves first)")
     p1, p2 = table.attrs.get("player1"), table.attrs.get("player2")
-    who = "equally skilled players" if p1 is None else f"{p1} (first) v {p2}"
+    who = "equally skilled players" if p1 is None else f"{_as_typed(p1)} (first) v {_as_typed(p2)}"
     detail = f"mean and {_interval_label(table)} interval" if intervals else "posterior mean"
     ax.set_title(f"P(player 1 wins), {who}\n{detail}", fontsize=10)
     fig.colorbar(image, ax=ax, shrink=0.8, label="P(player 1 wins)")
@@ -227,7 +238,7 @@ def plot_nash(weights: Any, *, ax: Any = None):
             label=label,
         )
         ax.errorbar(mean, pos, xerr=err, fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
-    ax.set_yticks(np.arange(n)[::-1], decks, fontsize=9)
+    ax.set_yticks(np.arange(n)[::-1], [_as_typed(d) for d in decks], fontsize=9)
     ax.set_xlim(0.0, 1.02)
     ax.set_xlabel("Nash weight (mean over draws; bars show intervals)")
     value = table.attrs.get("value")
@@ -279,7 +290,7 @@ def plot_reliability(tables: Any, *, ax: Any = None):
             color=colour,
             alpha=0.85,
             edgecolor="white",
-            label=f"{label} ({n} matches)".strip() if label else f"{n} matches",
+            label=f"{_as_typed(label)} ({n} matches)".strip() if label else f"{n} matches",
             zorder=3,
         )
         ax.plot(x + offset, obs, color=colour, lw=0.8, alpha=0.6)

@@ -18,7 +18,9 @@ Three things keep this fast on large tables without changing the result:
   whose (block, chunk) log-odds fit in the CPU cache; the draws are taken in
   fixed chunks of 128, so the table of deck-pair sums stays small.
 - **The inner loops are compiled** with numba when it is importable (it comes
-  with PyMC's PyTensor); otherwise the same algorithm runs in NumPy.
+  with PyMC's PyTensor); otherwise the same algorithm runs in NumPy. numba
+  caches them in the user's cache folder (`kernel_cache_dir`), never beside
+  the package.
 
 ``expit(q)`` is computed as ``1 / (1 + exp(-q))`` with NumPy's vectorised
 ``exp``, in float64; results agree with ``scipy.special.expit`` to a few
@@ -27,9 +29,12 @@ units in the last place.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -49,6 +54,34 @@ _KERNELS: dict[str, Callable] = {}
 
 
 # -- kernels --------------------------------------------------------------------
+
+
+def kernel_cache_dir() -> Path | None:
+    """The folder numba caches the compiled prediction kernels in, or None for no disk cache.
+
+    numba's own ``NUMBA_CACHE_DIR`` when it is set, else ``numba`` in skcodex's
+    per-user cache folder (platformdirs' ``user_cache_dir("skcodex")``:
+    ``~/.cache/skcodex/numba`` on Linux). Never beside the installed package,
+    so ``pip uninstall skcodex`` leaves nothing behind. When the folder cannot
+    be created or written (a read-only home, say), the answer is None: the
+    kernels are compiled in each process and nothing is cached.
+
+    Returns
+    -------
+    pathlib.Path or None
+        A folder this process can write, or None.
+    """
+    import platformdirs
+
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    folder = Path(chosen) if chosen else Path(platformdirs.user_cache_dir("skcodex")) / "numba"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        return None
+    return folder
 
 
 def _numba_kernels() -> dict[str, Callable] | None:
@@ -83,35 +116,42 @@ def _numba_kernels() -> dict[str, Callable] | None:
                 total += 1.0 / (1.0 + e[i, c])
             acc[i] += total
 
+    folder = kernel_cache_dir()
     _KERNELS.update(
-        gather_sum=_recovering(_compiled(numba, gather_sum)),
-        logistic_sum=_recovering(_compiled(numba, logistic_sum)),
+        gather_sum=_recovering(_compile(numba, gather_sum, folder), folder),
+        logistic_sum=_recovering(_compile(numba, logistic_sum, folder), folder),
     )
     return _KERNELS
 
 
-def _compiled(numba, func: Callable) -> Callable:
-    """``func`` compiled with numba's disk cache, or without it where caching is impossible.
+def _compile(numba: Any, func: Callable, folder: Path | None) -> Callable:
+    """``func`` compiled by numba, cached on disk in ``folder`` (not at all when None).
 
-    numba refuses to cache ("no locator available") when no cache folder can be
-    written, such as a read-only package folder with a read-only home; the
-    kernel is then compiled for this process only.
+    numba picks a function's cache folder when it is decorated, from its public
+    ``config.CACHE_DIR`` setting (``NUMBA_CACHE_DIR``); the setting is ours only
+    while our kernels are decorated, so other numba users keep theirs.
     """
+    if folder is None:
+        return numba.njit(nogil=True)(func)
+    previous = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(folder)
     try:
         return numba.njit(cache=True, nogil=True)(func)
-    except RuntimeError:
+    except RuntimeError:  # numba finds no cache locator ("no locator available"): no cache
         return numba.njit(nogil=True)(func)
+    finally:
+        numba.config.CACHE_DIR = previous
 
 
-def _recovering(kernel: Callable) -> Callable:
+def _recovering(kernel: Callable, folder: Path | None) -> Callable:
     """``kernel``, rebuilt without its disk cache if loading the cache fails.
 
-    numba does not recover from a damaged cache file beside the package (a
-    truncated index raises on every later call, in every process); the
-    kernels themselves raise nothing on the arrays this module passes them.
-    So a failure on first use means a damaged cache: its files are removed,
-    the kernel compiled afresh for this process, and the next process writes
-    a good cache again.
+    numba does not recover from a damaged cache file (a truncated index
+    raises on every later call, in every process); the kernels themselves
+    raise nothing on the arrays this module passes them. So a failure on
+    first use means a damaged cache: the kernel's files under ``folder`` are
+    removed, the kernel compiled afresh for this process, and the next
+    process writes a good cache again.
     """
     state = {"kernel": kernel}
 
@@ -121,7 +161,7 @@ def _recovering(kernel: Callable) -> Callable:
         except Exception as err:
             if state["kernel"] is not kernel:
                 raise
-            _remove_numba_cache(kernel)
+            _remove_numba_cache(kernel, folder)
             warnings.warn(
                 f"numba's cache of skcodex's prediction kernels was damaged "
                 f"({type(err).__name__}); it was removed and the kernels compiled afresh",
@@ -136,15 +176,13 @@ def _recovering(kernel: Callable) -> Callable:
     return call
 
 
-def _remove_numba_cache(kernel: Callable) -> None:
-    """Delete the cache files of a cached numba function (best effort)."""
-    cache = getattr(kernel, "_cache", None)
-    folder = getattr(cache, "_cache_path", None)
+def _remove_numba_cache(kernel: Callable, folder: Path | None) -> None:
+    """Delete the cache files of one of this module's kernels under ``folder`` (best effort)."""
     name = getattr(getattr(kernel, "py_func", None), "__qualname__", "")
-    if not folder or not name:
+    if folder is None or not name:
         return
     stem = f"{Path(__file__).stem}.{name.replace('<locals>', 'locals')}"
-    for path in Path(folder).glob(f"{stem}-*.nb[ic]"):
+    for path in Path(folder).rglob(f"{stem}-*.nb[ic]"):
         try:
             path.unlink()
         except OSError:

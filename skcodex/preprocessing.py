@@ -7,10 +7,14 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import validate_parameter_constraints
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from skcodex._sklearn import (
+    dense_output_requested,
+    fit_context,
+    validate_parameter_constraints,
+)
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.design import Layout, old_positions
@@ -32,8 +36,8 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    catalogue : Catalogue or PlainCatalogue, optional
-        What deck strings are read against; base Codex by default.
+    catalogue : Catalogue, PlainCatalogue or None, default None
+        What deck strings are read against (None: base Codex).
     sparse_output : bool, default True
         Return a SciPy CSR matrix; False gives a dense NumPy array. Under
         ``set_output(transform="pandas")`` the output is always dense (a
@@ -42,7 +46,9 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     Attributes
     ----------
     vocabulary_ : skcodex.data.Vocabulary
+        Players, starters and specs seen in fit.
     layout_ : skcodex.model.Layout
+        Where each column of the design sits: the players, then the deck effects.
 
     Examples
     --------
@@ -70,16 +76,41 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
         self.catalogue = catalogue
         self.sparse_output = sparse_output
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any = None) -> MatchupEncoder:
-        """Learn the players, starters and specs of the training table."""
+        """Learn the players, starters and specs of the training table.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The match table: ``player1``, ``player2``, ``deck1``, ``deck2``.
+        y : None
+            Ignored; accepted for scikit-learn's pipelines.
+
+        Returns
+        -------
+        self
+            The fitted encoder.
+        """
         table = check_match_table(X, self.catalogue)
         self.vocabulary_ = Vocabulary.from_table(table)
         self.layout_ = Layout(*self.vocabulary_.sizes, self.vocabulary_.specs_per_deck)
         return self
 
     def transform(self, X: pd.DataFrame) -> sp.csr_matrix | np.ndarray:
-        """The (n_matches, n_effects) design matrix: sparse, or dense (see `sparse_output`)."""
+        """Encode a match table as the model's design matrix.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            A match table with the columns of the one passed to `fit`; levels
+            never seen in fit get no column.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix or ndarray of shape (n_matches, n_effects)
+            Sparse, or dense under ``sparse_output=False`` or pandas output.
+        """
         check_is_fitted(self, "layout_")
         # set_params after fit may have left a catalogue fit would refuse
         validate_parameter_constraints(
@@ -101,12 +132,23 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
             (vals[keep], (rows[keep], cols[keep])), shape=(len(index), self.layout_.size)
         )
         matrix.sum_duplicates()
-        if _dense_output_requested(self) or not self.sparse_output:
+        if dense_output_requested(self) or not self.sparse_output:
             return matrix.toarray()
         return matrix
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the design columns: ``skill[player]``, ``stst[Red,Blue]`` and so on."""
+        """Name the design columns: ``skill[player]``, ``stst[Red,Blue]`` and so on.
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored; accepted for scikit-learn's API.
+
+        Returns
+        -------
+        ndarray of str, shape (n_effects,)
+            One name per column of `transform`'s output.
+        """
         check_is_fitted(self, "layout_")
         v = self.vocabulary_
         names = [f"skill[{p}]" for p in v.players]
@@ -122,19 +164,3 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.requires_fit = True
         return tags
-
-
-def _dense_output_requested(estimator: Any) -> bool:
-    """Whether ``set_output`` (or the global config) asks for pandas or polars output.
-
-    Such output needs a dense array. scikit-learn's own helper answers for the
-    estimator's setting; it is private, so where it is missing this falls back
-    to the public global ``transform_output`` setting.
-    """
-    try:
-        from sklearn.utils._set_output import _get_output_config
-    except ImportError:  # a scikit-learn without the helper: the public setting
-        from sklearn import get_config
-
-        return get_config().get("transform_output", "default") != "default"
-    return _get_output_config("transform", estimator)["dense"] != "default"

@@ -914,3 +914,22 @@ def test_analyses_need_a_fitted_model(call):
     half.vocabulary_, half.classes_ = _world(n_draws=1).vocabulary_, np.array([0, 1])
     with pytest.raises(NotFittedError):
         call(half)
+
+
+def test_named_player_matchup_tables_pair_each_cell_with_its_decks():
+    """Two decks against three, named players: each row's mean is that pair's probability."""
+    clf = _world(n_draws=5, first_move=True)
+    skill = clf.layout_.unflatten(clf.effect_draws_)["skill"]
+    decks1, decks2 = [RED, BLUE], [MIXED, OFF, RED]
+    p_decks = _loop_p(clf, decks1, decks2)
+    q = np.log(p_decks) - np.log1p(-p_decks) + (skill[:, 2] - skill[:, 0])[:, None, None]
+    want = 1 / (1 + np.exp(-q))
+    np.testing.assert_allclose(
+        matchup_draws(clf, decks1, decks2, player1="cy", player2="ann"), want, atol=1e-12
+    )
+    table = matchup_table(clf, decks1, decks2, player1="cy", player2="ann")
+    assert len(table) == 6
+    labels1, labels2 = [deck_label(d) for d in decks1], [deck_label(d) for d in decks2]
+    for _, row in table.iterrows():
+        i, j = labels1.index(row["deck1"]), labels2.index(row["deck2"])
+        assert row["mean"] == pytest.approx(want[:, i, j].mean(), abs=1e-12)

@@ -39,7 +39,6 @@ import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.utils._param_validation import InvalidParameterError
 
 import skcodex
 from skcodex import (
@@ -50,6 +49,7 @@ from skcodex import (
     brier_score,
     brier_scorer,
 )
+from skcodex._sklearn import InvalidParameterError
 from skcodex.cli import main as cli
 from skcodex.data import MatchTableError
 from skcodex.datasets import load_codex_matches, make_matches
@@ -1174,7 +1174,7 @@ CASES = [
         "fit: NFC faces NFD of one name",
         lambda e: (EloClassifier().fit, (_pair("Zo\u00eb", "Zoe\u0308"), [1, 0]), {}),
         MatchTableError,
-        "same player once surrounding spaces and Unicode normal form",
+        "same player once surrounding spaces, invisible characters and Unicode normal form",
     ),
     Case(
         "EloClassifier: 'ann ' and NFD names are the players 'ann' and NFC",
@@ -1253,10 +1253,19 @@ CASES = [
         "skcodex fit: --out holds other files",
         lambda e: (
             _run_cli(e),
-            ("fit", str(e["files"]["matches"]), "--out", str(e["files"]["empty"])),
+            ("fit", str(e["files"]["matches"]), "--out", str(e["files"]["no_victor"])),
             {},
         ),
         check=_cli_fails("holds files skcodex did not write"),
+    ),
+    Case(
+        "skcodex fit: --out is the folder of the input",
+        lambda e: (
+            _run_cli(e),
+            ("fit", str(e["files"]["matches"]), "--out", str(e["files"]["root"])),
+            {},
+        ),
+        check=_cli_fails("would replace the input"),
     ),
     # -- splitters ----------------------------------------------------------------------
     Case(
@@ -1445,6 +1454,308 @@ CASES = [
 ]
 
 
+# -- hostile names, pipes and devices, time order, the command line, luck -----------------
+
+INVISIBLE = ["\u200b", "\u200d", "\u00ad", "\ufeff", "\u202e"]
+FORMULAS = ["=1+2", "+A1", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+DOLLARS = [r"$\fakecommand$", "$_$", "$$", "$^_^$", "Ca$h$", "$money$"]
+
+
+def _invisible_names_proba(clean: bool = False) -> np.ndarray:
+    """Elo on names carrying invisible characters, or on the same names without them."""
+    names = ["ann", "bob", "cy", "dee", "eve"]
+    marked = [f"{n[0]}{mark}{n[1:]}" for n, mark in zip(names, INVISIBLE)]
+    use = names if clean else marked
+    X = pd.DataFrame(
+        {
+            "player1": [use[i % 5] for i in range(20)],
+            "player2": [names[(i + 1 + i // 5) % 5] for i in range(20)],
+            "deck1": ["MonoRed"] * 20,
+            "deck2": ["MonoBlue"] * 20,
+        }
+    )
+    y = np.array([1, 0, 1, 1, 0] * 4)
+    return (
+        EloClassifier().fit(X, y).predict_proba(X.assign(player1=[names[i % 5] for i in range(20)]))
+    )
+
+
+def _safe_cells(result: Any, env: dict) -> None:
+    assert list(result["name"]) == ["'" + f for f in FORMULAS] + ["a=b"]
+    assert list(result["value"]) == [-0.5] * 7 and result["value"].dtype == float
+
+
+def _skill_frame(names: list[str]) -> pd.DataFrame:
+    n = len(names)
+    means = np.linspace(1.0, -1.0, n)
+    return pd.DataFrame(
+        {"mean": means, "lower": means - 0.5, "upper": means + 0.5}, index=pd.Index(names)
+    )
+
+
+def _plot_skills_drawn(names: list[str]) -> list:
+    """What plot_skills draws as its player labels, and whether each would be read as maths."""
+    from skcodex.plotting import plot_skills
+
+    fig = plot_skills(_skill_frame(names))
+    fig.savefig(io.BytesIO(), format="png", dpi=20)
+    return [t._preprocess_math(t.get_text()) for t in fig.axes[0].get_yticklabels()]
+
+
+def _drawn_as_typed(result: Any, env: dict) -> None:
+    assert result == [(name, False) for name in DOLLARS]
+
+
+def _period_months(env: dict) -> pd.DataFrame:
+    X = env["data"].X.drop(columns="date")
+    k = pd.factorize(X["period"])[0]
+    return X.assign(period=pd.PeriodIndex([f"2024-{i + 1:02d}" for i in k], freq="M"))
+
+
+def _elo_on_months(X: pd.DataFrame, y: np.ndarray, later_first: bool) -> np.ndarray:
+    if later_first:  # the last month's rows first, each month's rows in order
+        order = np.argsort(-pd.factorize(X["period"])[0], kind="stable")
+        X, y = X.iloc[order], y[order]
+    return EloClassifier().fit(X, y).predict_proba(X.sort_values("period", kind="stable"))
+
+
+def _month_folds(X: pd.DataFrame) -> list:
+    X = X.iloc[np.random.default_rng(1).permutation(len(X))]
+    return [
+        (str(X["period"].iloc[tr].max()), str(X["period"].iloc[te].min()))
+        for tr, te in TournamentSplit(n_splits=2).split(X)
+    ]
+
+
+def _months_in_order(result: Any, env: dict) -> None:
+    assert result == [("2024-02", "2024-03"), ("2024-03", "2024-04")]
+
+
+def _write(env: dict, name: str, content: bytes) -> str:
+    path = env["files"]["root"] / name
+    path.write_bytes(content)
+    return str(path)
+
+
+def _bad_cell_csv(env: dict, column: str) -> str:
+    table = env["data"].X.assign(y=env["data"].y).astype({column: object})
+    table.loc[3, column] = {"deck1": "Lawx", "player2": "\u200b", "y": "won"}[column]
+    buffer = io.StringIO()
+    table.to_csv(buffer, index=False)
+    return _write(env, f"bad_{column}.csv", buffer.getvalue().encode())
+
+
+def _link_out(env: dict) -> str:
+    link = env["files"]["root"] / "out-link"
+    if not link.is_symlink():
+        link.symlink_to(env["files"]["root"] / "out-target")
+    return str(link)
+
+
+def _predict_out(env: dict) -> Callable:
+    def run(*argv: str) -> tuple[int, str, str]:
+        env["capsys"].readouterr()
+        code = cli(list(argv))
+        captured = env["capsys"].readouterr()
+        return code, captured.out, captured.err
+
+    return run
+
+
+def _predict_argv(env: dict, p1: str) -> tuple:
+    X = env["data"].X
+    return (
+        "predict",
+        str(env["files"]["model"]),
+        "--p1",
+        p1,
+        "--deck1",
+        X["deck1"].iloc[0],
+        "--p2",
+        X["player2"].iloc[0],
+        "--deck2",
+        X["deck2"].iloc[0],
+    )
+
+
+def _same_forecast_as_typed_plainly(result: Any, env: dict) -> None:
+    code, out, err = result
+    assert code == 0, err
+    assert "not in the fitted matches" not in out
+    plain = _predict_out(env)(*_predict_argv(env, env["data"].X["player1"].iloc[0]))
+    assert out.splitlines()[-2:] == plain[1].splitlines()[-2:]
+
+
+def _noise_luck(env: dict, scale: float, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).normal(0.0, scale, len(env["data"].y))
+
+
+def _warnings_of(func: Callable) -> Callable:
+    def run(*args: Any, **kwargs: Any) -> list[str]:
+        from skcodex.data import LuckWarning
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            func(*args, **kwargs)
+        return [str(w.message) for w in caught if issubclass(w.category, LuckWarning)]
+
+    return run
+
+
+def _warned_noisier(result: Any, env: dict) -> None:
+    assert len(result) == 1 and "vary more than the raw outcomes" in result[0]
+
+
+def _pure_noise_luck(env: dict) -> np.ndarray:
+    """Luck from a judge that is pure noise, large enough to push a player's total out of range."""
+    return _noise_luck(env, 3.0, 0)
+
+
+CASES.extend(
+    [
+        Case(
+            "report CSV: text cells starting with =, +, -, @, tab or CR",
+            lambda e: (
+                __import__("skcodex.report", fromlist=["x"]).spreadsheet_safe,
+                (pd.DataFrame({"name": [*FORMULAS, "a=b"], "value": [-0.5] * 7}),),
+                {},
+            ),
+            check=_safe_cells,
+        ),
+        Case(
+            "plot_skills: player names holding $ signs ($\\fakecommand$, Ca$h$, ...)",
+            lambda e: (_plot_skills_drawn, (DOLLARS,), {}),
+            check=_drawn_as_typed,
+        ),
+        Case(
+            "fit: 'ann' facing 'ann' with a zero-width space",
+            lambda e: (EloClassifier().fit, (_pair("ann", "ann\u200b"), [1, 0]), {}),
+            MatchTableError,
+            "same player once surrounding spaces, invisible characters",
+        ),
+        Case(
+            "Elo fit: names differing by ZWSP, ZWJ, soft hyphen, BOM, RLO are one player each",
+            lambda e: (_invisible_names_proba, (), {}),
+            check=_same_probabilities(lambda e: _invisible_names_proba(clean=True)),
+        ),
+        Case(
+            "fit: a name of invisible characters only",
+            lambda e: (
+                EloClassifier().fit,
+                (_x(e, player2=_ids(e, "p2", "\u200b\ufeff")), _y(e)),
+                {},
+            ),
+            MatchTableError,
+            "player2.*empty or only spaces",
+        ),
+        Case(
+            "time-varying fit: a match dated NaT",
+            lambda e: (
+                BayesianMatchupClassifier(time_varying=True, **TINY).fit,
+                (_x(e, date=e["data"].X["date"].where(e["data"].X.index != 5)), _y(e)),
+                {},
+            ),
+            MatchTableError,
+            "column 'date' is missing a value at row 5",
+        ),
+        Case(
+            "Elo fit: Period months, later months' rows first",
+            lambda e: (_elo_on_months, (_period_months(e), _y(e), True), {}),
+            check=_same_probabilities(lambda e: _elo_on_months(_period_months(e), _y(e), False)),
+        ),
+        Case(
+            "TournamentSplit: Period months, rows shuffled",
+            lambda e: (_month_folds, (_period_months(e),), {}),
+            check=_months_in_order,
+        ),
+        Case(
+            "Bayesian fit: luck from a pure-noise evaluator",
+            lambda e: (_fit_bayes, (e["data"].X, _y(e)), {"luck": _pure_noise_luck(e)}),
+            MatchTableError,
+            r"after the luck adjustment player .* outside \[0, \d+\]",
+        ),
+        Case(
+            "Elo fit: luck from a noisy evaluator",
+            lambda e: (
+                _warnings_of(EloClassifier().fit),
+                (e["data"].X, _y(e)),
+                {"luck": _noise_luck(e, 1.0, 1)},
+            ),
+            check=_warned_noisier,
+        ),
+        Case(
+            "cli: fit /dev/zero",
+            lambda e: (
+                _run_cli(e),
+                ("fit", "/dev/zero", "--out", str(e["files"]["root"] / "out")),
+                {},
+            ),
+            check=_cli_fails("/dev/zero is not a regular file, a folder or a pipe"),
+        ),
+        Case(
+            "cli: fit a Latin-1 CSV",
+            lambda e: (
+                _run_cli(e),
+                (
+                    "fit",
+                    _write(e, "latin.csv", "player1,player2\nZoë,bob\n".encode("latin-1")),
+                    "--out",
+                    str(e["files"]["root"] / "out"),
+                ),
+                {},
+            ),
+            check=_cli_fails(r"latin\.csv: line 2 is not UTF-8 text", "save it as UTF-8"),
+        ),
+        *[
+            Case(
+                f"cli: fit a CSV with one bad cell in {column}",
+                lambda e, column=column: (
+                    _run_cli(e),
+                    ("fit", _bad_cell_csv(e, column), "--out", str(e["files"]["root"] / "out")),
+                    {},
+                ),
+                check=_cli_fails(column, "line 5"),
+            )
+            for column in ("deck1", "player2", "y")
+        ],
+        Case(
+            "cli: fit --out a symbolic link",
+            lambda e: (
+                _run_cli(e),
+                ("fit", str(e["files"]["matches"]), "--out", _link_out(e)),
+                {},
+            ),
+            check=_cli_fails("is a symbolic link"),
+        ),
+        Case(
+            "cli: fit --decks with a misspelt deck",
+            lambda e: (
+                _run_cli(e),
+                (
+                    "fit",
+                    str(e["files"]["matches"]),
+                    "--out",
+                    str(e["files"]["root"] / "out"),
+                    "--decks",
+                    "MonoRed,[Demonolgy]/Law/Peace",
+                ),
+                {},
+            ),
+            check=_cli_fails("--decks: .*Demonolgy"),
+        ),
+        Case(
+            "cli: predict --p1 with surrounding spaces and a zero-width space",
+            lambda e: (
+                _predict_out(e),
+                _predict_argv(e, f" {e['data'].X['player1'].iloc[0]}\u200b "),
+                {},
+            ),
+            check=_same_forecast_as_typed_plainly,
+        ),
+    ]
+)
+
+
 def _innermost_file(exc: BaseException) -> Path:
     tb = exc.__traceback__
     while tb.tb_next is not None:
@@ -1482,8 +1793,8 @@ def _assert_probabilities(result: Any) -> None:
         assert np.allclose(result.sum(axis=1), 1.0)
 
 
-def test_there_are_at_least_158_cases():
-    assert len(CASES) >= 158
+def test_there_are_at_least_177_cases():
+    assert len(CASES) >= 177
     assert len({c.name for c in CASES}) == len(CASES)
 
 

@@ -1,5 +1,6 @@
 """BayesianMatchupClassifier: scikit-learn behaviour, unseen levels, recovery of known truth."""
 
+import copy
 import pickle
 import warnings
 
@@ -238,6 +239,11 @@ def test_time_varying_forecasts_add_one_more_step_of_the_walk(data, monkeypatch)
     # without the walk it is far from N(0, 1).
     assert np.var(step) == pytest.approx(1.0, abs=0.06)
     assert abs(np.mean(step)) < 0.05
+    # The extra step is drawn from the fitted model's own seed: forecasts repeat, from this
+    # model and from a copy of it that draws the step afresh.
+    first = clf.predict_proba(data.X)
+    assert np.array_equal(first, clf.predict_proba(data.X))
+    assert np.array_equal(first, copy.deepcopy(clf).predict_proba(data.X))
     # Independent of the other effects: the deck blocks are carried over unchanged.
     np.testing.assert_array_equal(clf.layout_.unflatten(clf.effect_draws_)["spsp"], blocks["spsp"])
 

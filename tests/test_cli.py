@@ -282,7 +282,7 @@ def test_csv_with_a_winner_who_did_not_play(tmp_path, small_matches, capsys):
     path = tmp_path / "m.csv"
     small_matches.X.assign(winner="nobody").to_csv(path, index=False)
     code, _, err = run(["fit", path, "--out", tmp_path / "o", *FAST], capsys)
-    assert_one_line_error(code, err, "row 2 names the winner 'nobody'")
+    assert_one_line_error(code, err, "line 2: column 'winner' names 'nobody'")
 
 
 def test_csv_with_a_bad_deck(tmp_path, small_matches, capsys):
@@ -962,7 +962,7 @@ def test_codexdata_refuses_other_games_options(option, where):
     ("content", "pattern"),
     [
         (b"", "cannot read .* as CSV: No columns to parse"),
-        (b"\xff\xfe\x00bad", "cannot read .* as CSV"),
+        (b"\xff\xfe\x00bad", "m.csv: line 1 is not UTF-8 text .*: save it as UTF-8"),
         (b'player1,player2\n"a,b\n', "cannot read .* as CSV"),
     ],
 )
@@ -989,7 +989,9 @@ def test_results_as_y_or_winner_agree(tmp_path, small_matches):
     assert "y" not in table.columns
     np.testing.assert_array_equal(from_y, y)
     X.assign(y=np.where(y == 1, 1, 2)).to_csv(path, index=False)
-    with pytest.raises(ValueError, match=r"y must be 1 .* or 0"):
+    from skcodex.cli import CommandError
+
+    with pytest.raises(CommandError, match=r"w\.csv, line 2: column 'y' holds 2; give 1 where"):
         read_matches(path)
 
 
@@ -1154,7 +1156,7 @@ def test_every_option_is_in_the_reference_page():
     assert parser.description in page
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     helps = {a.dest: a.help for a in sub._choices_actions}
-    assert list(sub.choices) == ["fit", "predict", "demo"]
+    assert list(sub.choices) == ["fit", "predict", "demo", "simulate"]
     for name, command in sub.choices.items():
         section = page.split(f"## `skcodex {name}`")[1].split("\n## ")[0]
         assert f"*{helps[name]}*" in section and command.description in section
@@ -1173,3 +1175,220 @@ def test_every_option_is_in_the_reference_page():
             else:
                 shown = f"{flag} {action.metavar or action.dest.upper()}"
             assert row == f"| `{shown}` | {action.help}{required} |"
+
+
+# -- what the command reads: devices, pipes, encodings, the line of a bad cell -----------
+
+
+def test_a_device_is_refused_before_any_read(tmp_path, capsys):
+    code, _, err = run(["fit", "/dev/zero", "--out", tmp_path / "o", *FAST], capsys)
+    assert_one_line_error(code, err, "/dev/zero is not a regular file, a folder or a pipe")
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_pipe_is_read_once(match_csv, tmp_path):
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(match_csv.read_bytes()))
+    writer.start()
+    X, y, catalogue = read_matches(fifo)
+    writer.join()
+    want_X, want_y, want_catalogue = read_matches(match_csv)
+    pd.testing.assert_frame_equal(X, want_X)
+    assert np.array_equal(y, want_y) and catalogue == want_catalogue
+
+
+@pytest.mark.parametrize("how", ["a pipe", "a redirected file"])
+def test_dev_stdin_is_read_once(match_csv, how):
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from skcodex.cli import read_matches\n"
+        "X, y, _ = read_matches('/dev/stdin')\n"
+        "print(len(X), int(y.sum()))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    if how == "a pipe":
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            input=match_csv.read_bytes(),
+            capture_output=True,
+            env=env,
+            timeout=120,
+        )
+    else:
+        with open(match_csv, "rb") as stdin:
+            done = subprocess.run(
+                [sys.executable, "-c", code],
+                stdin=stdin,
+                capture_output=True,
+                env=env,
+                timeout=120,
+            )
+    X, y, _ = read_matches(match_csv)
+    assert done.stdout.decode().split() == [str(len(X)), str(int(y.sum()))], done.stderr
+
+
+def test_a_latin1_csv_names_the_file_the_line_and_the_remedy(tmp_path, capsys):
+    path = tmp_path / "latin.csv"
+    path.write_bytes(
+        "player1,player2,deck1,deck2,y\nann,bob,MonoRed,MonoBlue,1\nZoë,bob,MonoRed,MonoBlue,0\n".encode(
+            "latin-1"
+        )
+    )
+    code, _, err = run(["fit", path, "--out", tmp_path / "o", *FAST], capsys)
+    assert_one_line_error(
+        code,
+        err,
+        r"latin\.csv: line 3 is not UTF-8 text \(byte 0xeb at byte 3 of the line; .*Latin-1.*"
+        r"\): save it as UTF-8",
+    )
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "what"),
+    [
+        ("player1", "\u200b", "player name at row 3"),
+        ("player2", "   ", "player name at row 3"),
+        ("deck1", "[Anarchy/Bloood]", "deck1"),
+        ("deck2", "Lawx", "deck2"),
+        ("period", None, "period"),
+        ("y", 7, "column 'y' holds 7"),
+        ("winner", "nobody", "column 'winner' names 'nobody'"),
+    ],
+)
+def test_a_bad_cell_is_reported_at_its_line_in_the_file(
+    tmp_path, small_matches, capsys, column, value, what
+):
+    """Row 3 of the table is line 5 of the file (line 1 is the header), whatever the column."""
+    X, y = small_matches.X, small_matches.y
+    table = (
+        X.assign(y=y)
+        if column != "winner"
+        else X.assign(winner=np.where(y == 1, X["player1"], X["player2"]))
+    )
+    table[column] = table[column].astype(object)
+    table.loc[3, column] = value
+    path = tmp_path / "m.csv"
+    table.to_csv(path, index=False)
+    code, _, err = run(["fit", path, "--out", tmp_path / "o", *FAST], capsys)
+    assert_one_line_error(code, err, re.escape(what))
+    assert "line 5" in err and "line 4" not in err and "line 6" not in err, err
+
+
+# -- the output folder: links, mount points, SIGTERM, --decks ----------------------------
+
+
+def _no_fit(monkeypatch):
+    import skcodex.cli.commands as cli
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the fit must not start")
+
+    monkeypatch.setattr(cli, "_fit", no_fit)
+
+
+@pytest.mark.parametrize("target", ["a folder", "nothing (dangling)"])
+def test_out_as_a_symbolic_link_is_refused_before_the_fit(
+    match_csv, tmp_path, capsys, monkeypatch, target
+):
+    _no_fit(monkeypatch)
+    real = tmp_path / "real"
+    if target == "a folder":
+        real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    code, _, err = run(["fit", match_csv, "--out", link, *FAST], capsys)
+    assert_one_line_error(code, err, "--out .*link is a symbolic link")
+    assert link.is_symlink() and link.readlink() == real
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["link", *(["real"] if target == "a folder" else [])]
+    )
+
+
+def test_a_misspelt_decks_is_refused_before_the_fit(match_csv, tmp_path, capsys, monkeypatch):
+    _no_fit(monkeypatch)
+    argv = ["fit", match_csv, "--out", tmp_path / "o", "--decks", "MonoRed,[Anarchy/Bloood]"]
+    code, _, err = run([*argv, *FAST], capsys)
+    assert_one_line_error(code, err, "--decks: .*Bloood")
+    assert not (tmp_path / "o").exists()
+
+
+def test_out_on_a_mount_point_is_updated_in_place(tmp_path, monkeypatch):
+    """A folder that cannot be renamed (EBUSY) gets the new outputs copied in, file by file."""
+    import errno
+    import os
+
+    import skcodex.cli.output as output
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / MODEL_FILE).write_text("old model")
+    (out / "nash.csv").write_text("old, not written by the new run")
+    staging = output.prepare_output(out)
+    (staging / MODEL_FILE).write_text("new model")
+    (staging / "report.html").write_text("new page")
+    real_replace = os.replace
+
+    def busy(src, dst):
+        if Path(src) == out:
+            raise OSError(errno.EBUSY, "Device or resource busy", str(src))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(output.os, "replace", busy)
+    output.publish_output(staging, out)
+    assert {p.name: p.read_text() for p in out.iterdir()} == {
+        MODEL_FILE: "new model",
+        "report.html": "new page",
+    }
+
+
+@pytest.mark.parametrize("when", ["once the staging folder exists", "while fitting"])
+def test_sigterm_during_fit_leaves_no_staging_folder(match_csv, tmp_path, when):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "out"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        "PYTHONUNBUFFERED": "1",
+    }
+    argv = [sys.executable, "-m", "skcodex.cli", "fit", str(match_csv), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*argv, *FAST], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".out.*.partial")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    if when == "while fitting":
+        while "Fitting" not in proc.stdout.readline():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert "skcodex: terminated" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+# -- names typed on the command line ---------------------------------------------------
+
+
+@pytest.mark.parametrize("typed", [" player01 ", "player01\u200b", "\ufeffplayer01\u00ad"])
+def test_predict_reads_names_as_the_table_does(known_model, capsys, typed):
+    model, truth = known_model
+    plain = _predict(model, "player01", "player02", capsys)
+    out = _predict(model, typed, "player02", capsys)
+    assert "not in the fitted matches" not in out
+    assert _printed(out) == _printed(plain)
+    assert _printed(out)[0] == pytest.approx(truth("player01", "player02").mean(), abs=5e-4)

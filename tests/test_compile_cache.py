@@ -68,17 +68,38 @@ def _damage(folder: Path) -> int:
     return count
 
 
-@pytest.mark.slow
-def test_damaged_prediction_kernel_cache_is_rebuilt(tmp_path):
-    """The kernels' cache beside the package: damaged, then recovered in one call."""
+def _package_copy(tmp_path: Path) -> Path:
     package = tmp_path / "copy" / "skcodex"
     shutil.copytree(Path(skcodex.__file__).parent, package, ignore=shutil.ignore_patterns("*.nb?"))
-    env = {**os.environ, "PYTHONPATH": str(package.parent)}
+    return package
+
+
+@pytest.mark.slow
+def test_damaged_prediction_kernel_cache_is_rebuilt(tmp_path):
+    """The kernels' cache in the user's cache folder: damaged, then recovered in one call."""
+    package = _package_copy(tmp_path)
+    cache = tmp_path / "user-cache"
+    env = {**os.environ, "PYTHONPATH": str(package.parent), "XDG_CACHE_HOME": str(cache)}
+    env.pop("NUMBA_CACHE_DIR", None)
     first = _run(PREDICT, env, tmp_path)
     assert first[1] == "CLEAN"
-    assert _damage(package / "__pycache__") >= 2
+    assert not list(package.rglob("*.nb[ic]"))  # nothing beside the package
+    assert _damage(cache / "skcodex" / "numba") >= 2
     _same(_run(PREDICT, env, tmp_path), first, "WARNED")  # same forecasts, and a warning
     _same(_run(PREDICT, env, tmp_path), first, "CLEAN")  # the next process: a good cache
+
+
+@pytest.mark.slow
+def test_an_unwritable_kernel_cache_compiles_without_one(tmp_path):
+    """A cache folder that cannot be written: forecasts as usual, nothing cached anywhere."""
+    package = _package_copy(tmp_path)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    env = {**os.environ, "PYTHONPATH": str(package.parent), "XDG_CACHE_HOME": str(blocker)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    reference = _run(PREDICT, env, tmp_path)
+    assert reference[1] == "CLEAN"
+    assert not list(tmp_path.rglob("*.nb[ic]"))
 
 
 @pytest.mark.slow

@@ -489,3 +489,99 @@ def test_one_column_y_is_read_like_a_one_column_frame():
         check_outcome(pd.DataFrame({"a": y, "b": y}), 3)
     with pytest.raises(MatchTableError, match="got 2 at row 1"):
         check_outcome(np.array([[1], [2], [0]]), 3)
+
+
+# -- invisible characters and Period labels ----------------------------------------------
+
+INVISIBLE = {
+    "zero-width space": "\u200b",
+    "zero-width joiner": "\u200d",
+    "soft hyphen": "\u00ad",
+    "byte order mark": "\ufeff",
+    "right-to-left override": "\u202e",
+    "word joiner": "\u2060",
+}
+
+
+@pytest.mark.parametrize("mark", INVISIBLE.values(), ids=INVISIBLE.keys())
+def test_names_differing_by_invisible_characters_are_one_player(mark):
+    from skcodex.data import normalise_name
+
+    assert normalise_name(f"ann{mark}") == normalise_name(f"{mark} a{mark}nn ") == "ann"
+    table = pd.DataFrame(
+        {
+            "player1": ["ann", f"a{mark}nn", "bob"],
+            "player2": ["bob", "cat", f"{mark}ann"],
+            "deck1": ["MonoRed"] * 3,
+            "deck2": ["MonoBlue"] * 3,
+        }
+    )
+    checked = check_match_table(table)
+    assert list(checked["player1"]) == ["ann", "ann", "bob"]
+    assert list(checked["player2"]) == ["bob", "cat", "ann"]
+    # a self-match between the two spellings is caught
+    with pytest.raises(MatchTableError, match=r"player 'ann' faces .* invisible characters"):
+        check_match_table(table.assign(player2=[f"ann{mark}", "cat", "ann"]))
+
+
+def test_a_name_of_invisible_characters_only_is_refused():
+    table = pd.DataFrame(
+        {
+            "player1": ["\u200b\u200d"],
+            "player2": ["bob"],
+            "deck1": ["MonoRed"],
+            "deck2": ["MonoRed"],
+        }
+    )
+    with pytest.raises(MatchTableError, match=r"player1.*empty or only spaces"):
+        check_match_table(table)
+
+
+def _months(n_rows: int, n_months: int) -> pd.Series:
+    labels = [f"2024-{1 + (i * n_months) // n_rows:02d}" for i in range(n_rows)]
+    return pd.Series(pd.PeriodIndex(labels, freq="M"))
+
+
+@pytest.mark.parametrize("as_object", [False, True])
+def test_period_months_are_ordered_by_time_not_by_rows(as_object):
+    """Epochs (the Bayesian skill walk's periods) follow the months, whatever the row order."""
+    from skcodex.data import epochs, period_times, time_order
+
+    months = _months(12, 4)
+    table = pd.DataFrame(
+        {
+            "player1": ["a", "b", "c"] * 4,
+            "player2": ["b", "c", "a"] * 4,
+            "deck1": ["MonoRed"] * 12,
+            "deck2": ["MonoBlue"] * 12,
+            "period": months.astype(object) if as_object else months,
+        }
+    )
+    shuffled = table.iloc[[11, 4, 0, 7, 3, 9, 1, 10, 5, 2, 8, 6]]  # 2024-04 comes first
+    checked = check_match_table(shuffled)
+    times = period_times(checked["period"])
+    assert list(times) == [p.start_time for p in shuffled["period"]]
+    order = time_order(checked)
+    assert list(checked["period"].iloc[order]) == sorted(shuffled["period"])
+    codes = encode(checked, Vocabulary.from_table(checked))
+    month_number = np.array([p.month for p in shuffled["period"]])
+    assert np.array_equal(codes.epoch, month_number - 1)
+    assert np.array_equal(epochs(checked["period"], order), month_number - 1)
+
+
+def test_a_time_varying_fit_refuses_a_match_without_a_date():
+    from skcodex import BayesianMatchupClassifier
+
+    X = pd.DataFrame(
+        {
+            "player1": ["a", "b", "c", "a"],
+            "player2": ["b", "c", "a", "c"],
+            "deck1": ["MonoRed"] * 4,
+            "deck2": ["MonoBlue"] * 4,
+            "period": [1, 1, 2, 2],
+            "date": ["2024-01-01", "2024-01-02", None, "2024-02-01"],
+        }
+    )
+    clf = BayesianMatchupClassifier(time_varying=True, draws=10, tune=10, chains=1)
+    with pytest.raises(MatchTableError, match="column 'date' is missing a value at row 2"):
+        clf.fit(X, [1, 0, 1, 0])

@@ -368,3 +368,94 @@ def test_make_dice_matches_return_X_y():
     np.testing.assert_array_equal(y, data.y)
     with pytest.raises(TypeError, match="return_X_y must be True or False"):
         make_dice_matches(n_players=4, n_matches=20, return_X_y=1)
+
+
+# -- checking the evaluator ------------------------------------------------------------
+
+
+def _season(seed: int = 5):
+    """A short season of the dice race: 8 players, 120 matches, exact luck."""
+    return make_dice_matches(n_players=8, n_matches=120, random_state=seed)
+
+
+def test_an_exact_evaluator_passes_the_checks():
+    import warnings
+
+    from skcodex import EloClassifier
+    from skcodex.data import LuckWarning, adjust_for_luck
+
+    data = _season()
+    table = check_match_table(data.X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LuckWarning)
+        adjusted = adjust_for_luck(table, data.y.astype(float), data.luck)
+        EloClassifier().fit(data.X, data.y, luck=data.luck)
+    np.testing.assert_array_equal(adjusted, data.y - data.luck)
+    assert np.var(adjusted) < np.var(data.y)
+
+
+def test_a_noisy_evaluator_is_warned_about():
+    from skcodex import EloClassifier, Glicko2Classifier
+    from skcodex.data import LuckWarning
+
+    data = _season()
+    noisy = data.luck + np.random.default_rng(0).normal(0.0, 1.0, len(data.luck))
+    raw, adjusted = np.var(data.y), np.var(data.y - noisy)
+    assert adjusted > raw  # the premise: this evaluator adds more noise than it removes
+    for model in (EloClassifier(), Glicko2Classifier()):
+        with pytest.warns(LuckWarning, match=f"variance {adjusted:.3g} against {raw:.3g}"):
+            model.fit(data.X, data.y, luck=noisy)
+
+
+def _adjusted_wins(X: pd.DataFrame, adjusted: np.ndarray) -> dict:
+    """Each player's adjusted total of wins and matches, match by match."""
+    wins, played = {}, {}
+    for p1, p2, r in zip(X["player1"], X["player2"], adjusted):
+        wins[p1] = wins.get(p1, 0.0) + r
+        wins[p2] = wins.get(p2, 0.0) + 1.0 - r
+        played[p1], played[p2] = played.get(p1, 0) + 1, played.get(p2, 0) + 1
+    return {p: (wins[p], played[p]) for p in wins}
+
+
+def test_a_pure_noise_evaluator_is_refused_where_the_posterior_would_be_improper():
+    import re
+
+    from skcodex import BayesianMatchupClassifier, EloClassifier
+    from skcodex.data import LuckWarning
+
+    data = _season()
+    noise = np.random.default_rng(2).normal(0.0, 3 * np.std(data.luck), len(data.luck))
+    totals = _adjusted_wins(data.X, data.y - noise)
+    outside = {p: t for p, t in totals.items() if not 0 <= t[0] <= t[1]}
+    assert len(outside) == 3  # the premise, counted independently
+    X, r = data.X, data.y - noise
+    for player, (wins, played) in outside.items():
+        # The quasi-likelihood has no maximum: it keeps growing along that player's skill.
+        sign = 1.0 if wins > played else -1.0
+        direction = sign * ((X["player1"] == player).to_numpy() * 1.0 - (X["player2"] == player))
+        values = [quasi_log_likelihood(r, t * direction).sum() for t in (10.0, 100.0, 1000.0)]
+        assert values[0] < values[1] < values[2]
+    with pytest.warns(LuckWarning), pytest.raises(MatchTableError) as info:
+        BayesianMatchupClassifier(draws=10, tune=10, chains=1).fit(data.X, data.y, luck=noise)
+    named = re.search(r"player '(\w+)' has (\S+) wins from (\d+) matches", str(info.value))
+    wins, played = outside[named[1]]
+    assert (named[2], int(named[3])) == (f"{wins:.3g}", played)
+    assert f"outside [0, {played}] (3 player(s) in all)" in str(info.value)
+    # Elo has no likelihood to keep proper: it warns and fits.
+    with pytest.warns(LuckWarning):
+        p = EloClassifier().fit(data.X, data.y, luck=noise).predict_proba(data.X)
+    assert np.isfinite(p).all()
+
+
+def test_fit_skills_without_first_move_fits_no_first_move_advantage():
+    data = make_dice_matches(n_players=8, n_matches=2000, random_state=2)
+    with_h = fit_skills(data.X, data.y)
+    without = fit_skills(data.X, data.y, first_move=False)
+    assert with_h.attrs["first_move"] > 0.1  # the race favours the first mover
+    assert without.attrs["first_move"] == 0.0
+    # Without h, the strengths alone maximise the penalised quasi-likelihood.
+    table = check_match_table(data.X)
+    s = without.to_dict()
+    q = np.array([s[a] - s[b] for a, b in zip(table["player1"], table["player2"])])
+    r = data.y.astype(float)
+    assert abs(np.sum(1 / (1 + np.exp(-q)) - r)) > 1.0  # h's score is not zero: h was held

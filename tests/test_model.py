@@ -153,3 +153,27 @@ def test_balanced_prior_draws_follow_the_stated_distributions():
     # The synergy spread keeps its own log-normal prior, N(-1.2, 0.4).
     assert np.mean(np.log(sd[:, 4])) == pytest.approx(-1.2, abs=0.4 * se)
     assert np.std(np.log(sd[:, 4])) == pytest.approx(0.4, rel=0.05)
+
+
+@pytest.mark.parametrize("prior", ["lognormal", "balanced"])
+def test_first_move_reads_its_own_prior_entry(problem, prior):
+    """With unequal custom priors, z's first-move entry is N(loc[-1], scale[-1]); others N(0, 1)."""
+    from skcodex.model import ModelOptions
+
+    codes, y, seed_layout = problem
+    options = ModelOptions(first_move=True, prior=prior)
+    layout = Layout(seed_layout.n_players, seed_layout.n_starters, seed_layout.n_specs, 3, options)
+    n = len(options.prior_names)
+    assert options.prior_names[-1] == "first_move"
+    loc = (*np.linspace(-1.0, 0.3, n - 1), 0.7)
+    scale = (*np.linspace(0.4, 0.9, n - 1), 0.2)
+    model = build_model(layout.index_matrix(codes), y, layout, SpreadPriors(loc=loc, scale=scale))
+    z = np.random.default_rng(1).normal(size=layout.n_free)
+    at = layout.offsets["first_move"]
+    z[at] = 0.55
+    point = model.initial_point()
+    point["z"] = z
+    got = model.compile_logp(vars=[model["z"]])(point)
+    mean, sd = np.zeros(layout.n_free), np.ones(layout.n_free)
+    mean[at], sd[at] = 0.7, 0.2
+    assert got == pytest.approx(norm.logpdf(z, mean, sd).sum(), abs=1e-8, rel=0)

@@ -337,3 +337,21 @@ def test_requests_groups_under_metadata_routing():
     """Like scikit-learn's group splitters, groups are requested by default."""
     routing = TournamentSplit().get_metadata_routing()
     assert routing.split.requests == {"groups": True}
+
+
+def test_period_months_are_split_in_time_order_whatever_the_rows():
+    """TournamentSplit never trains on a later month than it tests, with rows shuffled."""
+    rng = np.random.default_rng(0)
+    labels = [f"2024-{m:02d}" for m in range(1, 9) for _ in range(10)]
+    months = pd.Series(pd.PeriodIndex(labels, freq="M"))
+    X = pd.DataFrame({"period": months, "id": range(len(months))})
+    shuffled = X.iloc[rng.permutation(len(X))]
+    for frame in (shuffled, shuffled.assign(period=shuffled["period"].astype(object))):
+        folds = list(TournamentSplit(n_splits=3).split(frame))
+        tested = [set(frame["period"].iloc[test]) for _, test in folds]
+        assert [str(next(iter(t))) for t in tested] == ["2024-06", "2024-07", "2024-08"]
+        for train, test in folds:
+            assert frame["period"].iloc[train].max() < frame["period"].iloc[test].min()
+            trained = set(frame["id"].iloc[train])
+            want = set(X["id"][X["period"] < frame["period"].iloc[test].min()])
+            assert trained == want

@@ -488,9 +488,9 @@ def test_dense_output_falls_back_to_the_public_setting(monkeypatch):
 
     import sklearn
 
-    from skcodex.preprocessing import _dense_output_requested
+    from skcodex._sklearn import dense_output_requested
 
     monkeypatch.setitem(sys.modules, "sklearn.utils._set_output", None)
     with sklearn.config_context(transform_output="pandas"):
-        assert _dense_output_requested(object())
-    assert not _dense_output_requested(object())
+        assert dense_output_requested(object())
+    assert not dense_output_requested(object())

@@ -1,5 +1,6 @@
 """The posterior's one home: idata_ is the installed ArviZ's object, and ArviZ works on it."""
 
+import re
 import warnings
 
 import numpy as np
@@ -126,9 +127,19 @@ def test_forest_plot_of_idata(fitted):
 
     matplotlib.use("Agg")
     import arviz as az
+    from matplotlib.text import Text
 
     result = az.plot_forest(fitted.idata_, var_names=["sd"])
-    assert result is not None
+    if hasattr(result, "viz"):  # ArviZ 1.x: a PlotCollection
+        figure = result.viz["figure"].item()
+    else:  # ArviZ 0.x: an array of axes
+        figure = np.ravel(result)[0].figure
+    figure.canvas.draw()
+    shown = " ".join(t.get_text() for t in figure.findobj(Text))
+    spreads = posterior.group(fitted.idata_, "posterior")["sd"].coords["spread"].values
+    assert len(spreads) == 4
+    for spread in spreads:  # one row a spread of the posterior, each named
+        assert re.search(rf"\b{spread}\b", shown), (spread, shown)
 
 
 def test_saved_file_holds_the_posterior_once_and_loads_identically(fitted, data, tmp_path):

@@ -227,18 +227,20 @@ def _cached_kernel(folder, fails):
         return add(*args)
 
     kernel.py_func = add
-    kernel._cache = SimpleNamespace(_cache_path=str(folder))
     return kernel, add.__qualname__.replace("<locals>", "locals")
 
 
 def test_a_damaged_kernel_cache_is_removed_and_the_kernel_rebuilt(tmp_path):
     kernel, name = _cached_kernel(tmp_path, fails=1)
     stem = f"prediction.{name}"
-    doomed = [tmp_path / f"{stem}-12.py311.nbi", tmp_path / f"{stem}-12.py311.1.nbc"]
-    kept = [tmp_path / "prediction.other-12.py311.nbi", tmp_path / f"{stem}-12.txt"]
+    # numba keeps a cache under NUMBA_CACHE_DIR in a subfolder named after the source's path
+    sub = tmp_path / "site" / "skcodex"
+    sub.mkdir(parents=True)
+    doomed = [sub / f"{stem}-12.py311.nbi", sub / f"{stem}-12.py311.1.nbc"]
+    kept = [sub / "prediction.other-12.py311.nbi", sub / f"{stem}-12.txt"]
     for path in doomed + kept:
         path.write_bytes(b"x")
-    call = prediction._recovering(kernel)
+    call = prediction._recovering(kernel, tmp_path)
     with pytest.warns(RuntimeWarning, match=r"damaged \(OSError\); it was removed"):
         assert call(2, 3) == 5
     assert [p.exists() for p in doomed] == [False, False]
@@ -252,7 +254,7 @@ def test_a_kernel_that_works_is_called_as_it_is(tmp_path):
     kernel, _ = _cached_kernel(tmp_path, fails=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert prediction._recovering(kernel)(1, 2) == 3
+        assert prediction._recovering(kernel, tmp_path)(1, 2) == 3
 
 
 def test_a_rebuilt_kernel_that_fails_raises(tmp_path, monkeypatch):
@@ -264,7 +266,7 @@ def test_a_rebuilt_kernel_that_fails_raises(tmp_path, monkeypatch):
         raise ZeroDivisionError("still broken")
 
     monkeypatch.setattr(numba, "njit", lambda **options: lambda f: broken)
-    call = prediction._recovering(kernel)
+    call = prediction._recovering(kernel, tmp_path)
     with pytest.warns(RuntimeWarning), pytest.raises(ZeroDivisionError, match="still broken"):
         call(1, 2)
     with pytest.raises(ZeroDivisionError, match="still broken"):
@@ -273,9 +275,50 @@ def test_a_rebuilt_kernel_that_fails_raises(tmp_path, monkeypatch):
 
 def test_removing_the_cache_of_a_plain_function_does_nothing(tmp_path):
     (tmp_path / "keep.nbi").write_bytes(b"x")
-    prediction._remove_numba_cache(lambda: None)
-    prediction._remove_numba_cache(SimpleNamespace(_cache=SimpleNamespace(_cache_path="")))
+    prediction._remove_numba_cache(lambda: None, tmp_path)
+    prediction._remove_numba_cache(SimpleNamespace(py_func=len), None)
     assert (tmp_path / "keep.nbi").exists()
+
+
+def test_the_kernel_cache_is_a_per_user_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert prediction.kernel_cache_dir() == tmp_path / "cache" / "skcodex" / "numba"
+    assert (tmp_path / "cache" / "skcodex" / "numba").is_dir()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba-own"))
+    assert prediction.kernel_cache_dir() == tmp_path / "numba-own"
+
+
+def test_an_unwritable_kernel_cache_means_no_cache(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "numba"))
+    assert prediction.kernel_cache_dir() is None
+    import numba
+
+    def twice(x):
+        return 2 * x
+
+    assert prediction._compile(numba, twice, None)(4) == 8
+    assert not list(tmp_path.rglob("*.nb[ic]"))
+
+
+def test_kernels_compiled_with_a_folder_cache_there_and_leave_numba_settings_alone(
+    tmp_path, monkeypatch
+):
+    import numba
+
+    before = numba.config.CACHE_DIR
+
+    def thrice(x):
+        return 3 * x
+
+    kernel = prediction._compile(numba, thrice, tmp_path)
+    assert numba.config.CACHE_DIR == before
+    assert kernel(2) == 6
+    written = list(tmp_path.rglob("*.nb[ic]"))
+    assert {p.suffix for p in written} == {".nbi", ".nbc"}
+    assert all("thrice" in p.name for p in written)
 
 
 def test_unique_rows_of_empty_and_zero_width_matrices():

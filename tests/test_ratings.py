@@ -1039,3 +1039,23 @@ def test_ratings_never_read_the_decks():
     for make in (EloClassifier, Glicko2Classifier):
         model = make().fit(X, [1, 0])
         assert model.predict_proba(X).shape == (2, 2)
+
+
+@pytest.mark.parametrize("make", [EloClassifier, Glicko2Classifier])
+@pytest.mark.parametrize("as_object", [False, True])
+def test_period_months_give_the_same_forecasts_whatever_the_row_order(make, as_object):
+    """Months given as pandas Periods are replayed in month order, not row order."""
+    data = make_matches(n_players=16, n_matches=240, n_tournaments=6, random_state=5)
+    k = pd.factorize(data.X["period"])[0]
+    months = pd.Series(pd.PeriodIndex([f"2024-{i + 1:02d}" for i in k], freq="M"))
+    X = data.X.drop(columns="date").assign(
+        period=(months.astype(object) if as_object else months).to_numpy()
+    )
+    later_first = np.argsort(-k, kind="stable")  # the last month's rows first, each in order
+    sorted_p = make().fit(X, data.y).predict_proba(X)
+    shuffled_p = make().fit(X.iloc[later_first], data.y[later_first]).predict_proba(X)
+    assert np.array_equal(sorted_p, shuffled_p)
+    # and as text labels (no order of their own) the row order would matter
+    text = X.assign(period=months.astype(str).to_numpy())
+    text_p = make().fit(text.iloc[later_first], data.y[later_first]).predict_proba(X)
+    assert not np.allclose(text_p, sorted_p)

@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.model_selection import cross_val_score, train_test_split
-from sklearn.utils import _safe_indexing
 
 from skcodex import (
     BayesianMatchupClassifier,
@@ -26,6 +25,7 @@ from skcodex import (
     TournamentSplit,
     brier_scorer,
 )
+from skcodex._sklearn import safe_indexing
 from skcodex.analysis import deck_ranking, most_played_decks
 from skcodex.codex import CODEX, Deck
 from skcodex.data import MatchTableError, check_match_table, table_catalogue
@@ -71,12 +71,12 @@ def test_the_table_carries_its_catalogue_through_slicing_and_splitters(loaded):
     assert X.iloc[test].attrs["catalogue"] is cat
     assert X.loc[X["period"] == LAST].attrs["catalogue"] is cat
     assert X[["player1", "player2", "deck1", "deck2"]].attrs["catalogue"] is cat
-    assert _safe_indexing(X, test).attrs["catalogue"] is cat  # what sklearn's CV uses
+    assert safe_indexing(X, test).attrs["catalogue"] is cat  # what sklearn's CV uses
     Xa, Xb, _, _ = train_test_split(X, y, test_size=0.3, random_state=0)
     assert Xa.attrs["catalogue"] is cat and Xb.attrs["catalogue"] is cat
     assert pd.concat([X.iloc[train], X.iloc[test]]).attrs["catalogue"] is cat
     for _tr, te in TournamentSplit(n_splits=2).split(X):
-        assert _safe_indexing(X, te).attrs["catalogue"] is cat
+        assert safe_indexing(X, te).attrs["catalogue"] is cat
 
 
 def test_check_match_table_reads_decks_against_the_tables_catalogue(loaded):

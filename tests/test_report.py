@@ -3,6 +3,7 @@
 import base64
 import dataclasses
 import html
+import io
 import re
 import shutil
 import subprocess
@@ -388,3 +389,137 @@ def test_a_model_not_recorded_is_not_described(result):
     for key in ("balanced", "seed", "default", "custom"):
         assert PHRASES[key] not in methods
     assert "prior not recorded" in page
+
+
+# -- names from the data: spreadsheet formulas and maths --------------------------------
+
+FORMULA_NAMES = ['=HYPERLINK("http://x","y")', "+1+2", "-2+3", "@SUM(A1)"]
+MATH_NAMES = [r"$\fakecommand$", "$_$", "$$", "$^_^$", "Ca$h$", "$money$"]
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    """A tiny fit of another game whose players, starters and components have hostile names."""
+    from skcodex.codex import PlainCatalogue
+
+    players = [*FORMULA_NAMES, *MATH_NAMES, "plain"]
+    decks = ["=Go/-Neg", "=Go/@At", "$x$/+Plus", "$x$/-Neg", "Safe/@At"]
+    rng = np.random.default_rng(0)
+    n = 300
+    p1 = rng.integers(0, len(players), n)
+    p2 = (p1 + rng.integers(1, len(players), n)) % len(players)
+    X = pd.DataFrame(
+        {
+            "player1": [players[i] for i in p1],
+            "player2": [players[i] for i in p2],
+            "deck1": [decks[i] for i in rng.integers(0, len(decks), n)],
+            "deck2": [decks[i] for i in rng.integers(0, len(decks), n)],
+            "period": np.repeat(["=T1", "$T2$", "-T3"], n // 3),
+        }
+    )
+    y = rng.integers(0, 2, n)
+    clf = BayesianMatchupClassifier(
+        method="advi", draws=50, chains=1, random_state=0, catalogue=PlainCatalogue()
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(X, y)
+    last = (X["period"] == "-T3").to_numpy()
+    held = HeldOut(
+        label="tournament $T3$",
+        y=y[last],
+        p_win=clf.predict_proba(X[last])[:, 1],
+        n_train=int((~last).sum()),
+        problems=[],
+    )
+    folder = tmp_path_factory.mktemp("hostile")
+    options = {"held_out": held, "nash_draws": 5, "decks": decks}
+    write_report(clf, X, y, folder, **options)  # must not fail in matplotlib's maths parser
+    return {
+        "clf": clf,
+        "X": X,
+        "y": y,
+        "folder": folder,
+        "players": players,
+        "decks": decks,
+        "options": options,
+    }
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def test_no_csv_cell_can_start_a_formula(hostile):
+    import csv
+
+    for name in CSV_FILES:
+        with open(hostile["folder"] / name, newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh))
+        for row in rows:
+            for cell in row:
+                assert _is_number(cell) or not cell.startswith(FORMULA_STARTS), (name, cell)
+    skills = pd.read_csv(hostile["folder"] / "skills.csv")
+    # OWASP's neutralisation: a leading single quote, the rest as typed
+    assert set(skills["player"]) == {
+        ("'" + p if p.startswith(FORMULA_STARTS) else p) for p in hostile["players"]
+    }
+    assert skills["mean"].dtype == float and (skills["mean"] < 0).any()  # numbers stay numbers
+    matchups = pd.read_csv(hostile["folder"] / "matchups.csv")
+    assert "'=Go/-Neg" in set(matchups["deck1"]) and "$x$/-Neg" in set(matchups["deck2"])
+    assert matchups["mean"].dtype == float
+    nash = pd.read_csv(hostile["folder"] / "nash.csv")
+    assert "'=Go/@At" in set(nash["deck"])
+    ranking = pd.read_csv(hostile["folder"] / "deck_ranking.csv")
+    assert "'=Go/-Neg" in set(ranking.iloc[:, 0])
+
+
+def test_spreadsheet_safe_neutralises_text_only():
+    from skcodex.report import spreadsheet_safe
+
+    table = pd.DataFrame(
+        {
+            "name": ["=1+2", "+a", "-b", "@c", "\tt", "\rr", "ok", "a=b"],
+            "value": [-0.5, 1.0, -2.0, 3.0, 0.0, -1.0, 2.0, 1.5],
+            "-col": [1, 2, 3, 4, 5, 6, 7, 8],
+        }
+    )
+    before = table.copy()
+    safe = spreadsheet_safe(table)
+    assert list(safe["name"]) == ["'=1+2", "'+a", "'-b", "'@c", "'\tt", "'\rr", "ok", "a=b"]
+    assert list(safe.columns) == ["name", "value", "'-col"]
+    assert safe["value"].tolist() == table["value"].tolist() and safe["value"].dtype == float
+    pd.testing.assert_frame_equal(table, before)
+
+
+def test_figures_draw_names_as_typed(hostile):
+    """Every name from the data is shown exactly as typed; no text is parsed as maths."""
+    from matplotlib.text import Text
+
+    from skcodex.report import figures
+
+    result = analyse(hostile["clf"], hostile["X"], hostile["y"], **hostile["options"])
+    shown = []
+    for fig in figures(result).values():
+        fig.savefig(io.BytesIO(), format="png", dpi=30)  # rendering does not raise
+        for text in fig.findobj(Text):
+            raw = text.get_text()
+            drawn, is_math = text._preprocess_math(raw)  # what matplotlib will draw
+            assert not is_math, raw
+            shown.append(drawn)
+    for player in hostile["players"]:
+        assert any(s.startswith(f"{player} (") for s in shown), player  # skill plot labels
+    for deck in ("=Go/-Neg", "$x$/+Plus", "$x$/-Neg"):
+        assert deck in shown, deck  # matchup and Nash labels
+    # a sample's label in the reliability legend, too
+    from skcodex.plotting import plot_reliability
+
+    fig = plot_reliability({"tournament $T3$": result.reliability["in-sample"]})
+    fig.savefig(io.BytesIO(), format="png", dpi=30)
+    legend = [t._preprocess_math(t.get_text()) for t in fig.axes[0].get_legend().get_texts()]
+    assert legend[1] == (f"tournament $T3$ ({len(hostile['y'])} matches)", False)

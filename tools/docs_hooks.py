@@ -7,11 +7,13 @@ MathJax
     ``vendor/mathjax/``: the pages load nothing from other hosts.
 
 Gallery
-    Every script in ``examples/`` is run at build time (``tools/run_example.py``)
-    and gets a page under ``gallery/`` with its description, its source, the
-    text it printed and the figures it made. Results are kept in a cache folder
-    (``.gallery-cache/`` beside ``mkdocs.yml``, or ``$SKCODEX_GALLERY_CACHE``)
-    keyed by the script, its arguments and the package's source, so a rebuild
+    Every script in ``examples/`` is run at build time (``tools/run_example.py``),
+    cell by cell (cells start at ``# %%`` lines, as in sphinx-gallery), and gets
+    a page under ``gallery/`` with its description and then, cell by cell, the
+    cell's text, its code, what it printed and the figures it drew. Results are
+    kept in a cache folder (``.gallery-cache/`` beside ``mkdocs.yml``, or
+    ``$SKCODEX_GALLERY_CACHE``) keyed by the script, its arguments, the runner
+    and the package's source, so a rebuild
     reruns only what changed. A script that fails fails the build.
 """
 
@@ -85,8 +87,9 @@ def _cache_root() -> Path:
 
 
 def _run_example(script: Path, args: list[str], package: str) -> Path:
+    runner = (ROOT / "tools" / "run_example.py").read_bytes()
     key = hashlib.sha256(
-        script.read_bytes() + json.dumps(args).encode() + package.encode()
+        script.read_bytes() + json.dumps(args).encode() + package.encode() + runner
     ).hexdigest()[:20]
     folder = _cache_root() / f"{script.stem}-{key}"
     if (folder / "run.json").is_file() and json.loads((folder / "run.json").read_text())[
@@ -105,9 +108,10 @@ def _run_example(script: Path, args: list[str], package: str) -> Path:
         text=True,
         timeout=3600,
     )
-    (folder / "stdout.txt").write_text(result.stdout)
     if result.returncode != 0:
-        raise PluginError(f"example {script.name} failed:\n{result.stderr[-3000:]}")
+        raise PluginError(
+            f"example {script.name} failed:\n{(result.stdout + result.stderr)[-3000:]}"
+        )
     return folder
 
 
@@ -119,11 +123,10 @@ def _docstring(script: Path) -> tuple[str, str]:
     return title.strip().rstrip("."), rest.strip()
 
 
-def _page(script: Path, args: list[str], folder: Path, figures: list[str]) -> str:
+def _page(script: Path, args: list[str], folder: Path) -> str:
+    """The gallery page: the script's description, then each cell's text, code, output, figures."""
     title, rest = _docstring(script)
     run = json.loads((folder / "run.json").read_text())
-    output = (folder / "stdout.txt").read_text().rstrip() or "(nothing printed)"
-    output = output.replace(str(folder.resolve()), "<scratch folder>")
     command = " ".join(["python", f"examples/{script.name}", *args])
     parts = [
         f"# {title}",
@@ -133,24 +136,19 @@ def _page(script: Path, args: list[str], folder: Path, figures: list[str]) -> st
         rest.replace("\n    ", "\n").strip() and "```text\n" + rest + "\n```",
         "",
         f"Run for this page as `{command}` (working folder: a scratch folder), in "
-        f"{run['seconds']:.0f} s when the docs were built.",
-        "",
-        "## Source",
-        "",
-        "```python",
-        script.read_text(encoding="utf-8").rstrip(),
-        "```",
-        "",
-        "## Output",
-        "",
-        "```text",
-        output.replace("```", "` ` `"),
-        "```",
+        f"{run['seconds']:.0f} s when the docs were built. Each part of the script is "
+        "followed by what it printed and the figures it drew.",
         "",
     ]
-    if figures:
-        parts += ["## Figures", ""]
-        for name in figures:
+    for cell in run["cells"]:
+        if cell["text"].strip():
+            parts += [cell["text"].strip(), ""]
+        if cell["code"].strip():
+            parts += ["```python", cell["code"].strip("\n"), "```", ""]
+        output = cell["output"].rstrip().replace(str(folder.resolve()), "<scratch folder>")
+        if output:
+            parts += ["Output:", "", "```text", output.replace("```", "` ` `"), "```", ""]
+        for name in cell["figures"]:
             alt = html.escape(f"{script.stem}: {Path(name).stem}")
             parts += [f"![{alt}]({script.stem}/{name})", ""]
     return "\n".join(parts)
@@ -163,25 +161,24 @@ def _gallery_files(config) -> list[File]:
         [
             "# Examples",
             "",
-            "Each example script of `examples/`, run when the "
-            "documentation was built: its source, what it printed and its figures.",
+            "Each example script of `examples/`, run when the documentation was built: "
+            "each part of its source followed by what it printed and the figures it drew.",
             "",
         ],
     )
     for script in sorted(EXAMPLES.glob("*.py")):
         args = GALLERY_ARGS.get(script.name, [])
         folder = _run_example(script, args, package)
-        figures = sorted(p.name for p in folder.glob("*.png"))
-        for name in figures:
-            files.append(
-                File.generated(
-                    config, f"gallery/{script.stem}/{name}", abs_src_path=str(folder / name)
+        run = json.loads((folder / "run.json").read_text())
+        for cell in run["cells"]:
+            for name in cell["figures"]:
+                files.append(
+                    File.generated(
+                        config, f"gallery/{script.stem}/{name}", abs_src_path=str(folder / name)
+                    )
                 )
-            )
         files.append(
-            File.generated(
-                config, f"gallery/{script.stem}.md", content=_page(script, args, folder, figures)
-            )
+            File.generated(config, f"gallery/{script.stem}.md", content=_page(script, args, folder))
         )
         title, _ = _docstring(script)
         index.append(f"- [{title}]({script.stem}.md) (`examples/{script.name}`)")

@@ -61,6 +61,7 @@ CLASSIFIER = ("tests/test_classifier.py",)
 MODEL = ("tests/test_model.py",)
 CODEXDATA = ("tests/test_codexdata.py",)
 DATA = ("tests/test_data.py",)
+LUCK = ("tests/test_luck.py",)
 
 DEFECTS = [
     # -- analyses -------------------------------------------------------------------
@@ -344,6 +345,52 @@ DEFECTS = [
         "data_scale = 1.0",
         ("tests/test_properties.py",),
         "minibatch or variational",
+    ),
+    # -- kinds that once survived the fast tests ----------------------------------------
+    Defect(
+        "model",
+        "first-move prior: its location read from the first prior entry",
+        "skcodex/model.py",
+        "z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[-1])",
+        "z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[0])",
+        MODEL,
+        "first_move",
+    ),
+    Defect(
+        "model",
+        "first-move prior: its scale read from the first prior entry",
+        "skcodex/model.py",
+        "z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[-1])",
+        "z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[0])",
+        MODEL,
+        "first_move",
+    ),
+    Defect(
+        "time-varying",
+        "the forecast's extra step of the walk drawn from an unseeded generator",
+        "skcodex/backend.py",
+        "rng = np.random.default_rng([seed, 1])",
+        "rng = np.random.default_rng()",
+        CLASSIFIER,
+        "one_more_step",
+    ),
+    Defect(
+        "luck",
+        "fit_skills(first_move=False) still fits a first-move advantage",
+        "skcodex/luck.py",
+        "grad[n] = resid.sum() if first_move else 0.0",
+        "grad[n] = resid.sum()",
+        LUCK,
+        "fit_skills",
+    ),
+    Defect(
+        "analysis",
+        "named-player matchup draws: cells paired with the wrong decks",
+        "skcodex/analysis/matchups.py",
+        "return p.reshape(len(draws), len(d1), len(d2))",
+        "return p.reshape(len(draws), len(d2), len(d1)).transpose(0, 2, 1)",
+        ANALYSIS,
+        "matchup",
     ),
 ]
 

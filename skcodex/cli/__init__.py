@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from skcodex.cli.errors import CommandError
+from skcodex.cli.errors import CommandError, Terminated
 from skcodex.cli.output import MODEL_FILE, load_model, prepare_output, publish_output, save_model
 from skcodex.cli.parser import DEMO_DIR, build_parser
 from skcodex.cli.tables import read_matches
@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(err.args[0] if err.args else err)
     except (CommandError, ValueError, OSError, ImportError) as err:
         return _fail(err)
+    except Terminated:
+        print("skcodex: terminated; the output folder was left as it was", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("skcodex: interrupted", file=sys.stderr)
         return 130

@@ -14,7 +14,14 @@ import numpy as np
 import pandas as pd
 
 from skcodex.cli.errors import CommandError
-from skcodex.cli.output import MODEL_FILE, load_model, prepare_output, publish_output, save_model
+from skcodex.cli.output import (
+    MODEL_FILE,
+    load_model,
+    prepare_output,
+    publish_output,
+    save_model,
+    sigterm_unwinds,
+)
 from skcodex.cli.tables import read_matches
 
 
@@ -86,6 +93,33 @@ def _fit_and_report(
     source: str | None = None,
     inputs: tuple[str, ...] = (),
 ):
+    """Fit (and the held-out refit), then write the model and report into ``out`` as a whole."""
+    with sigterm_unwinds():  # a stopped run removes its staging folder too
+        return _fit_and_write(
+            X,
+            y,
+            catalogue,
+            args,
+            out,
+            title=title,
+            true_skills=true_skills,
+            source=source,
+            inputs=inputs,
+        )
+
+
+def _fit_and_write(
+    X: pd.DataFrame,
+    y: np.ndarray,
+    catalogue: Any,
+    args: argparse.Namespace,
+    out: Path | None,
+    *,
+    title: str,
+    true_skills: Any,
+    source: str | None,
+    inputs: tuple[str, ...],
+):
     from skcodex.report import write_report
 
     staging = None if out is None else prepare_output(out, inputs)  # checked before the fit
@@ -118,8 +152,34 @@ def _fit_and_report(
     return clf, held_out
 
 
+def _check_report_decks(decks: Any, X: pd.DataFrame, catalogue: Any) -> None:
+    """Refuse ``--decks`` the report could not read, before any fitting."""
+    from skcodex.codex import CODEX, Catalogue, parse_decks
+    from skcodex.data import MatchTableError, Vocabulary, check_match_table
+
+    if decks is None or decks == "most played":
+        return
+    try:
+        table = check_match_table(X, catalogue)
+    except MatchTableError:
+        return  # the fit reports the table's own problem
+    cat = catalogue if catalogue is not None else CODEX
+    if decks == "monocolour":
+        if not isinstance(cat, Catalogue) or len(table["deck1"].iloc[0].specs) != 3:
+            raise CommandError(
+                "--decks monocolour names Codex's monocolour decks, but these decks are not "
+                "Codex decks; give decks separated by commas, or 'most played'"
+            )
+        return
+    try:
+        parse_decks(decks, cat, Vocabulary.from_table(table).decks, "--decks")
+    except ValueError as err:
+        raise CommandError(f"--decks: {err}") from None
+
+
 def _cmd_fit(args: argparse.Namespace) -> int:
     X, y, catalogue = read_matches(args.matches, args.catalogue, args.specs_per_deck)
+    _check_report_decks(getattr(args, "decks", None), X, catalogue)
     summary = X.attrs.get("summary")
     if summary is not None:
         print(summary)
@@ -150,6 +210,7 @@ def _player_id(name: str, players: tuple) -> Any:
 def _cmd_predict(args: argparse.Namespace) -> int:
     from skcodex.analysis import deck_label, match_forecast
     from skcodex.codex import parse_deck
+    from skcodex.data import normalise_name
 
     clf = load_model(args.model)
     catalogue = clf.catalogue or getattr(clf, "catalogue_", None)
@@ -160,7 +221,13 @@ def _cmd_predict(args: argparse.Namespace) -> int:
         except ValueError as err:
             raise CommandError(f"{flag}: {err}") from None
     players = clf.vocabulary_.players
-    p1, p2 = _player_id(args.p1, players), _player_id(args.p2, players)
+    names = []
+    for flag, given in (("--p1", args.p1), ("--p2", args.p2)):
+        name = normalise_name(given)  # as the match table reads names
+        if not name:
+            raise CommandError(f"{flag} {given!r} names no player (it has nothing visible)")
+        names.append(name)
+    p1, p2 = _player_id(names[0], players), _player_id(names[1], players)
     if p1 == p2:
         raise CommandError("--p1 and --p2 name the same player")
     table = pd.DataFrame(
@@ -257,4 +324,77 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(line)
     if out is not None:
         print(f"\nOpen {out / 'report.html'} in a browser to read the report.")
+    return 0
+
+
+# -- skcodex simulate -----------------------------------------------------------------
+
+
+def _read_csv(path: str, what: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, dtype=object, keep_default_na=False, na_values=[""])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise CommandError(f"cannot read the {what} file {path}: {err}") from None
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from skcodex.tournament import simulate_tournament
+    from skcodex.tournament.formats import describe_stage, parse_format
+
+    fmt = parse_format(args.format, first_move=args.first_move)
+    clf = load_model(args.model)
+    players = clf.vocabulary_.players
+    entrants = _read_csv(args.entrants, "entrants")
+    if "player" not in entrants.columns or "deck" not in entrants.columns:
+        raise CommandError(f"{args.entrants}: the entrants file needs columns player and deck")
+    entrants = entrants.assign(player=[_player_id(str(p), players) for p in entrants["player"]])
+    results = None
+    if args.results:
+        results = _read_csv(args.results, "results")
+        for column in ("player1", "player2", "winner"):
+            if column in results.columns:
+                results[column] = [
+                    p if p is None or p != p else _player_id(str(p), players)
+                    for p in results[column]
+                ]
+        if "round" in results.columns:
+            rounds = pd.to_numeric(results["round"], errors="coerce")
+            if rounds.isna().any():
+                raise CommandError(f"{args.results}: every round must be a number")
+            results["round"] = rounds
+    forecast = simulate_tournament(
+        fmt,
+        entrants,
+        clf,
+        deck_rule=args.deck_rule,
+        results=results,
+        n_simulations=args.simulations,
+        random_state=args.seed,
+    )
+    table = forecast.table()
+    stages = " + ".join(describe_stage(s) for s in fmt.stages)
+    played = "" if results is None else f", after {len(results)} recorded matches"
+    print(f"{stages}, {len(table)} entrants: {forecast.n_simulations:,} simulations{played}.")
+    shown = table.head(args.top)
+    columns = [c for c in ("p_win", "p_top2", "p_top4", "p_top8") if c in shown.columns]
+    header = f"  {'player':<20}" + "".join(f"{c:>9}" for c in columns) + f"{'wins':>7}"
+    print(header)
+    for player, row in shown.iterrows():
+        cells = "".join(f"{row[c]:>9.3f}" for c in columns)
+        print(f"  {player!s:<20}{cells}{row['expected_wins']:>7.2f}")
+    finals = forecast.likely_final()
+    if len(finals):
+        top = finals.iloc[0]
+        print(
+            f"Most likely final: {top['player_a']} v {top['player_b']} "
+            f"(P = {top['p_final']:.3f}); {top['player_a']} wins it with P = {top['p_a_wins']:.3f}"
+        )
+    if args.table:
+        table.to_csv(args.table)
+        print(f"Wrote {args.table}")
+    if args.plot:
+        from skcodex.tournament.plot import plot_tournament
+
+        plot_tournament(forecast, top=args.top).savefig(args.plot, dpi=120)
+        print(f"Wrote {args.plot}")
     return 0

@@ -7,13 +7,18 @@ beside the folder and swap them in only when all are written.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import shutil
+import signal
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from skcodex.cli.errors import CommandError
+from skcodex.cli.errors import CommandError, Terminated
 
 #: The fitted model's file name inside an output folder.
 MODEL_FILE = "model.skcodex"
@@ -73,6 +78,11 @@ def prepare_output(out: Path, inputs: tuple[str | os.PathLike, ...] = ()) -> Pat
         The staging folder.
     """
     out = Path(os.path.abspath(out))
+    if out.is_symlink():
+        raise CommandError(
+            f"--out {out} is a symbolic link (to {os.readlink(out)}); a run replaces the "
+            "folder as a whole, so give the folder itself (or a new one), not a link to it"
+        )
     if out.exists() and not out.is_dir():
         raise CommandError(f"--out {out} is a file, not a folder")
     for given in inputs:
@@ -103,12 +113,24 @@ def prepare_output(out: Path, inputs: tuple[str | os.PathLike, ...] = ()) -> Pat
 
 
 def publish_output(staging: Path, out: Path) -> None:
-    """Swap a complete staging folder in as ``out``; the old outputs go only once it is in."""
+    """Swap a complete staging folder in as ``out``; the old outputs go only once it is in.
+
+    A folder that cannot be renamed (a mount point, such as a container's
+    volume, gives "Device or resource busy") is instead updated in place: each
+    output is copied in beside its old version and renamed over it, and old
+    outputs this run did not write are removed.
+    """
     out = Path(os.path.abspath(out))
     old = None
     if out.exists():
         old = staging.with_name(staging.name.replace(".partial", ".old"))
-        os.replace(out, old)
+        try:
+            os.replace(out, old)
+        except OSError as err:
+            if err.errno not in (errno.EBUSY, errno.EXDEV, errno.EPERM):
+                raise
+            _publish_in_place(staging, out)
+            return
     try:
         os.replace(staging, out)
     except BaseException:
@@ -117,3 +139,39 @@ def publish_output(staging: Path, out: Path) -> None:
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _publish_in_place(staging: Path, out: Path) -> None:
+    """Copy each staged output into ``out`` and rename it over the old one; drop stale ones."""
+    written = {p.name for p in staging.iterdir()}
+    for name in sorted(written):
+        part = out / f".{name}.partial"
+        try:
+            shutil.copyfile(staging / name, part)
+            os.replace(part, out / name)
+        finally:
+            part.unlink(missing_ok=True)
+    for stale in _outputs() - written:
+        (out / stale).unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """Within the block, SIGTERM raises `Terminated`, so ``finally`` clean-ups run.
+
+    Python's default for SIGTERM ends the process at once, leaving the hidden
+    staging folder beside ``--out`` for good. Outside the main thread (where
+    signal handlers cannot be set) the block runs unchanged.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Terminated("terminated (SIGTERM)")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict
+from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict, _cmd_simulate
 
 #: Where ``skcodex demo`` writes its report unless told otherwise.
 DEMO_DIR = "skcodex-demo"
@@ -123,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         required=True,
         metavar="DIR",
-        help="output folder: new, empty, or an earlier run's (a run replaces it whole; a folder with any other file, or with the input, is refused)",
+        help="output folder: new, empty, or an earlier run's (a run replaces it whole; a "
+        "folder with any other file, or with the input, or a symbolic link, is refused)",
     )
     fit.add_argument(
         "--title",
@@ -194,4 +195,58 @@ def build_parser() -> argparse.ArgumentParser:
     # benchmarks/demo_first_run.py for the wall time and convergence of a first run.
     _sampling_options(demo, 1000, nash_draws=100, tune=500)
     demo.set_defaults(run=_cmd_demo)
+    _simulate_parser(sub)
     return parser
+
+
+def _simulate_parser(sub) -> None:
+    """``skcodex simulate``: a tournament forecast from a fitted model."""
+    simulate = sub.add_parser(
+        "simulate",
+        help="forecast a tournament: each entrant's chance to win, reach the final, top 4, top 8",
+        description="Play a tournament many times on the posterior of a model written by "
+        "'skcodex fit' (one posterior draw per simulated tournament) and print each "
+        "entrant's chances, expected wins and the most likely final.",
+    )
+    simulate.add_argument("model", metavar="MODEL", help="fitted model file, or its folder")
+    simulate.add_argument(
+        "--entrants",
+        required=True,
+        metavar="CSV",
+        help="entrants in seeding order, columns player and deck (several decks separated by ';')",
+    )
+    simulate.add_argument(
+        "--format",
+        required=True,
+        metavar="FORMAT",
+        help="stages joined by '+': round-robin, double-round-robin, groups:N, swiss:N, "
+        "losses:N (out at N losses), knockout:N or single-elimination:N (top N), "
+        "double-elimination:N; e.g. swiss:5+knockout:8",
+    )
+    simulate.add_argument(
+        "--results",
+        metavar="CSV",
+        default=None,
+        help="matches already played: round, player1 (moved first), player2, winner (empty "
+        "for a pairing not yet played)",
+    )
+    simulate.add_argument(
+        "--deck-rule",
+        choices=["fixed order", "uniform", "nash"],
+        default="fixed order",
+        help="how an entrant with several decks picks one per match (fixed order)",
+    )
+    simulate.add_argument(
+        "--first-move",
+        choices=["random", "alternating"],
+        default="random",
+        help="who moves first in a match (random)",
+    )
+    simulate.add_argument(
+        "--simulations", type=_positive, default=10_000, help="simulated tournaments (10000)"
+    )
+    simulate.add_argument("--top", type=_positive, default=16, help="entrants to show (16)")
+    simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
+    simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")
+    simulate.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    simulate.set_defaults(run=_cmd_simulate)

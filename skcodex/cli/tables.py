@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -36,55 +38,144 @@ def read_matches(
         The match table, outcomes, and the catalogue its decks are read
         against (None for base Codex).
     """
-    from skcodex.data import check_outcome
     from skcodex.datasets import load_codex_matches
 
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"no such file or folder: {path}")
+    source = _csv_source(p, path)
+    header = None if isinstance(source, Path) and p.is_dir() else _read_csv(source, path, nrows=0)
+    codexdata = header is None or "victor" in header.columns
     plain_asked = catalogue_file is not None or specs_per_deck is not None
-    if plain_asked and (p.is_dir() or _is_codexdata(p)):
+    if plain_asked and codexdata:
         raise CommandError(
             "--catalogue and --specs-per-deck are for match-table CSVs of other games; "
             f"{path} is codexdata, which carries its own Codex catalogue"
         )
-    if p.is_dir():
-        X, y = load_codex_matches(p, return_X_y=True)
+    if codexdata:
+        if isinstance(source, bytes):
+            raise CommandError(
+                f"{path} is codexdata read from a pipe; give its folder or its matches.csv "
+                "file, so the catalogue files beside it are read too"
+            )
+        try:
+            X, y = load_codex_matches(p, return_X_y=True)
+        except UnicodeDecodeError:
+            files = sorted(p.glob("*.csv")) if p.is_dir() else [p]
+            raise CommandError(
+                next(filter(None, map(_not_utf8, files)), f"{path} is not UTF-8 text")
+            ) from None
         return X, y, X.attrs.get("catalogue")
+    table = _read_csv(source, path, dtype={"player1": str, "player2": str, "winner": str})
+    # Rows are named by their line in the file (the header is line 1), so a bad cell is
+    # reported at the same place whatever its column.
+    table.index = pd.RangeIndex(2, len(table) + 2, name="line")
+    y = _outcomes(table, path)
+    return table, y, _deck_catalogue(table, path, catalogue_file, specs_per_deck)
+
+
+#: The most a match table read from a pipe may hold; a larger one must be saved to a file.
+MAX_PIPE_BYTES = 256 * 2**20
+
+
+def _csv_source(p: Path, path: Any) -> Path | bytes:
+    """A regular file or folder as its path; a pipe as its bytes, read once and bounded.
+
+    A pipe (``/dev/stdin`` fed by ``<``, ``|`` or a shell's ``<(...)``) can be
+    read only once, so it is read whole here, up to `MAX_PIPE_BYTES`. Devices
+    (``/dev/zero``, a terminal) and sockets are refused before any read.
+    """
     try:
-        header = pd.read_csv(p, nrows=0).columns
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as err:
+        mode = os.stat(p).st_mode
+    except OSError as err:
+        raise CommandError(f"cannot read {path}: {err.strerror}") from None
+    if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+        return p
+    if not stat.S_ISFIFO(mode):
+        raise CommandError(
+            f"{path} is not a regular file, a folder or a pipe (it is a device or socket); "
+            "give a CSV file or a codexdata folder"
+        )
+    with open(p, "rb") as fh:
+        data = fh.read(MAX_PIPE_BYTES + 1)
+    if len(data) > MAX_PIPE_BYTES:
+        raise CommandError(
+            f"{path} is a pipe holding more than {MAX_PIPE_BYTES // 2**20} MiB; save the "
+            "table to a file and give the file"
+        )
+    return data
+
+
+def _read_csv(source: Path | bytes, path: Any, **options: Any) -> pd.DataFrame:
+    """``pandas.read_csv`` of a file or of bytes read from a pipe; errors name the file."""
+    try:
+        return pd.read_csv(io.BytesIO(source) if isinstance(source, bytes) else source, **options)
+    except UnicodeDecodeError:
+        raise CommandError(_not_utf8(source, path) or f"{path} is not UTF-8 text") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
         raise CommandError(f"cannot read {path} as CSV: {err}") from None
-    if "victor" in header:
-        X, y = load_codex_matches(p, return_X_y=True)
-        return X, y, X.attrs.get("catalogue")
-    table = pd.read_csv(p, dtype={"player1": str, "player2": str, "winner": str})
+
+
+def _not_utf8(source: Path | bytes, path: Any = None) -> str | None:
+    """Where a file first fails to read as UTF-8, and what to do about it; None if it reads."""
+    path = source if path is None else path
+    lines = io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
+    with lines:
+        for number, line in enumerate(lines, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as err:
+                return (
+                    f"{path}: line {number} is not UTF-8 text (byte 0x{line[err.start]:02x} at "
+                    f"byte {err.start + 1} of the line; the file looks saved as Latin-1 or "
+                    "Windows-1252): save it as UTF-8 (in a spreadsheet: CSV UTF-8) and run again"
+                )
+    return None
+
+
+def _outcomes(table: pd.DataFrame, path: Any) -> np.ndarray:
+    """The result column of a match-table CSV as 1/0, removed from the table."""
+    from skcodex.data import check_outcome
+
     if "y" in table.columns:
-        y = check_outcome(table.pop("y").to_numpy(), len(table))
-    elif "winner" in table.columns:
-        winner = table.pop("winner").astype(object)
-        p1, p2 = table["player1"].astype(object), table["player2"].astype(object)
+        given = table.pop("y")
+        value = pd.to_numeric(given, errors="coerce")
+        bad = ~value.isin([0, 1]).to_numpy()
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            held = given.iloc[row]
+            held = held.item() if isinstance(held, np.generic) else held
+            raise CommandError(
+                f"{path}, line {table.index[row]}: column 'y' holds {held!r}; give 1 "
+                "where player1 won, 0 where player2 won"
+            )
+        return check_outcome(value.to_numpy(), len(table))
+    if "winner" in table.columns:
+        from skcodex.data import normalise_name
+
+        def names(column: pd.Series) -> pd.Series:  # compared as the match table compares them
+            return column.astype(object).map(
+                lambda v: normalise_name(v) if isinstance(v, str) else v
+            )
+
+        winner, p1, p2 = (
+            names(table.pop("winner")),
+            names(table["player1"]),
+            names(table["player2"]),
+        )
         bad = ~(winner.eq(p1) | winner.eq(p2))
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise CommandError(
-                f"{path}: row {row + 2} names the winner {winner.iloc[row]!r}, "
-                f"who is neither player1 {p1.iloc[row]!r} nor player2 {p2.iloc[row]!r}"
+                f"{path}, line {table.index[row]}: column 'winner' names "
+                f"{winner.iloc[row]!r}, who is neither player1 {p1.iloc[row]!r} nor player2 "
+                f"{p2.iloc[row]!r}"
             )
-        y = winner.eq(p1).to_numpy().astype(np.int64)
-    else:
-        raise CommandError(
-            f"{path} has no result column: add 'y' (1 where player1 won, 0 where player2 "
-            "won) or 'winner' (the winner's name)"
-        )
-    return table, y, _deck_catalogue(table, path, catalogue_file, specs_per_deck)
-
-
-def _is_codexdata(p: Path) -> bool:
-    try:
-        return "victor" in pd.read_csv(p, nrows=0).columns
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError, OSError):
-        return False
+        return winner.eq(p1).to_numpy().astype(np.int64)
+    raise CommandError(
+        f"{path} has no result column: add 'y' (1 where player1 won, 0 where player2 "
+        "won) or 'winner' (the winner's name)"
+    )
 
 
 def _deck_catalogue(

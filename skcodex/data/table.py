@@ -22,12 +22,20 @@ class MatchTableError(ValueError):
     """A match table or outcome vector that cannot be used; the message says where and why."""
 
 
+class LuckWarning(UserWarning):
+    """Luck estimates that make the luck-adjusted outcomes noisier than the raw outcomes."""
+
+
 def _plain(value: Any) -> Any:
     """A NumPy scalar as the Python scalar it holds (messages show ``11``, not ``np.int64(11)``)."""
     return value.item() if isinstance(value, np.generic) else value
 
 
 def _row_label(index: pd.Index, position: int) -> str:
+    """Where a row is: its position, and its index label (a table read from a CSV file by
+    the command line has its index named ``line``: the row's line in the file)."""
+    if index.name == "line":
+        return f"row {position} (line {_plain(index[position])} of the file)"
     return f"row {position} (index {_plain(index[position])!r})"
 
 
@@ -40,22 +48,46 @@ def _id_kind(value: Any) -> type | None:
 
 
 def _bad_text(value: str) -> str | None:
-    """Why a name cannot be used (a NUL, a lone surrogate, nothing but spaces), or None."""
+    """Why a name cannot be used (a NUL, a lone surrogate, nothing visible), or None."""
     if "\0" in value:
         return "holds a NUL character"
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
         return "is not valid Unicode (it holds a lone surrogate)"
-    if not value.strip():
-        return "is empty or only spaces"
+    if not normalise_name(value):
+        return "is empty or only spaces (and invisible characters)"
     return None
 
 
-def _normalise_names(col: pd.Series, name: str, index: pd.Index) -> pd.Series:
-    """Player names stripped of surrounding spaces and in Unicode NFC, as deck names are read.
+def normalise_name(name: str) -> str:
+    """A player name as skcodex compares it: NFC, invisible characters dropped, spaces trimmed.
 
-    Refuses a name holding a NUL or a lone surrogate, or one that is empty.
+    Invisible characters are Unicode's format characters (category Cf: the
+    zero-width space U+200B, zero-width joiner U+200D, soft hyphen U+00AD, byte
+    order mark U+FEFF, direction marks and overrides such as U+202E, ...), which
+    a name copied from a web page can carry unseen. Names that differ only by
+    them, by surrounding spaces or by Unicode normal form are one player. This
+    is the one place names are normalised: match tables at fit and predict time
+    and the command line's ``--p1``/``--p2`` all pass through it.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+    """
+    visible = "".join(c for c in name if unicodedata.category(c) != "Cf")
+    return unicodedata.normalize("NFC", visible).strip()
+
+
+def _normalise_names(col: pd.Series, name: str, index: pd.Index) -> pd.Series:
+    """Player names through `normalise_name` (NFC, no invisible characters, no surrounding
+    spaces).
+
+    Refuses a name holding a NUL or a lone surrogate, or one with nothing visible.
     Each distinct name is checked once.
     """
     codes, distinct = pd.factorize(col)  # directly: no object copy of a string column
@@ -68,7 +100,7 @@ def _normalise_names(col: pd.Series, name: str, index: pd.Index) -> pd.Series:
             raise MatchTableError(
                 f"column {name!r}: the player name at {_row_label(index, pos)} {why}"
             )
-        clean[j] = unicodedata.normalize("NFC", value.strip())
+        clean[j] = normalise_name(value)
     if clean.tolist() == distinct:
         return col
     return pd.Series(clean[codes], index=col.index, dtype=object)
@@ -230,7 +262,8 @@ def check_match_table(
         if raw1 != raw2:
             raise MatchTableError(
                 f"player {raw1!r} faces {raw2!r} at {_row_label(X.index, pos)}: the same "
-                "player once surrounding spaces and Unicode normal form are set aside"
+                "player once surrounding spaces, invisible characters and Unicode normal form "
+                "are set aside"
             )
         raise MatchTableError(f"player {raw1!r} faces themself at {_row_label(X.index, pos)}")
     cat = table_catalogue(X, catalogue) or CODEX
@@ -313,8 +346,9 @@ def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None
     """The stable order of a checked match table's rows in time, or None when they are in it.
 
     Time is the ``date`` column when there is one. Without it, ``period``
-    labels that are all numbers or all dates are read as times; text labels
-    have no order of their own, so their periods follow the rows. Rows with
+    labels that are all numbers, dates or `pandas.Period` values are read as
+    times (`period_times`); text labels have no order of their own, so their
+    periods follow the rows. Rows with
     equal times keep their order.
 
     Parameters
@@ -343,23 +377,55 @@ def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None
             )
         key = table["date"]
     elif "period" in table.columns:
-        key = table["period"]
-        if key.dtype == object and len(key):
-            kind = pd.api.types.infer_dtype(key, skipna=False)
-            if kind in ("integer", "floating", "mixed-integer-float"):
-                key = key.astype(float)
-            elif kind in ("datetime64", "datetime"):
-                key = pd.to_datetime(key)
-        if not (
-            pd.api.types.is_datetime64_any_dtype(key)
-            or (pd.api.types.is_numeric_dtype(key) and not pd.api.types.is_bool_dtype(key))
-        ):
+        key = period_times(table["period"])
+        if key is None:
             return None
     else:
         return None
     if key.is_monotonic_increasing:
         return None
     return np.argsort(key.to_numpy(), kind="stable")
+
+
+def period_times(period: pd.Series) -> pd.Series | None:
+    """``period`` labels as times when they have an order of their own, else None.
+
+    Numbers are read as numbers, dates as dates, and `pandas.Period` labels
+    (months, weeks, ...) as their start times, so ``2024-10`` comes before
+    ``2024-09`` nowhere, whatever the order of the rows. Text labels have no
+    order of their own: None.
+
+    Parameters
+    ----------
+    period : pandas.Series
+        The ``period`` column, with no missing value.
+
+    Returns
+    -------
+    pandas.Series or None
+        Sortable times (floats or datetime64), one per row.
+    """
+    key = period
+    if isinstance(key.dtype, pd.PeriodDtype):
+        return key.dt.start_time
+    if key.dtype == object and len(key):
+        kind = pd.api.types.infer_dtype(key, skipna=False)
+        if kind in ("integer", "floating", "mixed-integer-float"):
+            key = key.astype(float)
+        elif kind in ("datetime64", "datetime"):
+            key = pd.to_datetime(key)
+        elif kind == "period":
+            try:
+                return pd.Series(pd.PeriodIndex(key).start_time, index=key.index)
+            except (ValueError, TypeError):  # periods of different frequencies
+                return pd.Series(
+                    pd.to_datetime([value.start_time for value in key]), index=key.index
+                )
+    if pd.api.types.is_datetime64_any_dtype(key) or (
+        pd.api.types.is_numeric_dtype(key) and not pd.api.types.is_bool_dtype(key)
+    ):
+        return key
+    return None
 
 
 def check_luck(luck: Any, n_matches: int) -> np.ndarray:
@@ -393,6 +459,73 @@ def check_luck(luck: Any, n_matches: int) -> np.ndarray:
     if len(bad):
         raise MatchTableError(f"luck must be finite; found {arr[bad[0]]!r} at row {int(bad[0])}")
     return arr
+
+
+def adjust_for_luck(
+    table: pd.DataFrame, outcome: np.ndarray, luck: np.ndarray, *, bounded: bool = True
+) -> np.ndarray:
+    """Luck-adjusted outcomes ``outcome - luck``, after checking the luck evaluator.
+
+    Two checks, because an unbiased adjustment is not always a helpful or safe one:
+
+    - The adjustment helps only when the luck it removes outweighs the noise
+      its own errors add: then the adjusted outcomes vary less than the raw
+      ones. When they vary more (a noisy or wrong evaluator), a `LuckWarning`
+      says so: the estimates stay unbiased, but are less precise than without
+      luck.
+    - With ``bounded`` (for likelihood-based fits), each player's adjusted
+      total of wins must lie in [0, matches played]. Outside it the binomial
+      quasi-likelihood grows without bound as that player's skill goes to
+      plus or minus infinity, so it has no maximum and a posterior built on
+      it is improper: refused with the player named.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table checked by `check_match_table`.
+    outcome : ndarray
+        1 where player 1 won, 0 where player 2 won.
+    luck : ndarray
+        Player 1's net luck per match, from `check_luck`.
+    bounded : bool, default True
+        Refuse players whose adjusted totals leave [0, matches played].
+
+    Returns
+    -------
+    ndarray of float
+    """
+    import warnings
+
+    adjusted = outcome - luck
+    raw_var, adjusted_var = float(np.var(outcome)), float(np.var(adjusted))
+    if len(outcome) > 1 and adjusted_var > raw_var:
+        warnings.warn(
+            f"the luck-adjusted outcomes vary more than the raw outcomes (variance "
+            f"{adjusted_var:.3g} against {raw_var:.3g}): the luck estimates add more noise than "
+            "they remove, so the fit is less precise than without luck; check the evaluator",
+            LuckWarning,
+            stacklevel=3,
+        )
+    if not bounded:
+        return adjusted
+    n = len(table)
+    codes, players = pd.factorize(pd.concat([table["player1"], table["player2"]]))
+    size = len(players)
+    wins = np.bincount(codes[:n], weights=adjusted, minlength=size) + np.bincount(
+        codes[n:], weights=1.0 - adjusted, minlength=size
+    )
+    played = np.bincount(codes, minlength=size)
+    tolerance = 1e-9 * np.maximum(played, 1)
+    outside = np.flatnonzero((wins < -tolerance) | (wins > played + tolerance))
+    if len(outside):
+        k = int(outside[0])
+        raise MatchTableError(
+            f"after the luck adjustment player {_plain(players[k])!r} has {wins[k]:.3g} wins "
+            f"from {played[k]} matches, outside [0, {played[k]}] ({len(outside)} player(s) in "
+            "all): the fit would have no maximum (an improper posterior). The luck estimates "
+            "are too noisy for these matches: check the evaluator, or fit without luck"
+        )
+    return adjusted
 
 
 def check_outcome(y: Any, n_matches: int) -> np.ndarray:

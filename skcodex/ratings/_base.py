@@ -35,11 +35,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex.data import check_luck, check_match_table, check_outcome, time_order
+from skcodex._sklearn import Interval, StrOptions, fit_context
+from skcodex.data import adjust_for_luck, check_luck, check_match_table, check_outcome, time_order
 from skcodex.persistence import PersistenceMixin
 
 #: Rating points per unit of the logistic (natural-log odds) scale: 400 / ln 10,
@@ -108,8 +108,8 @@ def prepare_training(X: Any, y: Any, luck: Any = None) -> TrainingMatches:
     n = len(table)
     outcome = check_outcome_fast(y, n)
     score = outcome.astype(float)
-    if luck is not None:
-        score = score - check_luck(luck, n)
+    if luck is not None:  # ratings have no likelihood to keep proper: the warning only
+        score = adjust_for_luck(table, score, check_luck(luck, n), bounded=False)
     order = time_order(table)
     if order is not None:  # replay in time order, whatever the order of the rows
         table = table.iloc[order].reset_index(drop=True)
@@ -332,7 +332,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
     _finite_params: ClassVar[tuple[str, ...]] = ()
     _scale: ClassVar[float] = 1.0
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> RatingClassifierMixin:
         """Replay the training matches in time order.
 
@@ -349,6 +349,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
         """
         check_finite_params(self, self._finite_params)
         data = prepare_training(X, y, luck)
@@ -404,6 +405,7 @@ class RatingClassifierMixin(PersistenceMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_matches,)
+            1 where P(player 1 wins) exceeds one half, else 0.
         """
         p = self.predict_proba(X)[:, 1]
         return self.classes_[(p > 0.5).astype(np.int64)]

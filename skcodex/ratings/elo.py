@@ -13,8 +13,8 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from skcodex._sklearn import Interval, StrOptions
 from skcodex.ratings._base import (
     RATING_CONSTRAINTS,
     RATING_STATE,

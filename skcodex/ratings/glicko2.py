@@ -32,8 +32,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 from scipy.special import expit
-from sklearn.utils._param_validation import Interval
 
+from skcodex._sklearn import Interval
 from skcodex.ratings._base import (
     GLICKO_SCALE,
     RATING_CONSTRAINTS,

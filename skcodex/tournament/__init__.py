@@ -1,0 +1,37 @@
+"""Tournament forecasts: a tournament played many times on the posterior.
+
+`simulate_tournament` plays a format (`Format`: round robins, groups, Swiss,
+Swiss elimination, single and double elimination) among entrants with their
+decks, each simulated tournament on one posterior draw, optionally after the
+results already played, and answers with a `TournamentForecast`.
+"""
+
+from skcodex.tournament.forecast import TournamentForecast
+from skcodex.tournament.formats import (
+    FIRST_MOVE_RULES,
+    Format,
+    Groups,
+    Knockout,
+    LossElimination,
+    RoundRobin,
+    Swiss,
+    TournamentError,
+    parse_format,
+)
+from skcodex.tournament.probabilities import DECK_RULES
+from skcodex.tournament.simulate import simulate_tournament
+
+__all__ = [
+    "DECK_RULES",
+    "FIRST_MOVE_RULES",
+    "Format",
+    "Groups",
+    "Knockout",
+    "LossElimination",
+    "RoundRobin",
+    "Swiss",
+    "TournamentError",
+    "TournamentForecast",
+    "parse_format",
+    "simulate_tournament",
+]

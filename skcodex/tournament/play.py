@@ -1,0 +1,120 @@
+"""Matches of many simulated tournaments at once, and the records they leave."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Matches"]
+
+
+class Matches:
+    """Plays matches for every simulated tournament of a batch, and keeps the records.
+
+    Parameters
+    ----------
+    probabilities : ndarray of shape (n_draws, n_slots, n_slots)
+        ``probabilities[d, u, v]``: P(slot ``u`` beats slot ``v`` when ``u``
+        moves first) in posterior draw ``d``. A slot is an entrant with one of
+        their decks (`deck_slot`).
+    offsets, n_decks : ndarray of shape (n_entrants,)
+        Entrant ``i``'s decks are the slots ``offsets[i]`` to
+        ``offsets[i] + n_decks[i] - 1``, used in turn, match after match.
+    draws : ndarray of shape (n_simulations,)
+        The posterior draw of each simulated tournament: all its matches use it.
+    first_move : {"random", "alternating"}
+    rng : numpy.random.Generator
+
+    Attributes
+    ----------
+    wins, losses, byes, played, firsts : ndarray of shape (n_simulations, n_entrants)
+        Match wins, losses, byes, matches played and matches moved first.
+    met : ndarray of bool, shape (n_simulations, n_entrants, n_entrants)
+        Whether each pair has met.
+    tiebreak : ndarray of shape (n_simulations, n_entrants)
+        A uniform number per entrant and tournament, the last tie-break of every standing.
+    """
+
+    def __init__(self, probabilities, offsets, n_decks, draws, first_move, rng):
+        self.probabilities = probabilities
+        self.offsets = offsets
+        self.n_decks = n_decks
+        self.draws = draws
+        self.first_move = first_move
+        self.rng = rng
+        n_sims, n = len(draws), len(offsets)
+        self.wins = np.zeros((n_sims, n), dtype=np.int32)
+        self.losses = np.zeros((n_sims, n), dtype=np.int32)
+        self.byes = np.zeros((n_sims, n), dtype=np.int32)
+        self.played = np.zeros((n_sims, n), dtype=np.int32)
+        self.firsts = np.zeros((n_sims, n), dtype=np.int32)
+        self.met = np.zeros((n_sims, n, n), dtype=bool)
+        self._one_deck_each = bool((n_decks == 1).all())
+        self.tiebreak = rng.random((n_sims, n))
+
+    @property
+    def n_simulations(self) -> int:
+        return len(self.draws)
+
+    def deck_slot(self, sims: np.ndarray, entrant: np.ndarray) -> np.ndarray:
+        """The slot of each entrant's deck for their next match."""
+        if self._one_deck_each:
+            return self.offsets[entrant]
+        return self.offsets[entrant] + self.played[sims, entrant] % self.n_decks[entrant]
+
+    def play(self, a: np.ndarray, b: np.ndarray, forced=None) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``a[s, k]`` against ``b[s, k]`` in every tournament ``s``.
+
+        ``-1`` is nobody: a match against nobody is not played and the other
+        side goes through (a bye is recorded by the caller when it counts).
+        Each entrant appears at most once per tournament in a call.
+
+        Parameters
+        ----------
+        a, b : ndarray of shape (n_simulations, n_matches)
+        forced : tuple of two ndarrays of shape (n_entrants, n_entrants), optional
+            Results already played: ``forced[0][i, j]`` the winner of ``i``
+            against ``j`` (``-1``: not played), ``forced[1][i, j]`` who moved first.
+
+        Returns
+        -------
+        winner, loser : ndarray of shape (n_simulations, n_matches)
+        """
+        real = (a >= 0) & (b >= 0)
+        winner = np.where(a >= 0, a, b)
+        loser = np.full_like(a, -1)
+        sims, col = np.nonzero(real)
+        if len(sims) == 0:
+            return winner, loser
+        i, j = a[sims, col], b[sims, col]
+        coin = self.rng.random(len(sims)) < 0.5
+        if self.first_move == "alternating":
+            fi, fj = self.firsts[sims, i], self.firsts[sims, j]
+            coin = (fj < fi) | ((fj == fi) & coin)
+        first, second = np.where(coin, j, i), np.where(coin, i, j)
+        known = None
+        if forced is not None:
+            recorded, recorded_first = forced[0][i, j], forced[1][i, j]
+            known = recorded >= 0
+            first = np.where(known, recorded_first, first)
+            second = np.where(known, i + j - recorded_first, second)
+        p = self.probabilities[
+            self.draws[sims], self.deck_slot(sims, first), self.deck_slot(sims, second)
+        ]
+        won = np.where(self.rng.random(len(sims)) < p, first, second)
+        if known is not None:
+            won = np.where(known, recorded, won)
+        lost = i + j - won
+        winner[sims, col], loser[sims, col] = won, lost
+        self.wins[sims, won] += 1
+        self.losses[sims, lost] += 1
+        self.played[sims, i] += 1
+        self.played[sims, j] += 1
+        self.firsts[sims, first] += 1
+        self.met[sims, i, j] = True
+        self.met[sims, j, i] = True
+        return winner, loser
+
+    def give_byes(self, entrant: np.ndarray) -> None:
+        """Record a bye (a win without a match) for ``entrant[s]`` where it is not -1."""
+        sims = np.flatnonzero(entrant >= 0)
+        self.byes[sims, entrant[sims]] += 1
