@@ -13,7 +13,12 @@ from typing import Any
 
 from sklearn.base import _fit_context as fit_context
 from sklearn.utils import _safe_indexing as safe_indexing
-from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
+from sklearn.utils._param_validation import (
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    validate_parameter_constraints,
+)
 
 __all__ = [
     "Interval",
@@ -22,6 +27,7 @@ __all__ = [
     "dense_output_requested",
     "fit_context",
     "safe_indexing",
+    "validate_parameter_constraints",
 ]
 
 

@@ -81,7 +81,13 @@ def key_bytes(key: Any) -> bytes | None:
     if key is None:
         return None
     if isinstance(key, str):
-        key = key.encode("utf-8")
+        try:
+            key = key.encode("utf-8")
+        except UnicodeEncodeError:
+            raise TypeError(
+                "key must be non-empty bytes or str (the secret the file is signed with); "
+                "this str is not valid Unicode (it holds a lone surrogate)"
+            ) from None
     if not isinstance(key, (bytes, bytearray)) or len(key) == 0:
         raise TypeError("key must be non-empty bytes or str (the secret the file is signed with)")
     return bytes(key)

@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex import backend, posterior
-from skcodex._sklearn import Interval, StrOptions, fit_context
+from skcodex._sklearn import Interval, StrOptions, fit_context, validate_parameter_constraints
 from skcodex.approximate import METHODS
 from skcodex.blocks import BLOCK_TABLE, SPREAD_TABLE
 from skcodex.codex import Catalogue, PlainCatalogue
@@ -139,7 +139,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         mirror matchups exactly zero. Swapping the two sides of any match then
         gives exactly ``1 - p``. Cannot be combined with ``first_move=True``.
     draws : int, default 1000
-        Posterior draws kept per chain.
+        Posterior draws kept per chain. ``fit`` refuses, before sampling,
+        ``chains * draws`` whose draws would not fit in the memory available
+        (`skcodex.inference.check_draws_fit_in_memory`).
     tune : int, default 1000
         Tuning steps per chain, discarded.
     chains : int, default 4
@@ -541,6 +543,12 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     def _chunks(self, X: pd.DataFrame):
         """Row numbers, effect draws and index of each chunk of ``X``'s matches."""
         check_is_fitted(self, "idata_")
+        # set_params after fit may have left a catalogue fit would refuse
+        validate_parameter_constraints(
+            {"catalogue": self._parameter_constraints["catalogue"]},
+            {"catalogue": self.catalogue},
+            caller_name=type(self).__name__,
+        )
         catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
         table = check_match_table(X, catalogue)
         codes = encode(table, self.vocabulary_)

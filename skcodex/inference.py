@@ -64,6 +64,57 @@ class SamplingOptions:
     cores: int | None = None
 
 
+def available_memory() -> int | None:
+    """Bytes of memory a process can still allocate, or None where this cannot be read.
+
+    Linux's ``MemAvailable`` (free memory plus what the kernel can reclaim),
+    else the machine's physical memory, else None.
+    """
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def draws_bytes(options: SamplingOptions, layout: Layout) -> int:
+    """The memory the kept draws of a fit take: ``chains * draws * values * 8`` bytes.
+
+    ``values`` is every number the sampler keeps per draw: each effect of the
+    model as compiled (`padded_layout`) and its standard normal, plus the
+    spreads and their logs, in float64.
+    """
+    values = 2 * (padded_layout(layout).size + len(layout.spreads))
+    return int(options.chains) * int(options.draws) * values * 8
+
+
+def check_draws_fit_in_memory(options: SamplingOptions, layout: Layout) -> None:
+    """Refuse, before sampling, draws that cannot fit in the memory available.
+
+    A sampler asked for more draws than memory holds may abort the whole
+    interpreter (nutpie's native code cannot raise a Python error) or push the
+    machine into swap; this refuses them at once with the figures.
+
+    Raises
+    ------
+    ValueError
+        If `draws_bytes` exceeds `available_memory`.
+    """
+    needed, available = draws_bytes(options, layout), available_memory()
+    if available is not None and needed > available:
+        raise ValueError(
+            f"chains={options.chains} x draws={options.draws} would keep "
+            f"{needed / 2**30:,.1f} GiB of posterior draws, more than the "
+            f"{available / 2**30:,.1f} GiB of memory available; lower draws or chains"
+        )
+
+
 def resolve_sampler(name: str) -> str:
     """The sampler to use: ``"auto"`` is nutpie when installed, else PyMC's NUTS."""
     if name not in SAMPLERS:

@@ -170,6 +170,22 @@ def _estimator_class(estimator: Any) -> type:
     return cls
 
 
+def _check_params(estimator: Any, name: str) -> None:
+    """Refuse parameters ``fit`` would refuse (as ``load`` does), so that every saved file loads.
+
+    ``set_params`` after ``fit`` can leave values ``fit`` never accepted.
+    """
+    validate = getattr(estimator, "_validate_params", None)
+    if validate is None:
+        return
+    try:
+        validate()
+    except Exception as err:  # scikit-learn's InvalidParameterError names the parameter
+        raise PersistenceError(
+            f"cannot save this {name}: {err} Set a value fit accepts before saving."
+        ) from None
+
+
 def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = None) -> Path:
     """Write a fitted skcodex estimator to one file, without pickle.
 
@@ -196,8 +212,11 @@ def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = N
     sklearn.exceptions.NotFittedError
         If the estimator has not been fitted.
     PersistenceError
-        If the estimator is not one of the supported classes or holds a value
-        the format cannot represent.
+        If the estimator is not one of the supported classes, has a parameter
+        ``fit`` would refuse (set with ``set_params`` after fitting), or holds
+        a value the format cannot represent, such as metadata (names and
+        parameters) of more than `MAX_JSON_BYTES` (64 MiB), which ``load``
+        would refuse.
     """
     from sklearn.exceptions import NotFittedError
 
@@ -208,6 +227,7 @@ def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = N
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file name (str or path-like), got {type(path).__name__}")
     secret = key_bytes(key)
+    _check_params(estimator, name)
     params = estimator.get_params(deep=False)
     declared = cls._persisted_state
     missing = [attr for attr in declared if attr not in vars(estimator)]
@@ -338,7 +358,12 @@ def load(
     where = os.fspath(path)
     if isinstance(where, bytes):
         where = os.fsdecode(where)
+    name = where
+    if not where.isprintable():  # errors show control characters and surrogates escaped
+        where = repr(where)[1:-1]
     try:
+        if "\0" in name:
+            raise PersistenceError(f"{where}: a file name cannot hold a NUL character")
         raw = read_regular_file(path, where, max_bytes)
         meta, blobs = read_archive(raw, secret)
         del raw
@@ -349,7 +374,7 @@ def load(
             message if message.startswith(where) else f"{where}: {message}"
         ) from None
     except FileNotFoundError:
-        raise
+        raise FileNotFoundError(2, "no saved estimator at this path", name) from None
     except Exception as err:  # anything else a hostile file provokes is still a refusal
         detail = " ".join(str(err).split())[:160]
         raise PersistenceError(

@@ -20,11 +20,13 @@ installed: it goes through the handful of functions here.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "from_groups",
     "group",
     "group_names",
+    "import_arviz",
     "is_posterior",
     "read_netcdf",
     "with_group",
@@ -68,6 +71,44 @@ def is_posterior(value: Any) -> bool:
     return type(value).__name__ in ("InferenceData", "DataTree")
 
 
+def import_arviz() -> Any:
+    """The `arviz` module, imported even where the user's cache folder cannot be written.
+
+    ArviZ 0.x writes the date of a once-a-day notice into the user cache folder
+    (``~/.cache/arviz``, or under ``XDG_CACHE_HOME``) while it is imported, and
+    the import fails where that folder cannot be created or written (a read-only
+    home). The import is then repeated with ``XDG_CACHE_HOME`` pointing, for its
+    duration only, at a temporary folder removed afterwards.
+
+    Raises
+    ------
+    OSError
+        If neither the user cache folder nor a temporary folder can be written.
+    """
+    import contextlib
+    import tempfile
+
+    try:
+        import arviz
+    except OSError as err:
+        previous = os.environ.get("XDG_CACHE_HOME")
+        try:
+            with tempfile.TemporaryDirectory() as folder:
+                os.environ["XDG_CACHE_HOME"] = folder
+                import arviz
+        except OSError:
+            raise OSError(
+                f"ArviZ cannot be imported: it writes to the user cache folder ({err}) and "
+                "no temporary folder is writable either; set XDG_CACHE_HOME to a writable folder"
+            ) from None
+        finally:
+            with contextlib.suppress(KeyError):
+                del os.environ["XDG_CACHE_HOME"]
+            if previous is not None:
+                os.environ["XDG_CACHE_HOME"] = previous
+    return arviz
+
+
 def from_groups(groups: Mapping[str, xr.Dataset]) -> Any:
     """The installed ArviZ's posterior object holding ``groups``.
 
@@ -85,8 +126,7 @@ def from_groups(groups: Mapping[str, xr.Dataset]) -> Any:
         return xr.DataTree.from_dict({name: groups[name] for name in ordered})
     import warnings
 
-    import arviz as az
-
+    az = import_arviz()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return az.InferenceData(**{name: groups[name] for name in ordered})
@@ -139,12 +179,13 @@ def write_netcdf(idata: Any, path: str | os.PathLike) -> None:
         mode = "a"
 
 
-def read_netcdf(path: str | os.PathLike, names: Iterable[str] | None = None) -> Any:
+def read_netcdf(path: str | os.PathLike | bytes, names: Iterable[str] | None = None) -> Any:
     """Read a file written by `write_netcdf` (or by ArviZ) into memory.
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like or bytes
+        The file, or its bytes (read in memory, with no temporary file).
     names : iterable of str, optional
         The groups to read; by default every group in the file.
 
@@ -154,11 +195,29 @@ def read_netcdf(path: str | os.PathLike, names: Iterable[str] | None = None) -> 
     """
     import h5py
 
-    with h5py.File(path, "r") as fh:
+    def source() -> Any:
+        return io.BytesIO(path) if isinstance(path, bytes) else path
+
+    with h5py.File(source(), "r") as fh:
         present = [k for k in fh if isinstance(fh[k], h5py.Group)]
     wanted = present if names is None else [n for n in names if n in present]
     groups = {}
     for name in wanted:
-        with xr.open_dataset(path, group=name, engine="h5netcdf") as ds:
-            groups[name] = ds.load()
+        with xr.open_dataset(source(), group=name, engine="h5netcdf") as ds:
+            groups[name] = _text_labels_as_objects(ds.load())
     return from_groups(groups)
+
+
+def _text_labels_as_objects(ds: xr.Dataset) -> xr.Dataset:
+    """``ds`` with its text coordinates as object arrays, which hold each name once.
+
+    xarray reads text as a fixed-width array, every entry as wide as the longest
+    (one 50,000-character player name among 3,000 would take 600 MB); a fit
+    labels its posterior with object arrays, and so does a loaded one.
+    """
+    text = {
+        name: index.to_numpy(dtype=object)
+        for name, index in ds.indexes.items()
+        if not isinstance(index, pd.MultiIndex) and pd.api.types.is_string_dtype(index.dtype)
+    }
+    return ds.assign_coords(text) if text else ds

@@ -8,6 +8,7 @@ would read outside itself or inflate past its budget
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 from typing import Any
@@ -48,13 +49,14 @@ def write_posterior(idata: Any) -> bytes:
             return fh.read()
 
 
-def read_posterior(path: str | os.PathLike) -> Any:
+def read_posterior(source: str | os.PathLike | bytes) -> Any:
     """Read a posterior written by `write_posterior` from a checked, self-contained file.
 
     Parameters
     ----------
-    path : str or path-like
-        A NetCDF file already passed through `check_hdf5_self_contained`.
+    source : str, path-like or bytes
+        A NetCDF file already passed through `check_hdf5_self_contained`, or
+        its bytes (read in memory, without a temporary file).
 
     Returns
     -------
@@ -62,11 +64,13 @@ def read_posterior(path: str | os.PathLike) -> Any:
         The installed ArviZ line's object, loaded eagerly (the file may be
         removed afterwards), whichever line wrote the file.
     """
-    return posterior_io.read_netcdf(os.fspath(path))
+    return posterior_io.read_netcdf(source if isinstance(source, bytes) else os.fspath(source))
 
 
 def posterior_from_bytes(blob: bytes, member: str, limit: int) -> Any:
     """The posterior in ``blob`` (the file member ``member``), checked before it is opened.
+
+    The bytes are read in memory: loading needs no temporary folder.
 
     Parameters
     ----------
@@ -81,16 +85,12 @@ def posterior_from_bytes(blob: bytes, member: str, limit: int) -> Any:
     -------
     arviz.InferenceData or xarray.DataTree
     """
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "posterior.nc")
-        with open(path, "wb") as fh:
-            fh.write(blob)
-        # compressed HDF5 data may inflate: allow what real posteriors need (they compress
-        # less than 3 to 1), not what a few kilobytes of zeros can claim
-        check_hdf5_self_contained(
-            path, max_bytes=min(limit, max(MAX_POSTERIOR_BYTES, 100 * len(blob)))
-        )
-        try:
-            return read_posterior(path)
-        except Exception as err:
-            raise PersistenceError(f"the posterior {member} cannot be read: {err}") from None
+    # compressed HDF5 data may inflate: allow what real posteriors need (they compress
+    # less than 3 to 1), not what a few kilobytes of zeros can claim
+    check_hdf5_self_contained(
+        io.BytesIO(blob), max_bytes=min(limit, max(MAX_POSTERIOR_BYTES, 100 * len(blob)))
+    )
+    try:
+        return read_posterior(blob)
+    except Exception as err:
+        raise PersistenceError(f"the posterior {member} cannot be read: {err}") from None

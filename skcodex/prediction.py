@@ -137,6 +137,8 @@ def _compile(numba: Any, func: Callable, folder: Path | None) -> Callable:
     numba.config.CACHE_DIR = str(folder)
     try:
         return numba.njit(cache=True, nogil=True)(func)
+    except RuntimeError:  # numba finds no cache locator ("no locator available"): no cache
+        return numba.njit(nogil=True)(func)
     finally:
         numba.config.CACHE_DIR = previous
 

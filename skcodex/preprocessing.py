@@ -10,7 +10,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex._sklearn import dense_output_requested, fit_context
+from skcodex._sklearn import (
+    dense_output_requested,
+    fit_context,
+    validate_parameter_constraints,
+)
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.design import Layout, old_positions
@@ -108,6 +112,12 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
             Sparse, or dense under ``sparse_output=False`` or pandas output.
         """
         check_is_fitted(self, "layout_")
+        # set_params after fit may have left a catalogue fit would refuse
+        validate_parameter_constraints(
+            {"catalogue": self._parameter_constraints["catalogue"]},
+            {"catalogue": self.catalogue},
+            caller_name=type(self).__name__,
+        )
         codes = encode(check_match_table(X, self.catalogue), self.vocabulary_)
         grown = Layout(
             codes.n_players, codes.n_starters, codes.n_specs, self.layout_.specs_per_deck

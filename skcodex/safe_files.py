@@ -43,6 +43,8 @@ MAX_JSON_DEPTH = 64
 _CHUNK = 1 << 20
 _NPY = re.compile(r"a[0-9]{1,6}\.npy")
 _MAX_ARRAYS = 100_000
+# Memory of one decoded variable-length text entry: its Python object and its pointer.
+_TEXT_OBJECT_BYTES = 64
 #: Array kinds a file may hold: numbers, dates, durations and text; never objects.
 ARRAY_KINDS = "biufcMmU"
 
@@ -81,6 +83,10 @@ def read_regular_file(path: str | os.PathLike, where: str, limit: int) -> bytes:
         raise FileNotFoundError(2, "no saved estimator at this path", where) from None
     except OSError as err:
         raise PersistenceError(f"{where} cannot be opened: {err.strerror or err}") from None
+    except UnicodeEncodeError:
+        raise PersistenceError(
+            f"{where} cannot be opened: the file name is not valid in this file system's encoding"
+        ) from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
@@ -204,8 +210,8 @@ def check_hdf5_self_contained(path: str | os.PathLike, max_bytes: int | None = N
 
     Parameters
     ----------
-    path : str or path-like
-        The HDF5 file.
+    path : str, path-like or binary file object
+        The HDF5 file (an `io.BytesIO` of its bytes is read in memory).
     max_bytes : int, optional
         Refuse the file when its datasets would take more than this many bytes
         in memory once read (decompressed).
@@ -225,7 +231,8 @@ def check_hdf5_self_contained(path: str | os.PathLike, max_bytes: int | None = N
     total = 0
     seen: set = set()
     try:
-        with h5py.File(os.fspath(path), "r") as fh:
+        source = path if hasattr(path, "read") else os.fspath(path)
+        with h5py.File(source, "r") as fh:
             stack = [fh]
             while stack:
                 group = stack.pop()
@@ -247,7 +254,8 @@ def check_hdf5_self_contained(path: str | os.PathLike, max_bytes: int | None = N
                     if isinstance(obj, h5py.Group):
                         stack.append(obj)
                     elif isinstance(obj, h5py.Dataset):
-                        total += _dataset_bytes(obj, where)
+                        left = None if max_bytes is None else max_bytes - total
+                        total += _dataset_bytes(obj, where, left)
                     if max_bytes is not None and total > max_bytes:
                         raise PersistenceError(
                             f"the posterior's datasets would take more than {max_bytes} "
@@ -260,8 +268,14 @@ def check_hdf5_self_contained(path: str | os.PathLike, max_bytes: int | None = N
     return total
 
 
-def _dataset_bytes(dataset: Any, where: str) -> int:
-    """The bytes a dataset takes once read; refuses data kept in other files."""
+def _dataset_bytes(dataset: Any, where: str, left: int | None = None) -> int:
+    """The bytes a dataset takes once read; refuses data kept in other files.
+
+    Variable-length text (level names) is counted twice over: as the Python
+    objects h5py reads, and as the fixed-width text array xarray decodes it
+    into, every entry as wide as the longest (4 bytes a character). Its
+    entries are read only when the objects alone fit in ``left`` bytes.
+    """
     import h5py
 
     plist = dataset.id.get_create_plist()
@@ -276,4 +290,13 @@ def _dataset_bytes(dataset: Any, where: str) -> int:
             f"the posterior's dataset {where!r} keeps its data in the external file "
             f"{name[:60]!r}; refused"
         )
-    return math.prod(dataset.shape or ()) * dataset.dtype.itemsize
+    n = math.prod(dataset.shape or ())
+    text = h5py.check_string_dtype(dataset.dtype)
+    if text is None or text.length is not None:
+        return n * dataset.dtype.itemsize
+    objects = n * _TEXT_OBJECT_BYTES
+    if n == 0 or (left is not None and objects > left):
+        return objects
+    # UTF-8 bytes are at least as many as characters: an upper bound on the width
+    longest = max(len(value) for value in np.asarray(dataset[()], dtype=object).ravel())
+    return objects + n * longest * 4

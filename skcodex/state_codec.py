@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.archive import ARRAYS, METADATA
+from skcodex.archive import ARRAYS, MAX_JSON_BYTES, METADATA
 from skcodex.codex import Catalogue, Deck, PlainCatalogue
+from skcodex.posterior import group, group_names
 from skcodex.posterior_file import posterior_from_bytes, write_posterior
 from skcodex.safe_files import ARRAY_KINDS, PersistenceError, read_npz
 
@@ -78,6 +79,8 @@ class Writer:
             raise PersistenceError(
                 f"cannot save this {name}: it holds text or numbers a file cannot represent ({err})"
             ) from None
+        if len(out[METADATA]) > MAX_JSON_BYTES:
+            raise PersistenceError(_metadata_too_large(document, len(out[METADATA]), name))
         if self.arrays:
             buffer = io.BytesIO()
             np.savez(buffer, **self.arrays)
@@ -242,12 +245,33 @@ class Writer:
         return self.array(values, where)
 
 
+def _metadata_too_large(document: dict, size: int, name: str) -> str:
+    """Why a document's JSON is too large to save, naming its largest fitted attribute."""
+    state = document.get("state", {})
+    sizes = {k: len(json.dumps(v, ensure_ascii=False).encode()) for k, v in state.items()}
+    largest = max(sizes, key=sizes.get) if sizes else None
+    where = f" ({largest} alone takes {sizes[largest]:,})" if largest is not None else ""
+    return (
+        f"cannot save this {name}: its metadata would take {size:,} bytes{where}, more than "
+        f"the {MAX_JSON_BYTES:,} (64 MiB) a saved file's metadata may hold; names of players, "
+        "periods and decks are stored there, so shorten very long names"
+    )
+
+
 class Reader:
-    """The inverse of `Writer`, over the checked members of a file (arrays read at once)."""
+    """The inverse of `Writer`, over the checked members of a file (arrays read at once).
+
+    Everything read shares one memory budget, ``limit`` bytes: the arrays,
+    then each posterior, which may be named once (a file naming one member
+    again is refused rather than inflated again).
+    """
 
     def __init__(self, blobs: dict[str, bytes], limit: int) -> None:
-        self.blobs, self.limit = blobs, limit
+        self.blobs = blobs
         self.arrays = read_npz(blobs[ARRAYS], limit) if ARRAYS in blobs else {}
+        #: What is left of the budget for the posteriors.
+        self.limit = limit - sum(a.nbytes for a in self.arrays.values())
+        self.posteriors_read: set[str] = set()
 
     def decode(self, obj: Any) -> Any:
         if obj is None or isinstance(obj, (bool, int, float, str)):
@@ -386,4 +410,14 @@ class Reader:
         member = str(obj["member"])
         if member not in self.blobs or not member.endswith(".nc"):
             raise PersistenceError(f"the posterior {member[:60]!r} is missing")
-        return posterior_from_bytes(self.blobs[member], member, self.limit)
+        if member in self.posteriors_read:
+            raise PersistenceError(
+                f"its metadata names the posterior {member} more than once; a saved "
+                "estimator names each posterior once"
+            )
+        self.posteriors_read.add(member)
+        if self.limit <= 0:
+            raise PersistenceError("its arrays take the whole memory budget of load (max_bytes)")
+        value = posterior_from_bytes(self.blobs[member], member, self.limit)
+        self.limit -= sum(group(value, g).nbytes for g in group_names(value))
+        return value

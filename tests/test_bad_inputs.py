@@ -20,8 +20,13 @@ import copy
 import hashlib
 import io
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
+import tempfile
+import tracemalloc
 import warnings
 import zipfile
 from collections.abc import Callable
@@ -50,6 +55,7 @@ from skcodex.data import MatchTableError
 from skcodex.datasets import load_codex_matches, make_matches
 from skcodex.datasets.codexdata import CodexDataError
 from skcodex.persistence import PersistenceError
+from skcodex.preprocessing import MatchupEncoder
 
 PACKAGE = Path(skcodex.__file__).resolve().parent
 SKLEARN = Path(__import__("sklearn").__file__).resolve().parent
@@ -231,11 +237,40 @@ def _hostile_files(root: Path, bayes_file: Path, glicko_file: Path) -> dict[str,
         out[f"nc_{kind}"] = _write_hostile(
             root / f"nc_{kind}.skcodex", _posterior_reaching_out(root, b, kind)
         )
+    out["posterior_again"] = _posterior_named(root, b, 8)
+    member = next(n for n in b if n.endswith(".nc"))
+    out["text_bomb"] = _write_hostile(
+        root / "text_bomb.skcodex", {**b, member: _text_bomb_netcdf(root)}
+    )
     out["fifo"] = root / "pipe.skcodex"
     os.mkfifo(out["fifo"])
     out["device_link"] = root / "zero.skcodex"
     out["device_link"].symlink_to("/dev/zero")
     return out
+
+
+def _posterior_named(root: Path, members: dict, repeats: int) -> Path:
+    """A model file whose metadata names its posterior member ``repeats`` more times."""
+    ref = json.loads(members["metadata.json"])["state"]["idata_"]
+    return _write_hostile(
+        root / f"posterior_named_{repeats}.skcodex",
+        _edit_meta(members, lambda m: m["state"].update(convergence_problems_=[ref] * repeats)),
+    )
+
+
+def _text_bomb_netcdf(root: Path) -> bytes:
+    """A 2 MB posterior whose 20,000 level names (one of a million characters) xarray
+    would decode into a 74.5 GiB fixed-width text array."""
+    import xarray as xr
+
+    names = np.empty(20_000, dtype=object)
+    names[:] = [f"p{i}" for i in range(len(names))]
+    names[0] = "x" * 1_000_000
+    path = root / "text_bomb.nc"
+    xr.Dataset(
+        {"skill": (("player",), np.zeros(len(names), dtype="f4"))}, coords={"player": names}
+    ).to_netcdf(path, engine="h5netcdf", group="posterior")
+    return path.read_bytes()
 
 
 def _npy_header(shape: tuple) -> bytes:
@@ -381,6 +416,137 @@ def _spaced_names_proba(clean: bool = False) -> np.ndarray:
         X = X.replace({"ann": " ann ", "Zo\u00eb": "Zoe\u0308"})
         model = EloClassifier().fit(X, y)
     return model.predict_proba(X)
+
+
+def _set_params_then(key: str, call: str, params: dict) -> Callable:
+    """``call`` (a method) of a copy of a fitted model whose parameters were then set."""
+
+    def build(env: dict) -> tuple:
+        if key == "encoder":
+            model = MatchupEncoder().fit(env["data"].X)
+        else:
+            model = copy.deepcopy(env["fitted"][key])
+        model.set_params(**params)
+        if call == "save":
+            return model.save, (env["files"]["root"] / "refused.skcodex",), {}
+        return getattr(model, call), (env["data"].X,), {}
+
+    return build
+
+
+def _elo_of_four_long_names() -> EloClassifier:
+    names = [letter * 9_000_000 for letter in "abcd"]
+    X = pd.DataFrame(
+        {
+            "player1": names[:2],
+            "player2": names[2:],
+            "deck1": ["MonoRed"] * 2,
+            "deck2": ["MonoBlue"] * 2,
+        }
+    )
+    return EloClassifier().fit(X, [1, 0])
+
+
+def _renamed(env: dict, name: str) -> pd.DataFrame:
+    """The training table with its first player renamed ``name`` in both columns."""
+    X = env["data"].X
+    old = X["player1"].iloc[0]
+    return X.assign(**{c: X[c].where(X[c] != old, name) for c in ("player1", "player2")})
+
+
+def _names_held_once(result: Any, env: dict) -> None:
+    """The posterior's player names are held once each, fitted and after a save and load."""
+    loaded = skcodex.load(result.save(env["files"]["root"] / "long-name.skcodex"))
+    for model in (result, loaded):
+        player = skcodex.posterior.group(model.idata_, "posterior")["player"]
+        assert player.dtype == object and player.values.nbytes == 8 * player.size
+        assert max(len(name) for name in player.values) == 50_000
+    X = _renamed(env, "x" * 50_000)
+    assert np.array_equal(loaded.predict_proba(X), result.predict_proba(X))
+
+
+def _matches_for_prediction(env: dict) -> pd.DataFrame:
+    return pd.read_csv(env["files"]["matches"]).drop(columns="y")
+
+
+_FRESH_LOAD = """
+import json, sys
+{setup}
+import pandas as pd
+import skcodex
+X = pd.read_csv(sys.argv[2]).drop(columns="y")
+print(json.dumps(skcodex.load(sys.argv[1]).predict_proba(X).tolist()))
+"""
+
+
+def _load_in_fresh_process(setup: str = "", home_is_a_file: bool = False) -> Callable:
+    """Load the saved model and predict in a new interpreter, its environment degraded."""
+
+    def build(env: dict) -> tuple:
+        files = env["files"]
+
+        def run() -> np.ndarray:
+            environ = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+            if home_is_a_file:  # no folder can be made under it, even by root
+                home = files["root"] / "home-is-a-file"
+                home.write_text("")
+                environ["HOME"] = str(home)
+                environ.pop("XDG_CACHE_HOME", None)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    _FRESH_LOAD.format(setup=setup),
+                    str(files["model"]),
+                    str(files["matches"]),
+                ],
+                capture_output=True,
+                text=True,
+                env=environ,
+                timeout=900,
+            )
+            assert done.returncode == 0, done.stderr[-1500:]
+            return np.array(json.loads(done.stdout.splitlines()[-1]))
+
+        return run, (), {}
+
+    return build
+
+
+def _load_without_temp_folder(path: Path) -> np.ndarray:
+    previous = tempfile.tempdir
+    tempfile.tempdir = str(path.parent / "no-such-folder")
+    try:
+        model = skcodex.load(path)
+    finally:
+        tempfile.tempdir = previous
+    return model
+
+
+def _predicts_as_fitted(result: Any, env: dict) -> None:
+    X = env["data"].X
+    assert np.array_equal(result.predict_proba(X), env["fitted"]["bayes"].predict_proba(X))
+
+
+def _cli_fails_and_leaves_nothing(folder: str, *fragments: str) -> Callable:
+    """``_cli_fails``, and the folder the outputs were to go in is left empty."""
+    fails = _cli_fails(*fragments)
+
+    def check(result: Any, env: dict) -> None:
+        fails(result, env)
+        parent = env["files"]["root"] / folder
+        assert not parent.exists() or not any(parent.iterdir()), list(parent.iterdir())
+
+    return check
+
+
+def _huge_sampling_cli(folder: str, option: str, value: str) -> Callable:
+    def build(env: dict) -> tuple:
+        out = env["files"]["root"] / folder / "out"
+        argv = ("fit", str(env["files"]["matches"]), "--out", str(out), option, value)
+        return _run_cli(env), (*argv, "--no-progress"), {}
+
+    return build
 
 
 HUGE = "x" * 1_000_000
@@ -801,6 +967,115 @@ CASES = [
         MatchTableError,
         "lone surrogate",
     ),
+    # -- save after set_params: what fit refuses, save refuses (so that load never does) ---
+    *[
+        Case(
+            f"save: {key} after set_params({param}={value!r})",
+            _set_params_then(key, "save", {param: value}),
+            PersistenceError,
+            rf"^cannot save this \w+: The '{param}' parameter of \w+ must be .* Got .* "
+            "Set a value fit accepts before saving.$",
+        )
+        for key, param, value in [
+            ("bayes", "draws", "many"),
+            ("bayes", "draws", -5),
+            ("bayes", "method", "magic"),
+            ("bayes", "target_accept", 2.0),
+            ("bayes", "catalogue", "codex"),
+            ("elo", "k_factor", -3.0),
+            ("glicko", "tau", "fast"),
+            ("encoder", "catalogue", "codex"),
+        ]
+    ],
+    *[
+        Case(
+            f"{method}: {key} after set_params(catalogue='codex')",
+            _set_params_then(key, method, {"catalogue": "codex"}),
+            InvalidParameterError,
+            "The 'catalogue' parameter of .* Got 'codex' instead",
+            sklearn_error=True,
+        )
+        for key, method in [("bayes", "predict_proba"), ("encoder", "transform")]
+    ],
+    Case(
+        "save: Elo with four player names of 9 MB (metadata above 64 MiB)",
+        lambda e: (_elo_of_four_long_names().save, (e["files"]["root"] / "long.skcodex",), {}),
+        PersistenceError,
+        r"^cannot save this EloClassifier: its metadata would take 72,0\d\d,\d{3} bytes "
+        r"\(ratings_ alone takes 36,0\d\d,\d{3}\), more than the 67,108,864 \(64 MiB\)",
+    ),
+    # -- skcodex.load: one budget, each member read once ----------------------------------
+    Case(
+        "skcodex.load: metadata naming its posterior 8 more times",
+        lambda e: (skcodex.load, (e["files"]["posterior_again"],), {}),
+        PersistenceError,
+        "its metadata names the posterior 0_idata_.nc more than once",
+    ),
+    Case(
+        "skcodex.load: 2 MB of level names decoding to 74.5 GiB of text",
+        lambda e: (skcodex.load, (e["files"]["text_bomb"],), {}),
+        PersistenceError,
+        r"the posterior's datasets would take more than 268435456 bytes once read; refused",
+    ),
+    # -- skcodex.load: the file name and the key ------------------------------------------
+    Case(
+        "skcodex.load: a file name holding a NUL",
+        lambda e: (skcodex.load, ("a\0b",), {}),
+        PersistenceError,
+        r"^a\\x00b: a file name cannot hold a NUL character$",
+    ),
+    Case(
+        "skcodex.load: a key holding a lone surrogate",
+        lambda e: (skcodex.load, (e["files"]["signed"],), {"key": "ours\ud800"}),
+        TypeError,
+        r"^key must be non-empty bytes or str .*not valid Unicode \(it holds a lone surrogate\)",
+    ),
+    # -- skcodex.load and predict_proba in a degraded environment -------------------------
+    Case(
+        "predict_proba after load: numba finds no folder to cache its kernels in",
+        _load_in_fresh_process(
+            "import numba.core.caching as caching\ncaching.CacheImpl._locator_classes = []"
+        ),
+        check=_same_probabilities(
+            lambda e: e["fitted"]["bayes"].predict_proba(_matches_for_prediction(e))
+        ),
+    ),
+    Case(
+        "skcodex.load: a home folder in which no cache folder can be made",
+        _load_in_fresh_process(home_is_a_file=True),
+        check=_same_probabilities(
+            lambda e: e["fitted"]["bayes"].predict_proba(_matches_for_prediction(e))
+        ),
+    ),
+    Case(
+        "skcodex.load: no temporary folder",
+        lambda e: (_load_without_temp_folder, (e["files"]["model"],), {}),
+        check=_predicts_as_fitted,
+    ),
+    # -- sizes that cannot fit in memory, refused before sampling --------------------------
+    *[
+        Case(
+            f"fit: {param}={value:,} (the draws cannot fit in memory)",
+            lambda e, kw={param: value}: (
+                BayesianMatchupClassifier(**{**TINY, **kw}).fit,
+                (e["data"].X, _y(e)),
+                {},
+            ),
+            ValueError,
+            rf"^chains={chains} x draws={draws} would keep [\d,]+\.\d GiB of posterior draws, "
+            r"more than the [\d,]+\.\d GiB of memory available; lower draws or chains$",
+        )
+        for param, value, chains, draws in [
+            ("draws", 10**12, 2, 10**12),
+            ("chains", 10**6, 10**6, 100),
+        ]
+    ],
+    # -- a very long name is held once -----------------------------------------------------
+    Case(
+        "fit: one player name of 50,000 characters",
+        lambda e: (_fit_bayes, (_renamed(e, "x" * 50_000), _y(e)), {}),
+        check=_names_held_once,
+    ),
     # -- numerically absurd parameters --------------------------------------------------
     *[
         Case(
@@ -1105,6 +1380,16 @@ CASES = [
             {},
         ),
         check=_cli_fails("deck2"),
+    ),
+    Case(
+        "cli: fit --draws 1000000000000",
+        _huge_sampling_cli("huge-draws", "--draws", "1000000000000"),
+        check=_cli_fails_and_leaves_nothing("huge-draws", "would keep", "memory available"),
+    ),
+    Case(
+        "cli: fit --chains 1000000",
+        _huge_sampling_cli("huge-chains", "--chains", "1000000"),
+        check=_cli_fails_and_leaves_nothing("huge-chains", "chains=1000000 x", "lower draws"),
     ),
     Case(
         "cli: predict from a missing model",
@@ -1508,8 +1793,8 @@ def _assert_probabilities(result: Any) -> None:
         assert np.allclose(result.sum(axis=1), 1.0)
 
 
-def test_there_are_at_least_150_cases():
-    assert len(CASES) >= 150
+def test_there_are_at_least_177_cases():
+    assert len(CASES) >= 177
     assert len({c.name for c in CASES}) == len(CASES)
 
 
@@ -1534,3 +1819,39 @@ def test_bad_input(case, data, fitted, files, capsys):
             _assert_probabilities(result)
             case.check(result, env)
     _assert_same(snapshot, (args, kwargs))
+
+
+def test_a_posterior_named_many_times_is_not_inflated_again(files):
+    """Peak memory traced while loading: a file naming its posterior 16 more times takes no
+    more than the plain file (each repeat used to inflate the posterior once more)."""
+    members = _members(files["model"])
+    peaks = {}
+    for repeats in (0, 16):
+        path = _posterior_named(files["root"], members, repeats)
+        tracemalloc.start()
+        try:
+            skcodex.load(path)
+        except PersistenceError:
+            assert repeats > 0
+        peaks[repeats] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peaks[16] <= 1.2 * peaks[0], peaks
+
+
+def test_a_long_name_is_not_copied_for_every_row(data):
+    """Encoding a table turns each distinct name into a Python string once: four names of
+    1 MB over 240 rows (about 120 appearances) take a few MB of traced memory, not 120."""
+    from skcodex.data import Vocabulary, check_match_table, encode
+
+    X = data.X
+    renamed = {p: letter * 1_000_000 for p, letter in zip(sorted(set(X["player1"]))[:4], "abcd")}
+    X = X.assign(**{c: X[c].replace(renamed).astype("str") for c in ("player1", "player2")})
+    table = check_match_table(X)
+    tracemalloc.start()
+    try:
+        codes = encode(table, Vocabulary.from_table(table))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert codes.n_players == len(set(data.X["player1"]) | set(data.X["player2"]))
+    assert peak < 20 * 1024**2, f"{peak / 2**20:.0f} MiB traced"

@@ -40,7 +40,7 @@ class Vocabulary:
     @classmethod
     def from_table(cls, table: pd.DataFrame) -> Vocabulary:
         """Collect the levels of a table checked by `check_match_table`, sorted."""
-        players = pd.unique(np.concatenate([table["player1"], table["player2"]]))
+        players = _both_players(table).unique()
         decks = pd.unique(np.concatenate([table["deck1"], table["deck2"]]))
         starters = sorted({d.starter for d in decks})
         specs = sorted({s for d in decks for s in d.specs})
@@ -92,6 +92,16 @@ class MatchCodes:
         return len(self.player1)
 
 
+def _both_players(table: pd.DataFrame) -> pd.Series:
+    """``player1`` then ``player2`` as one Series, in the columns' own dtype.
+
+    Text columns are often Arrow-backed (pandas' ``str`` dtype): going through
+    NumPy would make one Python string a row, so a very long name would be
+    copied once for every match it appears in.
+    """
+    return pd.concat([table["player1"], table["player2"]], ignore_index=True)
+
+
 def _codes(values: np.ndarray, levels: tuple) -> tuple[np.ndarray, tuple]:
     """Codes of values against levels; unseen values numbered on from len(levels)."""
     out = pd.Index(levels, dtype=object).get_indexer(values).astype(np.int64)
@@ -112,10 +122,10 @@ def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
     )
     if any(len(d.specs) != k for d in decks):
         raise MatchTableError(f"decks here must hold {k} specs, as in the training data")
-    players, unseen_p = _codes(
-        np.concatenate([table["player1"].to_numpy(), table["player2"].to_numpy()]),
-        vocab.players,
-    )
+    # each distinct name is turned into a Python str once, not once a row it appears in
+    player_rows, names = pd.factorize(_both_players(table))
+    players, unseen_p = _codes(np.asarray(names), vocab.players)
+    players = players[player_rows]
     starters, unseen_st = _codes(np.array([d.starter for d in decks], dtype=object), vocab.starters)
     specs, unseen_sp = _codes(
         np.array([s for d in decks for s in d.specs], dtype=object), vocab.specs
