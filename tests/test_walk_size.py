@@ -56,7 +56,7 @@ def test_time_varying_warns_before_a_large_walk():
 
 
 def test_describe_model_reports_the_walk_of_a_fitted_model(small_matches):
-    """``layout_`` is the prediction layout, without the walk; the posterior still holds it."""
+    """``layout_`` is the layout as sampled, with the walk and its periods."""
     from sklearn.exceptions import ConvergenceWarning
 
     from skcodex.report import describe_model
@@ -65,7 +65,8 @@ def test_describe_model_reports_the_walk_of_a_fitted_model(small_matches):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(small_matches.X, small_matches.y)
-    assert not clf.layout_.options.time_varying
+    assert clf.layout_.options.time_varying
+    assert not clf.layout_.static().options.time_varying
     model = describe_model(clf)
     assert model["time_varying"] and "time_varying" in model["extensions"]
     assert model["n_epochs"] == small_matches.X["period"].nunique()
