@@ -21,6 +21,10 @@ done as rarely as possible:
   numba functions stored in PyTensor's compile directory
   (``pytensor.config.base_compiledir``, set by ``PYTENSOR_FLAGS``), so a new
   process loads them instead of compiling again.
+- **Compiled with IEEE arithmetic** (`ieee_float_math`): numba's fast-math
+  flags are off for every compile of the model, so a model compiled fresh, one
+  read from the disk cache and one already in memory give bit-identical draws
+  for the same seed.
 
 The compiled models are never part of a fitted estimator's state, which
 therefore pickles.
@@ -33,6 +37,7 @@ import multiprocessing
 import os
 import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,6 +173,27 @@ def embedding(layout: Layout, padded: Layout) -> tuple[np.ndarray, np.ndarray]:
 # -- the compile cache ---------------------------------------------------------
 
 
+@contextmanager
+def ieee_float_math():
+    """Compile PyTensor's numba kernels without fast-math flags while in this block.
+
+    PyTensor compiles its numba kernels with LLVM's fast-math flags by default
+    (``pytensor.config.numba__fastmath``), which let LLVM reassociate sums and
+    fuse multiply-adds as its optimiser sees fit. The optimiser does not see
+    the same code when a model is compiled from scratch as when it is assembled
+    from kernels read from the disk cache, and the two were measured to differ
+    in the last bits of the log-density: enough to send NUTS down another path
+    after a few hundred steps, so one seed gave two posteriors. With IEEE
+    semantics every kernel computes exactly what its code says, however it is
+    compiled or linked. PyTensor keys its disk cache on the flag, so kernels
+    compiled with fast-math elsewhere are not reused here.
+    """
+    import pytensor
+
+    with pytensor.config.change_flags(numba__fastmath=False):
+        yield
+
+
 def compile_count(sampler: str | None = None) -> int:
     """How many models this process has compiled (for one sampler, or for all).
 
@@ -229,7 +255,10 @@ def _compiled(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) ->
 
 def _build(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) -> Any:
     model = build_model(index, y, padded)
-    return compile_nutpie(model, _stored_names(model)) if sampler == "nutpie" else model
+    if sampler != "nutpie":
+        return model  # PyMC compiles in pm.sample (under ieee_float_math too)
+    with ieee_float_math():
+        return compile_nutpie(model, _stored_names(model))
 
 
 def _stored_names(model) -> list[str]:
@@ -273,7 +302,7 @@ def _sample_pymc(model, data: dict, options: SamplingOptions):
 
     cores = _cores(options)
     in_worker = multiprocessing.current_process().daemon
-    with model:
+    with model, ieee_float_math():
         pm.set_data(data)
         return pm.sample(
             draws=options.draws,
