@@ -8,7 +8,9 @@ script fits
 
 - ``nuts``: the reference (4 chains x 500 + 500 by default);
 - ``advi``: ``method="advi"``, mean-field ADVI;
-- ``fullrank_advi``: ``method="fullrank_advi"``, a normal with a full covariance;
+- ``fullrank_advi``: ADVI with a normal of full covariance (PyMC's
+  ``FullRankADVI``, `skcodex.approximate.advi_posterior` with ``full_rank=True``;
+  not a ``method`` of the estimator);
 
 and reports, for each, the wall time of the fit (compilation included; the
 median of ``--repeats`` fits for the approximations, which give the same draws
@@ -29,6 +31,7 @@ and writes ``benchmarks/results/advi_spreads.json`` (or ``--name``).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -49,16 +52,24 @@ BLOCKS = {"stst": ("stst",), "stsp": ("stsp", "spst"), "spsp": ("spsp",)}
 def _fit(method: str, data, args):
     from sklearn.exceptions import ConvergenceWarning
 
-    from skcodex import BayesianMatchupClassifier
+    from skcodex import BayesianMatchupClassifier, approximate
     from skcodex.approximate import ApproximationWarning
 
     settings = {"draws": args.draws, "tune": args.tune, "chains": args.chains}
-    clf = BayesianMatchupClassifier(method=method, random_state=args.seed, **settings)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        start = time.perf_counter()
-        clf.fit(data.X, data.y)
-        seconds = time.perf_counter() - start
+    # Full-rank ADVI is not a `method` of the estimator: fit "advi" with full_rank=True.
+    estimator_method = "advi" if method == "fullrank_advi" else method
+    clf = BayesianMatchupClassifier(method=estimator_method, random_state=args.seed, **settings)
+    mean_field = approximate.advi_posterior
+    if method == "fullrank_advi":
+        approximate.advi_posterior = functools.partial(mean_field, full_rank=True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            start = time.perf_counter()
+            clf.fit(data.X, data.y)
+            seconds = time.perf_counter() - start
+    finally:
+        approximate.advi_posterior = mean_field
     warned = [str(w.message) for w in caught if issubclass(w.category, ApproximationWarning)]
     unconverged = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     return clf, seconds, warned, unconverged
@@ -120,12 +131,24 @@ def main() -> None:
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=1, help="fits per approximation")
     parser.add_argument("--methods", default="nuts,advi,fullrank_advi")
+    parser.add_argument(
+        "--steps", type=int, default=None, help="ADVI steps (default skcodex.approximate.STEPS)"
+    )
     parser.add_argument("--name", default="advi_spreads")
+    parser.add_argument(
+        "--reference",
+        default=None,
+        help="an earlier result (JSON) on the same data whose runs are kept, e.g. its NUTS",
+    )
     args = parser.parse_args()
 
     import pandas as pd
 
+    from skcodex import approximate, posterior
     from skcodex.datasets import make_matches
+
+    if args.steps is not None:
+        approximate.STEPS = args.steps
 
     data = make_matches(
         n_players=args.players,
@@ -137,6 +160,14 @@ def main() -> None:
     n_decks = int(pd.concat([data.X["deck1"], data.X["deck2"]]).nunique())
     truth = {s: float(data.params["sd"][s]) for s in SPREADS}
     runs = {}
+    if args.reference:
+        earlier = json.loads(Path(args.reference).read_text())
+        if earlier["data"]["matches"] != args.matches or earlier["data"]["seed"] != args.seed:
+            raise SystemExit("--reference was run on other data")
+        runs = {m: r for m, r in earlier["runs"].items() if m not in args.methods.split(",")}
+        for method, run in runs.items():
+            if method != "nuts":
+                run.setdefault("steps", earlier["settings"].get("steps") or approximate.STEPS)
     for method in args.methods.split(","):
         repeats = 1 if method == "nuts" else args.repeats
         times, load = [], os.getloadavg()[0]
@@ -144,7 +175,9 @@ def main() -> None:
             clf, seconds, warned, unconverged = _fit(method, data, args)
             times.append(seconds)
         index = _read_levels(clf, data.X)
+        attrs = posterior.group(clf.idata_, "posterior").attrs
         runs[method] = {
+            **({"steps": attrs["advi_steps"]} if "advi_steps" in attrs else {}),
             "seconds": times,
             "median_seconds": statistics.median(times),
             "load_before": load,
@@ -154,7 +187,7 @@ def main() -> None:
         }
         print(f"{method}: {statistics.median(times):.1f} s", file=sys.stderr, flush=True)
     if "nuts" in runs:
-        for method, run in runs.items():
+        for run in runs.values():
             run["sd_ratio_to_nuts"] = _ratios(run, runs["nuts"])
     result = {
         "data": {
@@ -190,7 +223,7 @@ def table(result: dict) -> str:
             f"{ratio[k]['median']:.2f} ({ratio[k]['p10']:.2f})" if k in ratio else ""
             for k in (*BLOCKS, "matchup")
         ]
-        warned = "yes" if run["warned"] else ""
+        warned = ", ".join(s for s in SPREADS if any(f"sd_{s}" in m for m in run["warned"]))
         lines.append(
             f"| {method} | {run['median_seconds']:.1f} | "
             + " | ".join(f"{run['spread_mean'][s]:.3f}" for s in SPREADS)

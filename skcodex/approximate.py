@@ -53,10 +53,12 @@ between ``sd`` and its ``z``, so its optimum puts ``sd`` near zero and leaves
 the ``z`` at their prior. After a mean-field fit, `shrunk_blocks` finds the
 blocks in that state from the fit itself (their ``z`` kept most of their prior
 spread) and fit warns with an `ApproximationWarning` naming them.
-``method="fullrank_advi"`` fits a normal with a full covariance matrix instead
-(PyMC's ``FullRankADVI``), which keeps the correlations and the spreads at a
-cost that grows with the square of the number of effects
-(``benchmarks/advi_spreads.py`` measures both against NUTS and the truth).
+A normal with a full covariance matrix (PyMC's ``FullRankADVI``,
+``advi_posterior(..., full_rank=True)``) could follow those correlations, but
+on the 773 free parameters of a 40-player metagame it was slower than NUTS
+and, after 1,500 steps, further from it (``benchmarks/advi_spreads.py``
+measures both against NUTS and the truth; docs/speed.md has the table), so it
+is not offered as a ``method``.
 
 Draws from either approximation are independent, so they come as one chain of
 ``draws * chains`` draws. It is a tool for tables too large for NUTS; check it
@@ -85,9 +87,9 @@ __all__ = [
 ]
 
 #: Every value of `BayesianMatchupClassifier`'s ``method``.
-METHODS = ("nuts", "advi", "fullrank_advi")
-#: The approximate methods this module implements: mean-field and full-rank ADVI.
-APPROXIMATIONS = ("advi", "fullrank_advi")
+METHODS = ("nuts", "advi")
+#: The approximate methods this module implements.
+APPROXIMATIONS = ("advi",)
 
 #: Matches per minibatch (smaller tables are used whole at every step).
 BATCH_SIZE = 10_000
@@ -103,8 +105,12 @@ TOLERANCE = 0.1
 START_SD = float(np.exp(-2.0))
 #: A block's spread counts as shrunk by mean-field ADVI when the approximate posterior
 #: sd of its standard normals ``z`` (the root mean square over the levels the matches
-#: read) is above this: the data then barely move them from their N(0, 1) prior.
-SHRUNK_Z_SD = 0.8
+#: read) is above this: the data then barely move them from their N(0, 1) prior. On
+#: the 5,000-match metagame of ``benchmarks/advi_spreads.py`` the three deck blocks
+#: had 0.82 (stst), 0.77 (stsp), 0.95 (spsp) and spreads 52%, 24% and 61% below
+#: NUTS's (stsp's effect sds 29% below); the player block had 0.19 and its spread 10%
+#: below.
+SHRUNK_Z_SD = 0.75
 
 
 class ApproximationWarning(UserWarning):
@@ -187,7 +193,9 @@ def advi_posterior(
         options do not apply.
     full_rank : bool, default False
         Fit a normal with a full covariance matrix (PyMC's ``FullRankADVI``)
-        instead of a diagonal one (``ADVI``, mean-field).
+        instead of a diagonal one (``ADVI``, mean-field). Its cost per step
+        grows with the square of the number of parameters; measured, not offered
+        as a ``method`` (see the module's notes).
     steps : int, optional
         Optimisation steps, at least 6 (default `STEPS`).
     batch_size : int, optional
@@ -351,8 +359,8 @@ def fit_approximate(
     ----------
     index, y, layout, priors, options
         As for `skcodex.inference.sample_posterior`.
-    method : {"advi", "fullrank_advi"}
-        Mean-field or full-rank ADVI; see `advi_posterior`.
+    method : {"advi"}
+        Mean-field ADVI; see `advi_posterior`.
 
     Returns
     -------
@@ -368,17 +376,18 @@ def fit_approximate(
     """
     if method not in APPROXIMATIONS:
         raise ValueError(f"method must be one of {APPROXIMATIONS}, got {method!r}")
-    groups = advi_posterior(index, y, layout, priors, options, full_rank=method == "fullrank_advi")
+    groups = advi_posterior(index, y, layout, priors, options)
     post = groups["posterior"]
-    if method == "advi":
+    if post.attrs["inference_method"] == "advi":  # mean-field
         shrunk = shrunk_blocks(post, index, layout)
         if shrunk:
             names = ", ".join(f"sd_{name}" for name in shrunk)
             warnings.warn(
-                f"mean-field ADVI has likely shrunk the spread(s) {names} towards zero "
-                "(the data barely inform their effects one by one, and a diagonal "
-                "approximation then underestimates the spread, and with it the effects "
-                "and their uncertainty). Use method='fullrank_advi' or method='nuts'.",
+                f"mean-field ADVI has likely shrunk the spread(s) {names} and so "
+                "underestimated those effects and their uncertainty: the data barely "
+                "inform these effects one by one, and a diagonal approximation then "
+                "pulls their spread towards zero. Use method='nuts' (on a subsample "
+                "if the table is too large) for these spreads.",
                 ApproximationWarning,
                 stacklevel=5,  # fit_approximate, backend (2), the estimator's fit, its caller
             )
