@@ -389,7 +389,9 @@ def fit_approximate(
                 "pulls their spread towards zero. Use method='nuts' (on a subsample "
                 "if the table is too large) for these spreads.",
                 ApproximationWarning,
-                stacklevel=5,  # fit_approximate, backend (2), the estimator's fit, its caller
+                # fit_approximate, backend (2), the estimator's fit and scikit-learn's
+                # wrapper around it: the warning points at the caller's line
+                stacklevel=6,
             )
     groups["posterior"] = post.drop_vars("z")
     return groups
