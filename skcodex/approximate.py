@@ -46,7 +46,21 @@ level has few matches. The ELBO's entropy term accounts for the volume that
 the mode ignores.
 
 Mean-field ADVI understates posterior uncertainty (it ignores correlations
-between effects), and its draws are independent, so they come as one chain of
+between effects) and, worse, shrinks the spreads of effect blocks whose levels
+the data pin down only weakly: in this parameterisation a block's effects are
+``z * sd``, and a diagonal normal cannot follow the posterior's trade-off
+between ``sd`` and its ``z``, so its optimum puts ``sd`` near zero and leaves
+the ``z`` at their prior. After a mean-field fit, `shrunk_blocks` finds the
+blocks in that state from the fit itself (their ``z`` kept most of their prior
+spread) and fit warns with an `ApproximationWarning` naming them.
+A normal with a full covariance matrix (PyMC's ``FullRankADVI``,
+``advi_posterior(..., full_rank=True)``) could follow those correlations, but
+on the 773 free parameters of a 40-player metagame it was slower than NUTS
+and, after 1,500 steps, further from it (``benchmarks/advi_spreads.py``
+measures both against NUTS and the truth; docs/speed.md has the table), so it
+is not offered as a ``method``.
+
+Draws from either approximation are independent, so they come as one chain of
 ``draws * chains`` draws. It is a tool for tables too large for NUTS; check it
 against NUTS on a subsample, as ``benchmarks/large_data.py`` does.
 """
@@ -60,10 +74,17 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import posterior
-from skcodex.inference import SamplingOptions
+from skcodex.inference import SamplingOptions, ieee_float_math
 from skcodex.model import Layout, SpreadPriors, build_model
 
-__all__ = ["APPROXIMATIONS", "METHODS", "advi_posterior", "fit_approximate"]
+__all__ = [
+    "APPROXIMATIONS",
+    "METHODS",
+    "ApproximationWarning",
+    "advi_posterior",
+    "fit_approximate",
+    "shrunk_blocks",
+]
 
 #: Every value of `BayesianMatchupClassifier`'s ``method``.
 METHODS = ("nuts", "advi")
@@ -82,6 +103,18 @@ LEARNING_RATE = 0.02
 TOLERANCE = 0.1
 #: The approximation's standard deviation of every parameter at the start.
 START_SD = float(np.exp(-2.0))
+#: A block's spread counts as shrunk by mean-field ADVI when the approximate posterior
+#: sd of its standard normals ``z`` (the root mean square over the levels the matches
+#: read) is above this: the data then barely move them from their N(0, 1) prior. On
+#: the 5,000-match metagame of ``benchmarks/advi_spreads.py`` the three deck blocks
+#: had 0.82 (stst), 0.77 (stsp), 0.95 (spsp) and spreads 48%, 24% and 61% below
+#: NUTS's (stsp's effect sds 29% below); the player block had 0.19 and its spread 10%
+#: below. The threshold was chosen on that one benchmark.
+SHRUNK_Z_SD = 0.75
+
+
+class ApproximationWarning(UserWarning):
+    """The fitted approximation is known to understate part of the posterior."""
 
 
 class _Batches:
@@ -142,11 +175,12 @@ def advi_posterior(
     priors: SpreadPriors,
     options: SamplingOptions,
     *,
+    full_rank: bool = False,
     steps: int | None = None,
     batch_size: int | None = None,
     learning_rate: float | None = None,
 ):
-    """Draws from a mean-field ADVI approximation of the model's posterior.
+    """Draws from an ADVI approximation of the model's posterior.
 
     Parameters
     ----------
@@ -157,6 +191,11 @@ def advi_posterior(
         ``draws * chains`` independent draws are made; ``seed`` seeds the
         optimisation, the minibatches and the draws. The other sampling
         options do not apply.
+    full_rank : bool, default False
+        Fit a normal with a full covariance matrix (PyMC's ``FullRankADVI``)
+        instead of a diagonal one (``ADVI``, mean-field). Its cost per step
+        grows with the square of the number of parameters; measured, not offered
+        as a ``method`` (see the module's notes).
     steps : int, optional
         Optimisation steps, at least 6 (default `STEPS`).
     batch_size : int, optional
@@ -189,6 +228,7 @@ def advi_posterior(
         raise ValueError(f"ADVI needs at least 6 steps, got {steps}")
     batch_size = min(BATCH_SIZE if batch_size is None else int(batch_size), len(y))
     learning_rate = LEARNING_RATE if learning_rate is None else float(learning_rate)
+    method = "fullrank_advi" if full_rank else "advi"
     rng = np.random.default_rng(options.seed)
     seeds = rng.integers(0, 2**31 - 1, size=2)
     rows = pytensor.shared(np.arange(batch_size, dtype=np.int64), name="batch_rows")
@@ -199,13 +239,10 @@ def advi_posterior(
     level = quiet.level
     quiet.setLevel(logging.WARNING)  # not PyMC's "Finished [100%]: Average Loss" line
     try:
-        with model:
-            approx = pm.fit(
+        with model, ieee_float_math():
+            inference = _inference(model, full_rank, int(seeds[0]))
+            approx = inference.fit(
                 n=steps,
-                method="advi",
-                random_seed=int(seeds[0]),
-                # every parameter starts with sd e^-2 = 0.14, below a prior's
-                start_sigma={v.name: START_SD for v in model.value_vars},
                 obj_optimizer=pm.adam(learning_rate=learning_rate),
                 callbacks=[batches, averager],
                 progressbar=False,
@@ -226,15 +263,15 @@ def advi_posterior(
             stacklevel=3,
         )
     n_draws = int(options.draws) * int(options.chains)
-    with model, warnings.catch_warnings():
+    with model, ieee_float_math(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         drawn = approx.sample(n_draws, random_seed=int(seeds[1]))
     post = posterior.group(drawn, "posterior")
-    keep = [v for v in post.data_vars if v != "z" and not str(v).endswith("__")]
+    keep = [v for v in post.data_vars if not str(v).endswith("__")]
     out = post[keep].to_dataset() if hasattr(post[keep], "to_dataset") else post[keep]
     out = out.assign_coords(chain=[0], draw=np.arange(n_draws))
     out.attrs = {
-        "inference_method": "advi",
+        "inference_method": method,
         "advi_steps": steps,
         "advi_batch_size": batch_size,
         "advi_learning_rate": learning_rate,
@@ -242,6 +279,67 @@ def advi_posterior(
         "advi_movement": moved,
     }
     return {"posterior": out}
+
+
+def _inference(model, full_rank: bool, seed: int):
+    """PyMC's ADVI or FullRankADVI, every parameter starting with sd `START_SD`."""
+    import pymc as pm
+
+    if not full_rank:
+        return pm.ADVI(random_seed=seed, start_sigma={v.name: START_SD for v in model.value_vars})
+    inference = pm.FullRankADVI(random_seed=seed)
+    # The Cholesky factor's diagonal is stored through softplus; start it at START_SD.
+    (group,) = inference.approx.groups
+    tril = group.params_dict["L_tril"]
+    start = tril.get_value()
+    rows, cols = np.tril_indices(group.ddim)
+    start[rows == cols] = np.log(np.expm1(START_SD))
+    tril.set_value(start)
+    return inference
+
+
+def shrunk_blocks(post, index: np.ndarray, layout: Layout) -> list[str]:
+    """The effect blocks whose spread a mean-field fit has likely shrunk towards zero.
+
+    A diagonal normal cannot follow the posterior's trade-off between a block's
+    spread ``sd`` and its standard normals ``z`` (the effects are ``z * sd``).
+    Where the data pin the effects down, the ``z`` are pinned too and the
+    trade-off is narrow; where they do not, the mean-field optimum puts ``sd``
+    near zero and leaves the ``z`` near their N(0, 1) prior. A block is
+    reported when the root mean square of its ``z``'s approximate posterior sd,
+    over the levels the matches read, is above `SHRUNK_Z_SD`.
+
+    Parameters
+    ----------
+    post : xarray.Dataset
+        The approximation's draws, with ``z`` (dimension of length ``layout.n_free``).
+    index : ndarray of int, shape (n_matches, n_columns)
+        What each match reads, ``layout.index_matrix(codes)``.
+    layout : Layout
+
+    Returns
+    -------
+    list of str
+        Names of the spreads (``layout.spreads``) of the blocks found shrunk.
+    """
+    z = post["z"].to_numpy().reshape(-1, layout.n_free)
+    z_sd = z.std(axis=0)
+    read = np.zeros(layout.n_free, dtype=bool)
+    read[np.unique(index)] = True
+    levels_by_spread: dict[str, list[np.ndarray]] = {}  # stsp and spst share one
+    for name, spread in layout.blocks:
+        if spread < 0:  # an effect without a spread
+            continue
+        start = layout.offsets[name]
+        stop = start + int(np.prod(layout.shapes[name]))
+        levels = np.flatnonzero(read[start:stop]) + start
+        levels_by_spread.setdefault(layout.spreads[spread], []).append(levels)
+    found = []
+    for spread, parts in levels_by_spread.items():
+        levels = np.concatenate(parts)
+        if levels.size and np.sqrt(np.mean(z_sd[levels] ** 2)) > SHRUNK_Z_SD:
+            found.append(spread)
+    return found
 
 
 def fit_approximate(
@@ -259,14 +357,38 @@ def fit_approximate(
     index, y, layout, priors, options
         As for `skcodex.inference.sample_posterior`.
     method : {"advi"}
-        See `advi_posterior`.
+        Mean-field ADVI; see `advi_posterior`.
 
     Returns
     -------
     dict of str to xarray.Dataset
         Posterior draws (group ``posterior``) with the same variables and
         dimensions as NUTS gives.
+
+    Warns
+    -----
+    ApproximationWarning
+        After a mean-field fit, when `shrunk_blocks` finds blocks whose spread it
+        has likely shrunk; the message names their spreads.
     """
-    if method == "advi":
-        return advi_posterior(index, y, layout, priors, options)
-    raise ValueError(f"method must be one of {APPROXIMATIONS}, got {method!r}")
+    if method not in APPROXIMATIONS:
+        raise ValueError(f"method must be one of {APPROXIMATIONS}, got {method!r}")
+    groups = advi_posterior(index, y, layout, priors, options)
+    post = groups["posterior"]
+    if post.attrs["inference_method"] == "advi":  # mean-field
+        shrunk = shrunk_blocks(post, index, layout)
+        if shrunk:
+            names = ", ".join(f"sd_{name}" for name in shrunk)
+            warnings.warn(
+                f"mean-field ADVI has likely shrunk the spread(s) {names} and so "
+                "underestimated those effects and their uncertainty: the data barely "
+                "inform these effects one by one, and a diagonal approximation then "
+                "pulls their spread towards zero. Use method='nuts' (on a subsample "
+                "if the table is too large) for these spreads.",
+                ApproximationWarning,
+                # fit_approximate, backend (2), the estimator's fit and scikit-learn's
+                # wrapper around it: the warning points at the caller's line
+                stacklevel=6,
+            )
+    groups["posterior"] = post.drop_vars("z")
+    return groups

@@ -21,6 +21,10 @@ done as rarely as possible:
   numba functions stored in PyTensor's compile directory
   (``pytensor.config.base_compiledir``, set by ``PYTENSOR_FLAGS``), so a new
   process loads them instead of compiling again.
+- **One answer per seed.** A model compiled fresh, one read from the disk
+  cache and one already in memory give bit-identical draws for the same seed:
+  under PyTensor 3 every compile of the model turns numba's fast-math flags
+  off (`ieee_float_math`), which would otherwise let the two differ.
 
 The compiled models are never part of a fitted estimator's state, which
 therefore pickles.
@@ -33,6 +37,7 @@ import multiprocessing
 import os
 import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,6 +224,42 @@ def embedding(layout: Layout, padded: Layout) -> tuple[np.ndarray, np.ndarray]:
 # -- the compile cache ---------------------------------------------------------
 
 
+#: The first PyTensor version whose fast-math kernels were measured to give other bits
+#: when assembled from the disk cache than when compiled from scratch.
+FAST_MATH_UNREPRODUCIBLE_FROM = (3,)
+
+
+@contextmanager
+def ieee_float_math():
+    """Compile PyTensor's numba kernels without fast-math flags while in this block.
+
+    PyTensor compiles its numba kernels with LLVM's fast-math flags by default
+    (``pytensor.config.numba__fastmath``), which let LLVM reassociate sums and
+    fuse multiply-adds as its optimiser sees fit. Under PyTensor 3 the optimiser
+    does not see the same code when a model is compiled from scratch as when it
+    is assembled from kernels read from the disk cache, and the two were
+    measured to differ in the last bits of the log-density: enough to send NUTS
+    down another path, so one seed gave two posteriors. With IEEE semantics
+    every kernel computes exactly what its code says, however it is compiled or
+    linked, and the gradient was measured no slower. PyTensor keys its disk
+    cache on the flag, so kernels compiled with fast-math elsewhere are not
+    reused here.
+
+    Under PyTensor 2 the fresh and the cached model give the same bits with
+    fast-math on (``tests/test_determinism.py`` checks it on both lines), and
+    turning it off made the gradient about 3.5 times slower, so the flags are
+    left as they are there (`FAST_MATH_UNREPRODUCIBLE_FROM`).
+    """
+    import pytensor
+
+    major = tuple(int(p) for p in pytensor.__version__.split(".")[:1] if p.isdigit())
+    if major < FAST_MATH_UNREPRODUCIBLE_FROM:
+        yield
+        return
+    with pytensor.config.change_flags(numba__fastmath=False):
+        yield
+
+
 def compile_count(sampler: str | None = None) -> int:
     """How many models this process has compiled (for one sampler, or for all).
 
@@ -280,7 +321,10 @@ def _compiled(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) ->
 
 def _build(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) -> Any:
     model = build_model(index, y, padded)
-    return compile_nutpie(model, _stored_names(model)) if sampler == "nutpie" else model
+    if sampler != "nutpie":
+        return model  # PyMC compiles in pm.sample (under ieee_float_math too)
+    with ieee_float_math():
+        return compile_nutpie(model, _stored_names(model))
 
 
 def _stored_names(model) -> list[str]:
@@ -323,7 +367,7 @@ def _sample_pymc(model, data: dict, options: SamplingOptions):
 
     cores = _cores(options)
     in_worker = multiprocessing.current_process().daemon
-    with model:
+    with model, ieee_float_math():
         pm.set_data(data)
         return pm.sample(
             draws=options.draws,

@@ -1,6 +1,7 @@
 """Determinism: one random_state gives one answer in any process; failing samplers warn."""
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -161,3 +162,77 @@ def test_diverging_multiprocess_chains_warn_and_return():
     assert proc.returncode == 0, proc.stderr[-2000:]
     caught = json.loads(proc.stdout.strip().splitlines()[-1])
     assert any(c == "ConvergenceWarning" and "divergent" in m for c, m in caught), caught
+
+
+# Fits twice in one process with each inference path; saves the draws and forecasts of each
+# fit, and lists how many models the process compiled.
+CACHE_SCRIPT = """
+import json, sys, warnings
+import numpy as np
+from skcodex import BayesianMatchupClassifier, approximate, inference
+from skcodex.datasets import make_matches
+
+warnings.simplefilter("ignore")
+approximate.STEPS = 300
+out = sys.argv[1]
+data = make_matches(**{data})
+X = data.X.copy()
+X.loc[X.index[:3], "player1"] = "newcomer"
+for name, extra in {runs}.items():
+    for fit in ("first", "second"):
+        clf = BayesianMatchupClassifier(random_state=11, **{tiny}, **extra).fit(data.X, data.y)
+        np.save(f"{{out}}/{{name}}-{{fit}}-draws.npy", clf.effect_draws_)
+        np.save(f"{{out}}/{{name}}-{{fit}}-proba.npy", clf.predict_proba(X))
+print(json.dumps({{s: inference.compile_count(s) for s in ("nutpie", "pymc")}}))
+"""
+
+
+def _cache_files(folder) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.suffix in (".nbi", ".nbc")}
+
+
+@pytest.mark.slow
+def test_cold_disk_cached_and_in_memory_models_give_bit_identical_results(tmp_path):
+    """One seed, one answer: compiled from scratch, read from the disk cache, or in memory.
+
+    The first process starts with empty PyTensor and numba caches, so its first fit of each
+    path compiles from scratch and its second reuses the model in memory; the second
+    process reads every compiled kernel from the disk cache the first one left.
+    """
+    pytest.importorskip("nutpie")
+    cache = tmp_path / "cache"
+    env = {
+        **os.environ,
+        "PYTENSOR_FLAGS": f"base_compiledir={cache / 'pytensor'}",
+        "NUMBA_CACHE_DIR": str(cache / "numba"),
+    }
+    script = CACHE_SCRIPT.format(data=DATA, tiny=TINY, runs=RUNS)
+    runs = {}
+    for process in ("cold", "warm"):
+        folder = tmp_path / process
+        folder.mkdir()
+        before = _cache_files(cache) if cache.exists() else set()
+        proc = subprocess.run(
+            [sys.executable, "-c", script, str(folder)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        compiled = json.loads(proc.stdout.strip().splitlines()[-1])
+        # one model per sampler and process: the second fit found it in memory
+        assert compiled == {"nutpie": 1, "pymc": 1}, compiled
+        runs[process] = (folder, before, _cache_files(cache))
+    cold_before, cold_after = runs["cold"][1:]
+    warm_before, warm_after = runs["warm"][1:]
+    assert not cold_before and cold_after  # the first process compiled from scratch
+    assert warm_after == warm_before  # the second compiled nothing new: all from disk
+    for name in RUNS:
+        for kind in ("draws", "proba"):
+            reference = np.load(runs["cold"][0] / f"{name}-first-{kind}.npy")
+            assert np.all(np.isfinite(reference))
+            for process, fit in (("cold", "second"), ("warm", "first"), ("warm", "second")):
+                other = np.load(runs[process][0] / f"{name}-{fit}-{kind}.npy")
+                assert np.array_equal(reference, other), (name, kind, process, fit)
