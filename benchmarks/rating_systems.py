@@ -7,8 +7,8 @@ match table (decks are ignored: these rate players only) and forecasts P(player 
 from each player's rating after the last training match. A player never seen in training
 gets the system's initial rating.
 
-Time is the tournament's index in start order (its first match's ``start``, else
-``date``), as in the published settings of these systems for tournament data.
+Time, for the whole-history systems, is the tournament's index in start order (its first
+match's ``start``, else ``date``).
 """
 
 from __future__ import annotations
@@ -45,11 +45,15 @@ def tournament_index(X: pd.DataFrame) -> np.ndarray:
 
 
 def _chronological(X: pd.DataFrame) -> np.ndarray:
-    """Row positions in time order: tournament index, then match date, then row."""
+    """Row positions in the order the results became known: by ``end`` (else ``date``), then row.
+
+    The sequential system (OpenSkill) updates in this order; the whole-history systems
+    group matches by tournament index instead.
+    """
+    when = next((c for c in ("end", "date") if c in X.columns), None)
     keys = [np.arange(len(X))]
-    if "date" in X.columns:
-        keys.append(X["date"].to_numpy())
-    keys.append(tournament_index(X))
+    if when is not None:
+        keys.append(X[when].to_numpy())
     return np.lexsort(keys)
 
 
