@@ -180,7 +180,7 @@ def advi_posterior(
     import pymc as pm
     import pytensor
 
-    if layout.options.time_varying or layout.n_free != layout.size:
+    if layout.options.time_varying:
         raise ValueError(
             "method='advi' does not support time_varying=True (the skill walk); use method='nuts'"
         )

@@ -38,17 +38,17 @@ import xarray as xr
 from skcodex import posterior
 from skcodex.data import Vocabulary, period_labels
 from skcodex.inference import SamplingOptions, sample_posterior
-from skcodex.model import BLOCK_DIMS, Layout, ModelOptions, SpreadPriors, quasi_loglik_terms
+from skcodex.model import Layout, SpreadPriors, quasi_loglik_terms
 
 __all__ = [
     "MAX_LOG_LIKELIHOOD",
     "add_log_likelihood",
     "current_effects",
     "effect_draws",
-    "fitted_layout",
     "from_effect_draws",
     "level_names",
     "run",
+    "upgrade_saved_layout",
 ]
 
 #: Largest draws x matches whose pointwise log-likelihood is kept (160 MB in float64).
@@ -88,8 +88,8 @@ def effect_draws(idata, layout: Layout) -> np.ndarray:
     post = posterior.group(idata, "posterior")
     n = post.sizes["chain"] * post.sizes["draw"]
     parts = []
-    for name, _ in layout.blocks:
-        values = post[name].transpose("chain", "draw", *BLOCK_DIMS[name]).to_numpy()
+    for block in layout.declared:
+        values = post[block.name].transpose("chain", "draw", *block.dims).to_numpy()
         parts.append(values.reshape(n, -1))
     return np.concatenate(parts, axis=1).astype(np.float64)
 
@@ -170,9 +170,10 @@ def from_effect_draws(
     sd = np.asarray(sd, dtype=float)
     n = theta.shape[0] // n_chains
     data = {"sd": (("chain", "draw", "spread"), sd.reshape(n_chains, n, -1))}
+    dims = {b.name: b.dims for b in layout.declared}
     for name, block in layout.unflatten(theta).items():
         data[name] = (
-            ("chain", "draw", *BLOCK_DIMS[name]),
+            ("chain", "draw", *dims[name]),
             block.reshape(n_chains, n, *block.shape[1:]),
         )
     post = xr.Dataset(data, coords={"chain": np.arange(n_chains), "draw": np.arange(n)})
@@ -224,18 +225,19 @@ def run(
     return add_log_likelihood(posterior.from_groups(groups), layout)
 
 
-def fitted_layout(idata, vocab: Vocabulary) -> Layout:
-    """The layout a posterior was sampled in, read from the blocks it holds."""
+def upgrade_saved_layout(layout: Layout, idata) -> Layout:
+    """The layout a posterior was sampled in, for an estimator loaded from a file.
+
+    Files written before the estimator kept its layout as sampled hold it
+    without the skill walk (the layout of the forecasts); their posterior
+    still holds the walk. For those files alone, the walk is put back, with
+    as many periods as the posterior has. Any other layout is returned as it is.
+    """
     post = posterior.group(idata, "posterior")
-    options = ModelOptions(
-        time_varying="walk" in post,
-        synergy="syn_stsp" in post,
-        familiarity="fam_st" in post,
-        prior="balanced" if "log_total" in post else "lognormal",
-        first_move="first_move" in post,
-    )
-    n_epochs = post.sizes["epoch"] if "walk" in post else 1
-    return Layout(*vocab.sizes, vocab.specs_per_deck, options, n_epochs)
+    if layout.options.time_varying or "walk" not in post:
+        return layout
+    options = dataclasses.replace(layout.options, time_varying=True)
+    return dataclasses.replace(layout, options=options, n_epochs=int(post.sizes["epoch"]))
 
 
 def current_effects(

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from skcodex import backend, posterior
 from skcodex._sklearn import Interval, StrOptions, fit_context
 from skcodex.approximate import METHODS
+from skcodex.blocks import BLOCK_TABLE, SPREAD_TABLE
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
     MatchCodes,
@@ -29,10 +30,11 @@ from skcodex.data import (
     table_catalogue,
     time_order,
 )
+from skcodex.data.catalogues import plain_fallback, warn_if_walk_is_large, warn_unseen_names
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.diagnostics import warn_if_not_converged
 from skcodex.inference import SAMPLERS, SamplingOptions
-from skcodex.model import PRIORS, SPREADS, Layout, ModelOptions, SpreadPriors
+from skcodex.model import PRIORS, Layout, ModelOptions, SpreadPriors
 from skcodex.persistence import PersistenceMixin
 from skcodex.prediction import mean_win_probability, win_probability_draws
 
@@ -44,11 +46,12 @@ SEED_PRIORS = {
     "log_sd_spsp_loc": 0.0,
 }
 
-# Constructor prefixes of each prior's loc/scale, by the model's prior names.
+# Constructor prefixes of each prior's loc/scale, by the model's prior names; their
+# defaults are `skcodex.blocks.PRIOR_DEFAULTS` (a test checks the signature agrees).
 _PRIOR_PARAMS_BY_NAME = {
-    **{name: f"log_sd_{name}" for name in (*SPREADS, "syn", "fam", "step")},
+    **{s.name: f"log_sd_{s.name}" for s in SPREAD_TABLE},
     "total": "log_total",
-    "first_move": "first_move",
+    **{b.name: b.name for b in BLOCK_TABLE if b.spread is None},
 }
 _PRIOR_PARAMS = tuple(_PRIOR_PARAMS_BY_NAME.values())
 
@@ -129,6 +132,12 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         Mean of the normal prior on the first-move effect (``first_move=True``).
     first_move_scale : float, default 0.5
         Standard deviation of the normal prior on the first-move effect.
+    symmetric : bool, default False
+        For games where no side moves first (player 1 is only the side listed
+        first): the matchup of deck a against deck b is minus that of b
+        against a, with one effect per unordered pair of components and
+        mirror matchups exactly zero. Swapping the two sides of any match then
+        gives exactly ``1 - p``. Cannot be combined with ``first_move=True``.
     draws : int, default 1000
         Posterior draws kept per chain.
     tune : int, default 1000
@@ -179,9 +188,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         the table's ``X.attrs["catalogue"]``); later tables without a catalogue
         of their own are read against it.
     layout_ : skcodex.model.Layout
-        Where each effect sits in the flat effect vector used for prediction.
+        The model as it was sampled: its options (the extensions switched
+        on), its sizes, and where each effect sits in the flat effect vector.
+        ``layout_.static()`` (the same layout without the skill walk) is the
+        layout of `effect_draws_`.
     effect_draws_ : ndarray of shape (n_draws, n_effects)
-        Every effect for every posterior draw (the flat ``theta`` of `Layout`):
+        Every effect for every posterior draw (the flat ``theta`` of
+        ``layout_.static()``):
         a view computed from ``idata_`` on first use and kept in memory, never
         stored or saved separately.
     spread_draws_ : ndarray of shape (n_draws, n_spreads)
@@ -225,6 +238,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         "familiarity": ["boolean"],
         "prior": [StrOptions(set(PRIORS))],
         "first_move": ["boolean"],
+        "symmetric": ["boolean"],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
         "chains": [Interval(Integral, 1, None, closed="left")],
@@ -263,6 +277,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         first_move: bool = False,
         first_move_loc: float = 0.0,
         first_move_scale: float = 0.5,
+        symmetric: bool = False,
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,
@@ -297,6 +312,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         self.first_move = first_move
         self.first_move_loc = first_move_loc
         self.first_move_scale = first_move_scale
+        self.symmetric = symmetric
         self.draws = draws
         self.tune = tune
         self.chains = chains
@@ -319,6 +335,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             familiarity=bool(self.familiarity),
             prior=self.prior,
             first_move=bool(self.first_move),
+            symmetric=bool(self.symmetric),
         )
 
     @property
@@ -356,7 +373,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             The fitted estimator.
         """
         catalogue = table_catalogue(X, self.catalogue)
-        table = check_match_table(X, catalogue)
+        try:
+            table = check_match_table(X, catalogue)
+        except MatchTableError as err:
+            if catalogue is not None:
+                raise
+            catalogue = plain_fallback(X, err)  # another game's decks, as the command line reads
+            table = check_match_table(X, catalogue)
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
             outcome = adjust_for_luck(table, outcome, check_luck(luck, len(table)))
@@ -378,14 +401,14 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         )
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
         # methods check their own optimisation and warn from fit_approximate.
-        problems = warn_if_not_converged(idata) if self.method == "nuts" else []
+        problems = warn_if_not_converged(idata, layout) if self.method == "nuts" else []
         columns = np.asarray(table.columns, dtype=object)
         # Every fitted attribute at once: an earlier fit stays whole until this line.
         self.__dict__.update(
             idata_=idata,
             vocabulary_=vocab,
             catalogue_=catalogue,
-            layout_=layout.static(),
+            layout_=layout,
             _unseen_seed=unseen_seed,
             classes_=np.array([0, 1]),
             feature_names_in_=columns,
@@ -401,6 +424,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
                 "time_varying=True needs a 'period' column (rating period or tournament)"
             )
         n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
+        if model_options.time_varying:
+            warn_if_walk_is_large(codes)
         return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs)
 
     def _sampling_options(self, seed: int) -> SamplingOptions:
@@ -425,10 +450,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         cached = _VIEWS.get(self)
         if cached is not None and cached[0] is idata:
             return cached[1]
-        fitted = backend.fitted_layout(idata, self.vocabulary_)
+        sampled = self.layout_
         sd = posterior.draws(idata, "sd").astype(np.float64)
         theta, _ = backend.current_effects(
-            backend.effect_draws(idata, fitted), sd, fitted, self._unseen_seed
+            backend.effect_draws(idata, sampled), sd, sampled, self._unseen_seed
         )
         views = {"effects": theta, "spreads": sd}
         _VIEWS[self] = (idata, views)
@@ -436,7 +461,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     @property
     def effect_draws_(self) -> np.ndarray:
-        """Every effect per posterior draw, (n_draws, ``layout_.size``), derived from ``idata_``.
+        """Every effect per draw, (n_draws, ``layout_.static().size``), derived from ``idata_``.
 
         With the time-varying skill walk, each player's skill is their skill in
         the last training period plus one more step of the walk.
@@ -448,11 +473,16 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         """The spreads per draw, (n_draws, n_spreads), derived from ``idata_``."""
         return self._views()["spreads"]
 
+    @property
+    def _forecast_layout(self) -> Layout:
+        """The layout of `effect_draws_`: `layout_` without the skill walk."""
+        return self.layout_.static()
+
     def _restore_derived(self) -> None:
         """Recompute what a saved file leaves out (the pointwise log-likelihood)."""
+        self.layout_ = backend.upgrade_saved_layout(self.layout_, self.idata_)
         if "log_likelihood" not in posterior.group_names(self.idata_):
-            fitted = backend.fitted_layout(self.idata_, self.vocabulary_)
-            self.idata_ = backend.add_log_likelihood(self.idata_, fitted)
+            self.idata_ = backend.add_log_likelihood(self.idata_, self.layout_)
 
     def effect_draws_for(self, codes: MatchCodes) -> tuple[np.ndarray, Layout]:
         """Effect draws in the layout grown to hold ``codes``' never-seen levels.
@@ -476,13 +506,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         check_is_fitted(self, "idata_")
         layout = self._grown_layout(codes)
         theta = self.effect_draws_
-        if layout == self.layout_:
+        if layout == self._forecast_layout:
             return theta, layout
         return (
             extend_effects(
                 theta,
                 self.spread_draws_,
-                self.layout_,
+                self._forecast_layout,
                 layout,
                 self._unseen_seed,
                 self._levels(codes),
@@ -492,7 +522,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     def _grown_layout(self, codes) -> Layout:
         return dataclasses.replace(
-            self.layout_,
+            self._forecast_layout,
             n_players=codes.n_players,
             n_starters=codes.n_starters,
             n_specs=codes.n_specs,
@@ -514,14 +544,15 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
         table = check_match_table(X, catalogue)
         codes = encode(table, self.vocabulary_)
+        warn_unseen_names(self, catalogue, codes)
         layout = self._grown_layout(codes)
         index = layout.index_matrix(codes)
-        if layout == self.layout_:
+        if layout == self._forecast_layout:
             return len(table), [(np.arange(len(table)), self.effect_draws_, index)]
         chunks = chunks_with_unseen(
             self.effect_draws_,
             self.spread_draws_,
-            self.layout_,
+            self._forecast_layout,
             layout,
             index,
             self._levels(codes),
@@ -546,7 +577,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         n, chunks = self._chunks(X)
         out = np.empty((self.effect_draws_.shape[0], n))
         for rows, theta, index in chunks:
-            out[:, rows] = win_probability_draws(theta, index, self.layout_.signs)
+            out[:, rows] = win_probability_draws(theta, index, self._forecast_layout.signs)
         return out
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
@@ -573,7 +604,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         n, chunks = self._chunks(X)
         p1 = np.empty(n)
         for rows, theta, index in chunks:
-            p1[rows] = mean_win_probability(theta, index, self.layout_.signs)
+            p1[rows] = mean_win_probability(theta, index, self._forecast_layout.signs)
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:

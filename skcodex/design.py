@@ -29,61 +29,85 @@ knows nothing of PyMC, pandas or scikit-learn.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+import itertools
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from skcodex import blocks
+from skcodex.blocks import BLOCK_TABLE, SPREAD_TABLE, EffectBlock
 from skcodex.data import MatchCodes
 from skcodex.persistence import value_class
 
-#: The four spreads of the seed model, in the order of the spread vector.
-SPREADS = ("player", "stst", "stsp", "spsp")
+#: The spreads of the seed model, in the order of the spread vector.
+SPREADS = tuple(s.name for s in SPREAD_TABLE if s.option is None)
 #: The seed model's effect blocks, in order, with the index of the spread each is drawn with.
-BLOCKS = (("skill", 0), ("stst", 1), ("stsp", 2), ("spst", 2), ("spsp", 3))
+BLOCKS = tuple((b.name, SPREADS.index(b.spread)) for b in BLOCK_TABLE if b.option is None)
+#: The dimensions of every built-in effect block, by name (see `skcodex.blocks.block_dims`).
+BLOCK_DIMS = {b.name: b.dims for b in BLOCK_TABLE}
 PRIORS = ("lognormal", "balanced")
 
 
 @value_class
 @dataclass(frozen=True)
 class ModelOptions:
-    """Which extensions of the seed model are switched on (all off: the seed model)."""
+    """Which extensions of the seed model are switched on (all off: the seed model).
+
+    ``symmetric=True`` is for games where no side moves first: the matchup of
+    deck a against deck b is minus that of b against a (see `Layout`), so it
+    cannot be combined with ``first_move=True``.
+    """
 
     time_varying: bool = False
     synergy: bool = False
     familiarity: bool = False
     prior: str = "lognormal"
     first_move: bool = False
+    symmetric: bool = False
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:
             raise ValueError(f"prior must be one of {PRIORS}, got {self.prior!r}")
+        if self.symmetric and self.first_move:
+            raise ValueError(
+                "first_move=True cannot be combined with symmetric=True: a symmetric game "
+                "has no first mover (switch one of them off)"
+            )
 
     @property
     def spreads(self) -> tuple[str, ...]:
         """Names of every spread, the four of the seed model first."""
-        extra = [
-            name
-            for name, on in (
-                ("syn", self.synergy),
-                ("fam", self.familiarity),
-                ("step", self.time_varying),
-            )
-            if on
-        ]
-        return (*SPREADS, *extra)
+        return tuple(s.name for s in SPREAD_TABLE if s.option is None or getattr(self, s.option))
 
     @property
     def prior_names(self) -> tuple[str, ...]:
-        """Names of the entries of the prior location and scale vectors."""
+        """Names of the entries of the prior location and scale vectors.
+
+        The spreads' log-priors (under the balanced prior: the log total,
+        then the optional blocks' spreads), then the own priors of the
+        effects that no spread scales (the first-move effect).
+        """
         extra = self.spreads[len(SPREADS) :]
         names = ("total", *extra) if self.prior == "balanced" else self.spreads
-        return (*names, "first_move") if self.first_move else names
+        own = tuple(b.name for b in blocks.BLOCK_TABLE if b.spread is None and b.is_on(self))
+        return (*names, *own)
 
 
 @value_class
 @dataclass(frozen=True)
 class Layout:
     """Where each effect sits in the flat vector ``theta``, and what each match reads.
+
+    The blocks, their shapes, how a match reads them and how they are drawn
+    come from `skcodex.blocks.BLOCK_TABLE`: the blocks the options switch on,
+    in table order.
+
+    In a symmetric game (``options.symmetric``) the matchup blocks keep their
+    full ordered shapes in ``theta``, but are generated from fewer standard
+    normals ``z``: a block that mirrors itself is antisymmetric (one free
+    effect per unordered pair, zeros on its diagonal), and a block that
+    mirrors another is minus that block's transpose. So ``m(a, b) = -m(b, a)``
+    exactly, and everything that reads ``theta`` works unchanged.
 
     Parameters
     ----------
@@ -121,38 +145,31 @@ class Layout:
         return self.options.spreads
 
     @property
+    def declared(self) -> tuple[EffectBlock, ...]:
+        """The declarations of the blocks switched on, in ``theta`` order."""
+        return tuple(b for b in blocks.BLOCK_TABLE if b.is_on(self.options))
+
+    @property
     def blocks(self) -> tuple[tuple[str, int], ...]:
-        """Every effect block, in ``theta`` order, with the index of its spread."""
-        out = list(BLOCKS)
+        """Every effect block, in ``theta`` order, with the index of its spread (-1: none)."""
         spread = {name: i for i, name in enumerate(self.spreads)}
-        if self.options.first_move:
-            out += [("first_move", -1)]  # not scaled by a spread
-        if self.options.synergy:
-            out += [("syn_stsp", spread["syn"]), ("syn_spsp", spread["syn"])]
-        if self.options.familiarity:
-            out += [("fam_st", spread["fam"]), ("fam_sp", spread["fam"])]
-        if self.options.time_varying:
-            out += [("walk", spread["step"])]
-        return tuple(out)
+        return tuple((b.name, -1 if b.spread is None else spread[b.spread]) for b in self.declared)
+
+    @property
+    def level_counts(self) -> dict[str, int]:
+        """The number of levels of each kind."""
+        return {
+            "player": self.n_players,
+            "starter": self.n_starters,
+            "spec": self.n_specs,
+            "epoch": self.n_epochs,
+        }
 
     @property
     def shapes(self) -> dict[str, tuple[int, ...]]:
         """The shape of each effect block."""
-        P, S, K = self.n_players, self.n_starters, self.n_specs
-        all_shapes = {
-            "skill": (P,),
-            "stst": (S, S),
-            "stsp": (S, K),
-            "spst": (K, S),
-            "spsp": (K, K),
-            "syn_stsp": (S, K),
-            "syn_spsp": (K, K),
-            "fam_st": (P, S),
-            "fam_sp": (P, K),
-            "walk": (P, self.n_epochs),
-            "first_move": (),
-        }
-        return {name: all_shapes[name] for name, _ in self.blocks}
+        counts = self.level_counts
+        return {b.name: tuple(counts[k] for k in b.kinds) for b in self.declared}
 
     @property
     def offsets(self) -> dict[str, int]:
@@ -175,9 +192,82 @@ class Layout:
             [np.full(int(np.prod(self.shapes[name])), g, dtype=np.int64) for name, g in self.blocks]
         )
 
-    def _scale(self, sd, stop: int):
-        """The spread multiplying each of the first ``stop`` entries of ``z`` (1 if unscaled)."""
-        group = self.group[:stop]
+    # -- the standard normals behind theta ---------------------------------------------
+
+    def mirror_of(self, block: EffectBlock) -> str | None:
+        """The block ``block`` is minus the transpose of in this layout (None: its own cells)."""
+        return block.mirror if self.options.symmetric else None
+
+    def free_cells(self, block: EffectBlock) -> tuple[np.ndarray, ...]:
+        """The cells of ``block`` that own a standard normal, as coordinates, in ``z`` order.
+
+        Every cell of an independent block; the cells of a walk after its first
+        period (each the step from the previous one); the cells above the
+        diagonal of an antisymmetric block; none of a block tied to another.
+        """
+        shape = self.shapes[block.name]
+        mirror = self.mirror_of(block)
+        if mirror == block.name:
+            return np.triu_indices(shape[0], 1, shape[1])
+        if mirror is not None:
+            return tuple(np.zeros(0, dtype=np.int64) for _ in shape)
+        mask = np.ones(shape, dtype=bool)
+        if block.form == "walk":
+            mask[..., 0] = False
+        return np.nonzero(mask) if shape else ()
+
+    def n_free_cells(self, block: EffectBlock) -> int:
+        cells = self.free_cells(block)
+        return len(cells[0]) if cells else 1
+
+    @property
+    def free_offsets(self) -> dict[str, int]:
+        """Where each block's standard normals start in ``z``."""
+        out, at = {}, 0
+        for b in self.declared:
+            out[b.name] = at
+            at += self.n_free_cells(b)
+        return out
+
+    @property
+    def n_free(self) -> int:
+        """Number of standard-normal ``z`` behind ``theta`` (the walk starts at 0)."""
+        return sum(self.n_free_cells(b) for b in self.declared)
+
+    @property
+    def free_group(self) -> np.ndarray:
+        """For each entry of ``z``, the index of the spread that scales it (-1: none)."""
+        groups = dict(self.blocks)
+        parts = [np.full(self.n_free_cells(b), groups[b.name]) for b in self.declared]
+        return np.concatenate(parts).astype(np.int64)
+
+    def _static_map(self) -> tuple[np.ndarray, np.ndarray]:
+        """For each entry of the static part of ``theta``: its entry of ``z`` (-1: 0) and sign."""
+        src, sign = {}, {}
+        free = self.free_offsets
+        for b in self.declared:
+            if b.form == "walk":
+                continue
+            shape, mirror = self.shapes[b.name], self.mirror_of(b)
+            if mirror is not None and mirror != b.name:  # minus the other block's transpose
+                src[b.name], sign[b.name] = src[mirror].T, -sign[mirror].T
+                continue
+            s = np.full(shape, -1, dtype=np.int64)
+            cells = self.free_cells(b)
+            s[cells] = (free[b.name] + np.arange(self.n_free_cells(b))).reshape(s[cells].shape)
+            g = np.ones(shape)
+            if mirror == b.name:  # antisymmetric: x[j, i] = -x[i, j], zeros on the diagonal
+                s.T[cells] = s[cells]
+                g.T[cells] = -1.0
+            src[b.name], sign[b.name] = s, g
+        names = list(src)
+        return (
+            np.concatenate([src[n].ravel() for n in names]).astype(np.int64),
+            np.concatenate([sign[n].ravel() for n in names]),
+        )
+
+    def _scale(self, sd, group):
+        """The spread multiplying each entry of ``group`` (1 for an unscaled effect)."""
         raw = group < 0
         scale = sd[..., np.where(raw, 0, group)]
         if raw.any():
@@ -185,70 +275,57 @@ class Layout:
         return scale
 
     @property
-    def n_free(self) -> int:
-        """Number of standard-normal ``z`` behind ``theta`` (the walk starts at 0)."""
-        return self.size - (self.n_players if self.options.time_varying else 0)
-
-    @property
     def signs(self) -> np.ndarray:
         """The sign of each index-matrix column."""
-        k = self.specs_per_deck
-        parts = [np.array([1.0, -1.0]), np.ones(self.n_deck_effects)]
-        if self.options.first_move:
-            parts += [np.ones(1)]
-        if self.options.synergy:
-            n = k + k * (k - 1) // 2
-            parts += [np.ones(n), -np.ones(n)]
-        if self.options.familiarity:
-            parts += [np.ones(1 + k), -np.ones(1 + k)]
-        if self.options.time_varying:
-            parts += [np.array([1.0, -1.0])]
-        return np.concatenate(parts)
+        one = MatchCodes(
+            *(np.zeros(1, dtype=np.int64) for _ in range(4)),
+            np.zeros((1, self.specs_per_deck), dtype=np.int64),
+            np.zeros((1, self.specs_per_deck), dtype=np.int64),
+            1,
+            1,
+            1,
+            epoch=np.zeros(1, dtype=np.int64),
+            n_epochs=1,
+        )
+        return np.concatenate([np.full(cols.shape[1], sign) for cols, sign in self._columns(one)])
 
     def static(self) -> Layout:
         """The same layout without the skill walk: what prediction works with."""
-        opts = ModelOptions(
-            time_varying=False,
-            synergy=self.options.synergy,
-            familiarity=self.options.familiarity,
-            prior=self.options.prior,
-            first_move=self.options.first_move,
-        )
+        if not self.options.time_varying:
+            return self
+        opts = replace(self.options, time_varying=False)
         return Layout(self.n_players, self.n_starters, self.n_specs, self.specs_per_deck, opts)
+
+    def _columns(self, codes: MatchCodes):
+        """Each block's index-matrix columns for ``codes``, with their sign, in column order.
+
+        Blocks come in table order; the blocks that one option switches on are
+        read side by side (player 1's cells of each, then player 2's).
+        """
+        for option, run in itertools.groupby(self.declared, key=lambda b: b.option):
+            reads = [list(self._block_columns(b, codes)) for b in run]
+            if option is None:
+                reads = [[cols] for block in reads for cols in block]
+            for side in itertools.zip_longest(*reads):
+                yield from (cols for cols in side if cols is not None)
+
+    def _block_columns(self, block: EffectBlock, codes: MatchCodes):
+        """The columns of one block for ``codes`` (one group per read), with their sign."""
+        n = len(codes)
+        shape, offset = self.shapes[block.name], self.offsets[block.name]
+        strides = [int(np.prod(shape[i + 1 :])) for i in range(len(shape))]
+        for coords, sign in block.reads(codes, self):
+            if not shape:  # a single effect: every match reads it once
+                yield np.full((n, 1), offset, dtype=np.int64), sign
+                continue
+            flat = sum(np.asarray(c, dtype=np.int64) * st for c, st in zip(coords, strides))
+            flat = np.broadcast_to(flat, np.broadcast_shapes(*(np.shape(c) for c in coords)))
+            width = int(np.prod(flat.shape[1:]))
+            yield offset + flat.reshape(flat.shape[0], width), sign
 
     def index_matrix(self, codes: MatchCodes) -> np.ndarray:
         """The (n_matches, n_columns) matrix of ``theta`` positions read by each match."""
-        o, S, K, k = self.offsets, self.n_starters, self.n_specs, self.specs_per_deck
-        n = len(codes)
-        f, s = codes.player1[:, None], codes.player2[:, None]
-        g, t = codes.starter1[:, None], codes.starter2[:, None]
-        h, u = codes.specs1, codes.specs2
-        cols = [
-            o["skill"] + f,
-            o["skill"] + s,
-            o["stst"] + g * S + t,
-            o["stsp"] + g * K + u,
-            o["spst"] + h * S + t,
-            o["spsp"] + (h[:, :, None] * K + u[:, None, :]).reshape(n, k * k),
-        ]
-        if self.options.first_move:
-            cols.append(np.full((n, 1), o["first_move"]))
-        if self.options.synergy:
-            first, second = np.triu_indices(k, 1)
-            for starter, specs in ((g, h), (t, u)):
-                cols.append(o["syn_stsp"] + starter * K + specs)
-                cols.append(o["syn_spsp"] + specs[:, first] * K + specs[:, second])
-        if self.options.familiarity:
-            for player, starter, specs in ((f, g, h), (s, t, u)):
-                cols.append(o["fam_st"] + player * S + starter)
-                cols.append(o["fam_sp"] + player * K + specs)
-        if self.options.time_varying:
-            if codes.epoch is None:
-                raise ValueError("a time-varying model needs a period for every match")
-            e = np.minimum(codes.epoch, self.n_epochs - 1)[:, None]
-            cols.append(o["walk"] + f * self.n_epochs + e)
-            cols.append(o["walk"] + s * self.n_epochs + e)
-        idx = np.concatenate(cols, axis=1)
+        idx = np.concatenate([cols for cols, _ in self._columns(codes)], axis=1)
         if idx.size and (idx.min() < 0 or idx.max() >= self.size):
             raise ValueError("match codes fall outside the layout; encode against its vocabulary")
         return idx.astype(np.int64)
@@ -259,21 +336,34 @@ class Layout:
         Works on NumPy arrays (``xp=np``; leading draw dimensions allowed) and on
         PyTensor variables (``xp=pytensor.tensor``; one point).
         """
-        group = self.group
-        if not self.options.time_varying:
-            return z * self._scale(sd, len(group))
-        n_static = self.size - self.n_players * self.n_epochs
-        static = z[..., :n_static] * self._scale(sd, n_static)
-        steps = z[..., n_static:] * sd[..., group[-1:]]
+        group = self.free_group
+        walk = self.options.time_varying
+        n_static_free = self.n_free - (self.n_players * (self.n_epochs - 1) if walk else 0)
+        if not walk:
+            static = z * self._scale(sd, group)
+        else:
+            static = z[..., :n_static_free] * self._scale(sd, group[:n_static_free])
+        if self.options.symmetric:
+            src, sign = self._static_map()
+            if xp is np:
+                lead = z.shape[:-1]
+                padded = np.concatenate([np.zeros((*lead, 1)), static], axis=-1)
+                static = padded[..., src + 1] * sign
+            else:
+                padded = xp.concatenate([xp.zeros(1), static])
+                static = padded[src + 1] * sign
+        if not walk:
+            return static
+        steps = z[..., n_static_free:] * sd[..., group[-1:]]
         P, E = self.n_players, self.n_epochs
         if xp is np:
             lead = z.shape[:-1]
-            walk = np.cumsum(steps.reshape(*lead, P, E - 1), axis=-1)
-            walk = np.concatenate([np.zeros((*lead, P, 1)), walk], axis=-1)
-            return np.concatenate([static, walk.reshape(*lead, P * E)], axis=-1)
-        walk = xp.cumsum(steps.reshape((P, E - 1)), axis=1)
-        walk = xp.concatenate([xp.zeros((P, 1)), walk], axis=1)
-        return xp.concatenate([static, walk.reshape((P * E,))])
+            path = np.cumsum(steps.reshape(*lead, P, E - 1), axis=-1)
+            path = np.concatenate([np.zeros((*lead, P, 1)), path], axis=-1)
+            return np.concatenate([static, path.reshape(*lead, P * E)], axis=-1)
+        path = xp.cumsum(steps.reshape((P, E - 1)), axis=1)
+        path = xp.concatenate([xp.zeros((P, 1)), path], axis=1)
+        return xp.concatenate([static, path.reshape((P * E,))])
 
     def unflatten(self, theta: np.ndarray) -> dict[str, np.ndarray]:
         """Split ``theta`` (..., size) into its named blocks."""
@@ -297,7 +387,8 @@ def deck_logits(layout: Layout, theta, starter1, specs1, starter2, specs2) -> np
     The deck columns of `Layout.index_matrix`, read for every pair at once: with
     player 1's starter ``g`` and specs ``h``, player 2's ``t`` and ``u``,
     ``m = a[g, t] + sum_k b[g, u_k] + sum_j c[h_j, t] + sum_jk d[h_j, u_k]``, plus the
-    first-move effect and ``syn(deck1) - syn(deck2)`` when the layout has them.
+    first-move effect and ``syn(deck1) - syn(deck2)`` when the layout has them, and
+    any other declared block of starters and specs alone, read as a match reads it.
     Skills and familiarity are left out (equal players of average familiarity).
 
     Parameters
@@ -319,7 +410,8 @@ def deck_logits(layout: Layout, theta, starter1, specs1, starter2, specs2) -> np
     u = np.asarray(specs2, dtype=np.int64).reshape(len(t), -1)
     if any(x.size and (x.min() < 0 or x.max() >= n) for x, n in ((g, S), (t, S), (h, K), (u, K))):
         raise ValueError("deck codes fall outside the layout; encode against its vocabulary")
-    blocks = layout.unflatten(np.asarray(theta, dtype=float).reshape(-1, layout.size))
+    theta_flat = np.asarray(theta, dtype=float).reshape(-1, layout.size)
+    blocks = layout.unflatten(theta_flat)
     a, b, c, d = (blocks[name] for name in ("stst", "stsp", "spst", "spsp"))
     H, U = _spec_counts(h, K), _spec_counts(u, K)  # H[i, x]: how often spec x is in deck i
     m = a[:, g][:, :, t]  # a[g, t]
@@ -336,28 +428,38 @@ def deck_logits(layout: Layout, theta, starter1, specs1, starter2, specs2) -> np
             return own + blocks["syn_spsp"][:, x[:, first], x[:, second]].sum(axis=-1)
 
         m += syn(g, h)[:, :, None] - syn(t, u)[:, None, :]
+    for block in layout.declared:  # any other block of decks alone, read as a match reads it
+        if block.name not in _SUMMED_BLOCKS and set(block.kinds) <= {"starter", "spec"}:
+            m += _pair_sum(layout, block, theta_flat, (g, h), (t, u))
     return m
+
+
+#: The blocks `deck_logits` sums in closed form (or leaves out: skills, familiarity, walk).
+_SUMMED_BLOCKS = frozenset(
+    {"skill", "stst", "stsp", "spst", "spsp", "first_move", "syn_stsp", "syn_spsp"}
+    | {"fam_st", "fam_sp", "walk"}
+)
+
+
+def _pair_sum(layout: Layout, block: EffectBlock, theta, deck1, deck2) -> np.ndarray:
+    """One block's part of m(deck1, deck2) for every pair of decks: (n_draws, n1, n2)."""
+    (g, h), (t, u) = deck1, deck2
+    n1, n2 = len(g), len(t)
+    zeros = np.zeros(n1 * n2, dtype=np.int64)
+    pairs = MatchCodes(
+        zeros, zeros, np.repeat(g, n2), np.tile(t, n1), np.repeat(h, n2, axis=0),
+        np.tile(u, (n1, 1)), layout.n_players, layout.n_starters, layout.n_specs,
+    )  # fmt: skip
+    out = np.zeros((theta.shape[0], n1 * n2))
+    for cols, sign in layout._block_columns(block, pairs):
+        out += sign * theta[:, cols].sum(axis=-1)
+    return out.reshape(-1, n1, n2)
 
 
 def _spec_counts(specs: np.ndarray, n_specs: int) -> np.ndarray:
     out = np.zeros((len(specs), n_specs))
     np.add.at(out, (np.repeat(np.arange(len(specs)), specs.shape[1]), specs.ravel()), 1.0)
     return out
-
-
-BLOCK_DIMS = {
-    "skill": ("player",),
-    "stst": ("starter1", "starter2"),
-    "stsp": ("starter1", "spec2"),
-    "spst": ("spec1", "starter2"),
-    "spsp": ("spec1", "spec2"),
-    "syn_stsp": ("starter1", "spec2"),
-    "syn_spsp": ("spec1", "spec2"),
-    "fam_st": ("player", "starter2"),
-    "fam_sp": ("player", "spec2"),
-    "walk": ("player", "epoch"),
-    "first_move": (),
-}
 
 
 # -- levels never seen in fit -----------------------------------------------------------
@@ -419,7 +521,10 @@ def unseen_draws(
     its own stream of standard normals, seeded by ``seed``, its block and the
     names of the levels it pairs, times its block's spread per draw. A cell's
     draws therefore do not depend on which other matches are forecast with
-    it, and the same forecast repeats exactly.
+    it, and the same forecast repeats exactly. In a symmetric layout the new
+    cells keep its structure: a cell of an antisymmetric block and its
+    transpose share one stream (with opposite signs; zero on the diagonal),
+    and a cell of a block tied to another is minus that block's cell.
 
     Parameters
     ----------
@@ -439,14 +544,29 @@ def unseen_draws(
     ndarray of shape (n_draws, len(positions))
     """
     groups = dict(layout.blocks)
+    declared = {b.name: b for b in layout.declared}
     out = np.empty((sd.shape[0], len(positions)))
     for j, (_, name, coords) in enumerate(_cell_positions(layout, np.asarray(positions))):
-        kinds = [d.rstrip("12") for d in BLOCK_DIMS[name]]
-        key = [int(seed), _name_key(name)]
-        key += [_name_key(levels[k][int(i)]) for k, i in zip(kinds, coords)]
+        block = declared[name]
+        names = [levels[k][int(i)] for k, i in zip(block.kinds, coords)]
+        sign, mirror = 1.0, layout.mirror_of(block)
+        if mirror == name:  # antisymmetric: one draw per unordered pair, zero on the diagonal
+            if int(coords[0]) == int(coords[1]):
+                out[:, j] = 0.0
+                continue
+            if _pair_order(names[1]) < _pair_order(names[0]):
+                names, sign = names[::-1], -1.0
+        elif mirror is not None:  # minus the cell of the mirrored block, sides swapped
+            name, names, sign = mirror, names[::-1], -1.0
+        key = [int(seed), _name_key(name), *(_name_key(n) for n in names)]
         z = np.random.default_rng(key).standard_normal(sd.shape[0])
-        out[:, j] = z * sd[:, groups[name]]
+        out[:, j] = sign * z * sd[:, groups[name]]
     return out
+
+
+def _pair_order(name) -> tuple[int, str]:
+    """Which of two levels comes first in an unordered pair (the same in every batch)."""
+    return _name_key(name), str(name)
 
 
 def extend_effects(

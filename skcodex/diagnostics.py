@@ -27,6 +27,8 @@ from scipy.fft import next_fast_len
 from scipy.special import ndtri
 from sklearn.exceptions import ConvergenceWarning
 
+from skcodex import blocks
+
 __all__ = [
     "convergence_problems",
     "convergence_statistics",
@@ -241,16 +243,11 @@ def ess_tail(draws) -> np.ndarray:
 
 # -- convergence checks of a fitted posterior ----------------------------------
 
-# The spread each effect block is drawn with, where it is not the block's own name.
-_BLOCK_SPREAD = {
-    "skill": "player",
-    "spst": "stsp",
-    "syn_stsp": "syn",
-    "syn_spsp": "syn",
-    "fam_st": "fam",
-    "fam_sp": "fam",
-    "walk": "step",
-}
+
+def _walks() -> set[str]:
+    """The blocks that are random walks, judged by their steps."""
+    return {b.name for b in blocks.BLOCK_TABLE if b.form == "walk"}
+
 
 # The model's free parameters, under either spread prior.
 _FREE_VARIABLES = (
@@ -263,7 +260,7 @@ _FREE_VARIABLES = (
 )
 
 
-def monitored_draws(idata) -> dict[str, np.ndarray]:
+def monitored_draws(idata, layout: Any = None) -> dict[str, np.ndarray]:
     """The draws convergence is judged on, each variable as a (chains, draws, n) array.
 
     These are the spread parameters as sampled (``log_sd``, or the balanced
@@ -272,9 +269,13 @@ def monitored_draws(idata) -> dict[str, np.ndarray]:
     (each effect over its spread; for the skill walk, each step over the step
     spread): the sampler's own coordinates, so the checks are those of the
     parameters it moved, named as the effects they scale.
+
+    Given the fitted ``layout`` (a `skcodex.design.Layout`), the cells it
+    does not draw freely (in a symmetric game: a mirrored cell, a diagonal,
+    a block tied to another) are NaN, so each free effect is judged once and
+    the positions still name the block's cells.
     """
     from skcodex import posterior
-    from skcodex.model import BLOCK_DIMS
 
     post = posterior.group(idata, "posterior")
     out = {}
@@ -283,21 +284,33 @@ def monitored_draws(idata) -> dict[str, np.ndarray]:
             values = post[var].transpose("chain", "draw", ...).to_numpy()
             out[var] = values.reshape(values.shape[0], values.shape[1], -1)
     spreads = set(post["sd"].coords["spread"].values.tolist()) if "sd" in post else set()
-    for var in BLOCK_DIMS:
+    for block in blocks.BLOCK_TABLE:
+        var = block.name
         if var not in post:
             continue
-        values = post[var].transpose("chain", "draw", *BLOCK_DIMS[var]).to_numpy()
+        values = post[var].transpose("chain", "draw", *block.dims).to_numpy()
         values = values.astype(np.float64)
         if values[0, 0].size == 0:  # no levels of this kind (decks without side parts)
             continue
-        if var == "walk":
+        if layout is not None:
+            values = _free_only(values, layout, block)
+        if block.form == "walk":
             values = np.diff(values, axis=-1)
-        spread = _BLOCK_SPREAD.get(var, var)
-        if spread in spreads:  # the first-move effect is sampled as it is, not scaled
+        spread = block.spread
+        if spread in spreads:  # an unscaled effect (first move) is sampled as it is
             sd = post["sd"].sel(spread=spread).transpose("chain", "draw").to_numpy()
             values = values / sd.reshape(*sd.shape, *[1] * (values.ndim - 2))
         out[var] = values.reshape(values.shape[0], values.shape[1], -1)
     return out
+
+
+def _free_only(values: np.ndarray, layout: Any, block: Any) -> np.ndarray:
+    """``values`` (chains, draws, *block shape) with the cells that are not free set to NaN."""
+    if layout.mirror_of(block) is None or block.name not in layout.shapes:
+        return values
+    free = np.zeros(values.shape[2:], dtype=bool)
+    free[layout.free_cells(block)] = True
+    return np.where(free, values, np.nan)
 
 
 def parameter_labels(idata, var: str, positions) -> list[str]:
@@ -309,7 +322,7 @@ def parameter_labels(idata, var: str, positions) -> list[str]:
     if not dims:
         return [var for _ in positions]
     shape = [data.sizes[d] for d in dims]
-    step = var == "walk"  # judged by its steps: step e moves from epoch e - 1 to e
+    step = var in _walks()  # judged by its steps: step e moves from epoch e - 1 to e
     if step:
         shape[-1] -= 1
     labels = []
@@ -325,7 +338,9 @@ def parameter_labels(idata, var: str, positions) -> list[str]:
     return labels
 
 
-def convergence_problems(idata, min_ess: float = 400.0, max_rhat: float = 1.01) -> list[str]:
+def convergence_problems(
+    idata, min_ess: float = 400.0, max_rhat: float = 1.01, layout: Any = None
+) -> list[str]:
     """Plain-language descriptions of every failed convergence check (empty when all pass).
 
     Parameters are named by their coordinates (``spsp[Anarchy, Law]``), worst first.
@@ -333,7 +348,7 @@ def convergence_problems(idata, min_ess: float = 400.0, max_rhat: float = 1.01) 
     from skcodex import posterior
 
     problems = []
-    for var, draws in monitored_draws(idata).items():
+    for var, draws in monitored_draws(idata, layout).items():
         kind = "spread" if var in _FREE_VARIABLES else "effect"
         found = []
         stats = convergence_statistics(draws)
@@ -396,7 +411,7 @@ def _kinds(problems: list[str]) -> tuple:
     return tuple(sorted({re.sub(r"\d+(\.\d+)?", "#", p.split(" (")[0]) for p in problems}))
 
 
-def warn_if_not_converged(idata) -> list[str]:
+def warn_if_not_converged(idata, layout: Any = None) -> list[str]:
     """Issue one ConvergenceWarning naming every failed check and what to do.
 
     Inside a scikit-learn model-selection call (``GridSearchCV``,
@@ -407,7 +422,7 @@ def warn_if_not_converged(idata) -> list[str]:
     """
     if "call" in _SEARCH_WARNED and not _running(_SEARCH_WARNED["call"]):
         _SEARCH_WARNED.clear()  # that search has returned: let its frame go
-    problems = convergence_problems(idata)
+    problems = convergence_problems(idata, layout=layout)
     if not problems:
         return problems
     call = _model_selection_call()
@@ -452,7 +467,8 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
     from skcodex import posterior
 
     check_is_fitted(clf, "idata_")
-    draws = np.concatenate(list(monitored_draws(clf.idata_).values()), axis=2)
+    layout = getattr(clf, "layout_", None)
+    draws = np.concatenate(list(monitored_draws(clf.idata_, layout).values()), axis=2)
     chains, n_draws = draws.shape[:2]
     values = convergence_statistics(draws, tail=True)
     max_rhat = float(np.nanmax(values["rhat"])) if chains > 1 else None
@@ -464,7 +480,7 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
         divergences = int(np.asarray(stats["diverging"]).sum())
     problems = getattr(clf, "convergence_problems_", None)
     if problems is None:
-        problems = convergence_problems(clf.idata_)
+        problems = convergence_problems(clf.idata_, layout=layout)
     return {
         "chains": int(chains),
         "draws": int(n_draws),

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from skcodex.blocks import block_dims
 from skcodex.model import Layout, SpreadPriors, build_model
 from skcodex.nutpie_compile import clear_numba_cache, compile_nutpie
 
@@ -154,15 +155,14 @@ def embedding(layout: Layout, padded: Layout) -> tuple[np.ndarray, np.ndarray]:
             for name, _ in layout.blocks
         }
     )
-    if not layout.options.time_varying:
-        return theta_pos, theta_pos.copy()
-    n_static = layout.size - layout.n_players * layout.n_epochs
-    padded_static = padded.size - padded.n_players * padded.n_epochs
-    steps = np.arange(padded.n_players * (padded.n_epochs - 1)).reshape(
-        padded.n_players, padded.n_epochs - 1
-    )
-    steps = steps[: layout.n_players, : layout.n_epochs - 1].ravel() + padded_static
-    return theta_pos, np.concatenate([theta_pos[:n_static], steps])
+    z_parts = []
+    for block in layout.declared:
+        owner = np.full(padded.shapes[block.name], -1, dtype=np.int64)
+        cells = padded.free_cells(block)
+        start = padded.free_offsets[block.name]
+        owner[cells] = (start + np.arange(padded.n_free_cells(block))).reshape(owner[cells].shape)
+        z_parts.append(np.atleast_1d(owner[layout.free_cells(block)]))
+    return theta_pos, np.concatenate(z_parts).astype(np.int64)
 
 
 # -- the compile cache ---------------------------------------------------------
@@ -234,9 +234,8 @@ def _build(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) -> An
 
 def _stored_names(model) -> list[str]:
     """Variables to keep from the sampler: all but the effect blocks (padded; rebuilt later)."""
-    from skcodex.model import BLOCK_DIMS
-
-    deterministics = [v.name for v in model.deterministics if v.name not in BLOCK_DIMS]
+    effects = block_dims()
+    deterministics = [v.name for v in model.deterministics if v.name not in effects]
     return [*(rv.name for rv in model.free_RVs), *deterministics]
 
 
@@ -316,10 +315,10 @@ def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray) -> dict:
     import xarray as xr
 
     from skcodex import posterior
-    from skcodex.model import BLOCK_DIMS
 
     post = posterior.group(sampled, "posterior")
-    keep = [v for v in post.data_vars if v not in BLOCK_DIMS and v != "z" and "__" not in v]
+    effects = block_dims()
+    keep = [v for v in post.data_vars if v not in effects and v != "z" and "__" not in v]
     out = xr.Dataset({v: post[v] for v in keep})
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     out = out.assign_coords(chain=np.arange(n_chains), draw=np.arange(n_draws))
@@ -327,7 +326,7 @@ def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray) -> dict:
     z = post["z"].transpose("chain", "draw", ...).to_numpy()[..., z_pos]
     theta = layout.theta(z, post["sd"].transpose("chain", "draw", ...).to_numpy())
     for name, block in layout.unflatten(theta).items():
-        out[name] = xr.DataArray(block, dims=("chain", "draw", *BLOCK_DIMS[name]))
+        out[name] = xr.DataArray(block, dims=("chain", "draw", *effects[name]))
     out.attrs = {k: v for k, v in post.attrs.items() if isinstance(v, (str, int, float))}
     groups = {"posterior": out}
     stats = posterior.group(sampled, "sample_stats")

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skcodex.blocks import PRIOR_DEFAULTS
 from skcodex.design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions
 from skcodex.persistence import value_class
 
@@ -72,9 +73,9 @@ __all__ = [
 ]
 
 #: Default priors on the log-spreads of the optional blocks: (loc, scale).
-EXTRA_PRIOR_DEFAULTS = {"syn": (-1.5, 0.5), "fam": (-2.0, 0.5), "step": (-2.0, 0.5)}
+EXTRA_PRIOR_DEFAULTS = {name: PRIOR_DEFAULTS[name] for name in ("syn", "fam", "step")}
 #: Default prior of the first-move effect itself (log-odds): N(0, 0.5).
-FIRST_MOVE_PRIOR = (0.0, 0.5)
+FIRST_MOVE_PRIOR = PRIOR_DEFAULTS["first_move"]
 
 
 @value_class
@@ -139,8 +140,7 @@ def build_model(
     layout : Layout
     priors : SpreadPriors, optional
         One entry per name of ``layout.options.prior_names``; defaults to
-        N(0, 0.5) for the seed's spreads (and the total), and
-        `EXTRA_PRIOR_DEFAULTS` for the others.
+        `default_priors`, the estimator's defaults (`skcodex.blocks.PRIOR_DEFAULTS`).
     coords : dict, optional
         Names for the ``player``, ``starter`` and ``spec`` dimensions.
     batch_rows : pytensor shared variable, optional
@@ -213,12 +213,14 @@ def build_model(
                 extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])
                 parts.append(pt.exp(extra))
             sd = pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
-        if opts.first_move:
-            # The first-move effect is z's entry at its theta offset, drawn from its own
-            # prior (the last prior entry) rather than N(0, 1), and not scaled by a spread.
-            at = layout.offsets["first_move"]
-            z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[-1])
-            z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[-1])
+        own = [b.name for b in layout.declared if b.spread is None]
+        if own:
+            # An effect no spread scales (the first-move effect) is its entry of z drawn
+            # from its own prior (its entry of the prior vectors) rather than N(0, 1).
+            at = [layout.free_offsets[name] for name in own]
+            which = [opts.prior_names.index(name) for name in own]
+            z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[which])
+            z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[which])
             z = pm.Normal("z", z_loc, z_scale, shape=layout.n_free)
         else:
             z = pm.Normal("z", 0.0, 1.0, shape=layout.n_free)
@@ -229,20 +231,15 @@ def build_model(
         # [0, 1] the same expression is the binomial quasi-likelihood (concave in q).
         loglik = quasi_loglik(outcome, q, pt)
         pm.Potential("loglik", loglik if data_scale is None else data_scale * loglik)
+        dims = {b.name: b.dims for b in layout.declared}
         for name, block in layout.unflatten(theta).items():
-            pm.Deterministic(name, block, dims=BLOCK_DIMS[name])
+            pm.Deterministic(name, block, dims=dims[name])
     return model
 
 
 def default_priors(options: ModelOptions) -> SpreadPriors:
-    """N(0, 0.5) on the seed's log-spreads (or the log total), defaults for the extras."""
-    loc, scale = [], []
-    for name in options.prior_names:
-        a, b = EXTRA_PRIOR_DEFAULTS.get(name, (0.0, 0.5))
-        if name == "first_move":
-            a, b = FIRST_MOVE_PRIOR
-        loc.append(a)
-        scale.append(b)
+    """The default prior of every entry of ``options.prior_names`` (`skcodex.blocks`)."""
+    loc, scale = zip(*(PRIOR_DEFAULTS[name] for name in options.prior_names))
     return SpreadPriors(tuple(loc), tuple(scale))
 
 

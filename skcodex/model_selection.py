@@ -13,12 +13,12 @@ from sklearn.model_selection import BaseCrossValidator
 
 from skcodex.data import period_times
 
-__all__ = ["TournamentSplit"]
+__all__ = ["TournamentSplit", "latest_share_split", "prior_grid"]
 
 
 @dataclass(frozen=True)
 class _Fold:
-    tournament: Any
+    tournament: Any  # a label, or a tuple of labels when small tournaments were merged
     start: Any
     end: Any
     train: np.ndarray
@@ -47,7 +47,7 @@ def _as_datetime(values: Any, column: str) -> np.ndarray:
     return parsed.to_numpy(dtype="datetime64[ns]")
 
 
-def _match_times(X: Any, n: int, labels: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _match_times(X: Any, n: int, labels: pd.Series | None = None) -> tuple[np.ndarray, np.ndarray]:
     """When each match started and ended.
 
     From the date columns when there are any; else from the tournament labels
@@ -56,7 +56,7 @@ def _match_times(X: Any, n: int, labels: pd.Series) -> tuple[np.ndarray, np.ndar
     """
     columns = set(X.columns) if isinstance(X, pd.DataFrame) else set()
     if not columns & {"start", "end", "date"}:
-        times = period_times(labels.infer_objects())
+        times = None if labels is None else period_times(labels.infer_objects())
         if times is not None:
             rank = pd.factorize(times, sort=True)[0].astype(np.int64)
             return rank, rank
@@ -106,12 +106,22 @@ class TournamentSplit(BaseCrossValidator):
     neither set of T's fold. Folds come out in order of their test
     tournament's start.
 
+    4. With ``min_test_matches``, a test fold may hold several tournaments
+       that follow each other in that order: going back from the last
+       tournament, each fold takes tournaments until it holds at least
+       ``min_test_matches`` matches. Its training set is every match that
+       ended before the fold's first tournament started.
+
     Parameters
     ----------
     n_splits : int, default=8
-        How many tournaments to test on (the ones that start last). There
-        must be more tournaments than this, and each test tournament must
+        How many test folds (of the tournaments that start last). There
+        must be more tournaments than the folds need, and each fold must
         have at least one match that ended before it started.
+    min_test_matches : int, default=1
+        Fewest matches a test fold holds; small tournaments are merged with
+        the ones after them until a fold holds this many (1: one tournament
+        a fold).
 
     See Also
     --------
@@ -157,12 +167,16 @@ class TournamentSplit(BaseCrossValidator):
     # GroupsConsumerMixin sets; that class is not public).
     __metadata_request__split: ClassVar[dict] = {"groups": True}
 
-    def __init__(self, n_splits: int = 8):
-        if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral):
-            raise ValueError(f"n_splits must be an integer >= 1, got {n_splits!r}")
-        if n_splits < 1:
-            raise ValueError(f"n_splits must be an integer >= 1, got {n_splits!r}")
+    def __init__(self, n_splits: int = 8, min_test_matches: int = 1):
+        for name, value in (("n_splits", n_splits), ("min_test_matches", min_test_matches)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         self.n_splits = int(n_splits)
+        self.min_test_matches = int(min_test_matches)
+
+    def __repr__(self) -> str:
+        extra = "" if self.min_test_matches == 1 else f", min_test_matches={self.min_test_matches}"
+        return f"{type(self).__name__}(n_splits={self.n_splits}{extra})"
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
         """The number of folds, ``n_splits``; the arguments are ignored.
@@ -233,7 +247,8 @@ class TournamentSplit(BaseCrossValidator):
         Returns
         -------
         pandas.DataFrame
-            Columns ``tournament``, ``start``, ``end`` (the tournament's span;
+            Columns ``tournament`` (its label; a tuple of labels when the fold
+            merges several), ``start``, ``end`` (the fold's span;
             row positions when the table has no dates), ``n_train``,
             ``n_test`` and ``train_end`` (when the last training match ended).
         """
@@ -273,58 +288,183 @@ class TournamentSplit(BaseCrossValidator):
         start, end = _match_times(X, n, labels)
 
         n_tournaments = len(uniques)
-        if n_tournaments <= self.n_splits:
-            raise ValueError(
-                f"TournamentSplit(n_splits={self.n_splits}) needs at least {self.n_splits + 1} "
-                f"tournaments (one or more to train on before the first test tournament); "
-                f"the data have {n_tournaments}"
-            )
         first_start = np.array([start[codes == k].min() for k in range(n_tournaments)])
         last_end = np.array([end[codes == k].max() for k in range(n_tournaments)])
         first_row = np.array([np.flatnonzero(codes == k)[0] for k in range(n_tournaments)])
         order = np.lexsort((first_row, last_end.view(np.int64), first_start.view(np.int64)))
+        groups_of_folds = self._test_groups(order, np.bincount(codes, minlength=n_tournaments))
+        if groups_of_folds is None:
+            if self.min_test_matches == 1:
+                raise ValueError(
+                    f"{self!r} needs at least {self.n_splits + 1} tournaments (one or more "
+                    f"to train on before the first test tournament); the data have "
+                    f"{n_tournaments}"
+                )
+            raise ValueError(
+                f"{self!r} needs {self.n_splits} test folds of at least "
+                f"{self.min_test_matches} matches each and a tournament before them to train "
+                f"on; the data have {n} matches in {n_tournaments} tournaments"
+            )
 
         folds = []
-        for k in order[-self.n_splits :]:
-            train = np.flatnonzero(end < first_start[k])
+        for members in groups_of_folds:
+            begins = first_start[members].min()
+            train = np.flatnonzero(end < begins)
+            label = uniques[members[0]] if len(members) == 1 else tuple(uniques[members])
             if len(train) == 0:
                 raise ValueError(
-                    f"tournament {uniques[k]!r} is a test tournament of "
-                    f"TournamentSplit(n_splits={self.n_splits}), but no match ended before it "
-                    "started, so its fold has nothing to train on; use a smaller n_splits"
+                    f"tournament {label!r} is a test fold of {self!r}, but no match ended "
+                    "before it started, so its fold has nothing to train on; use a smaller "
+                    "n_splits or min_test_matches"
                 )
             folds.append(
                 _Fold(
-                    tournament=uniques[k],
-                    start=first_start[k],
-                    end=last_end[k],
+                    tournament=label,
+                    start=begins,
+                    end=last_end[members].max(),
                     train=train,
-                    test=np.flatnonzero(codes == k),
+                    test=np.flatnonzero(np.isin(codes, members)),
                 )
             )
         return folds, end
 
+    def _test_groups(self, order: np.ndarray, sizes: np.ndarray) -> list[np.ndarray] | None:
+        """The tournaments of each test fold, earliest fold first (None if too few).
 
-def prior_grid() -> list[dict[str, list[float]]]:
+        Going back from the last tournament in ``order``, each fold takes
+        tournaments until it holds at least ``min_test_matches`` matches; at
+        least one tournament must be left before the earliest fold.
+        """
+        groups: list[np.ndarray] = []
+        stop = len(order)
+        while len(groups) < self.n_splits:
+            count, begin = 0, stop
+            while begin > 0 and count < self.min_test_matches:
+                begin -= 1
+                count += int(sizes[order[begin]])
+            if count < self.min_test_matches:
+                return None
+            groups.append(order[begin:stop])
+            stop = begin
+        if stop == 0:
+            return None
+        return groups[::-1]
+
+
+def latest_share_split(
+    X: pd.DataFrame, share: float = 0.15, since: Any = None, groups: Any = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hold out the latest tournaments: those making up a share of the matches, or since a date.
+
+    The held-out tournaments are the last in `TournamentSplit`'s order (by
+    start) that together hold at least ``share`` of the matches, or, with
+    ``since``, every tournament that starts on or after that date. The
+    training set is every match that ended before the first held-out
+    tournament started (`TournamentSplit`'s rule).
+
+    Parameters
+    ----------
+    X : pandas.DataFrame
+        The match table, with a ``period`` column (or pass ``groups``) and
+        optionally ``date`` or ``start``/``end``.
+    share : float, default 0.15
+        Least share of the matches held out, in (0, 1).
+    since : date-like, optional
+        Hold out the tournaments starting on or after this date instead.
+    groups : array-like, optional
+        The tournament of each match; defaults to ``X["period"]``.
+
+    Returns
+    -------
+    train, test : numpy.ndarray of int
+        Row positions.
+
+    Raises
+    ------
+    ValueError
+        If the share is not in (0, 1), the date cannot be read or no
+        tournament starts on or after it, or no tournament is left to train on.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"period": ["A"] * 8 + ["B"] * 1 + ["C"] * 1})
+    >>> train, test = latest_share_split(X, share=0.15)
+    >>> train.tolist(), test.tolist()
+    ([0, 1, 2, 3, 4, 5, 6, 7], [8, 9])
+    """
+    n = _n_rows(X)
+    if since is None:
+        if isinstance(share, bool) or not isinstance(share, numbers.Real) or not 0 < share < 1:
+            raise ValueError(f"share must be a number between 0 and 1, got {share!r}")
+        least = max(1, int(np.ceil(share * n - 1e-9)))
+    else:
+        least = _matches_since(X, since, groups)
+    cv = TournamentSplit(n_splits=1, min_test_matches=least)
+    return next(cv.split(X, groups=groups))
+
+
+def _matches_since(X: pd.DataFrame, since: Any, groups: Any) -> int:
+    """How many matches the tournaments starting on or after ``since`` hold."""
+    try:
+        when = pd.Timestamp(since)
+    except (ValueError, TypeError):
+        raise ValueError(f"cannot read the hold-out date {since!r} as a date") from None
+    if when is pd.NaT:
+        raise ValueError(f"cannot read the hold-out date {since!r} as a date")
+    columns = set(X.columns) if isinstance(X, pd.DataFrame) else set()
+    if not columns & {"start", "end", "date"}:
+        raise ValueError("a hold-out date needs a 'date' (or 'start') column in the match table")
+    n = _n_rows(X)
+    start, _ = _match_times(X, n)
+    labels = pd.Series(np.asarray(X["period"] if groups is None else groups, dtype=object))
+    codes, _ = pd.factorize(labels, sort=False)
+    first = pd.Series(start).groupby(codes).min()
+    late = first.index[first.to_numpy() >= np.datetime64(when.to_datetime64(), "ns")]
+    count = int(np.isin(codes, late).sum())
+    if count == 0:
+        raise ValueError(f"no tournament starts on or after {when.date()}: nothing to hold out")
+    return count
+
+
+def prior_grid(specs_per_deck: int = 3) -> list[dict[str, list[float]]]:
     """A small default grid over the spread priors for `GridSearchCV`.
 
     Three settings of the deck-spread prior locations (the seed's 0 for all
     three; the package default -1, -1.5, -2; and tighter still, -1.5, -2,
     -2.5) crossed with two player-spread locations (0 and -0.5): 6 candidates.
+    Only the spreads of blocks the model has are varied: with decks of a
+    starter alone (``specs_per_deck=0``) there are no starter-vs-component or
+    component-vs-component effects, so only the starter-vs-starter location
+    (0, -1, -1.5) changes.
+
+    Parameters
+    ----------
+    specs_per_deck : int, default 3
+        Side components per deck (3 for Codex; 0 for characters or races alone).
+
+    Returns
+    -------
+    list of dict
+        Parameter grids for `GridSearchCV` (``param_grid``).
 
     Examples
     --------
     >>> from skcodex.model_selection import prior_grid
     >>> sum(len(g["log_sd_player_loc"]) for g in prior_grid())
     6
+    >>> sorted(prior_grid(specs_per_deck=0)[0])
+    ['log_sd_player_loc', 'log_sd_stst_loc']
     """
+    if isinstance(specs_per_deck, bool) or not isinstance(specs_per_deck, numbers.Integral):
+        raise ValueError(f"specs_per_deck must be an integer >= 0, got {specs_per_deck!r}")
+    if specs_per_deck < 0:
+        raise ValueError(f"specs_per_deck must be an integer >= 0, got {specs_per_deck!r}")
     decks = [(0.0, 0.0, 0.0), (-1.0, -1.5, -2.0), (-1.5, -2.0, -2.5)]
-    return [
-        {
-            "log_sd_player_loc": [0.0, -0.5],
-            "log_sd_stst_loc": [stst],
-            "log_sd_stsp_loc": [stsp],
-            "log_sd_spsp_loc": [spsp],
-        }
-        for stst, stsp, spsp in decks
-    ]
+    grids = []
+    for stst, stsp, spsp in decks:
+        grid = {"log_sd_player_loc": [0.0, -0.5], "log_sd_stst_loc": [stst]}
+        if specs_per_deck > 0:
+            grid |= {"log_sd_stsp_loc": [stsp], "log_sd_spsp_loc": [spsp]}
+        grids.append(grid)
+    return grids

@@ -64,6 +64,25 @@ def _as_typed(text: Any) -> str:
     return str(text).replace("$", r"\$")
 
 
+def _sides(words: Mapping | None) -> dict[str, str]:
+    """How the figures name a deck and the two sides (see `skcodex.report.game_words`).
+
+    Codex's words by default: decks, player 1 moving first. ``deck_word`` names a
+    deck (``"race"``); ``player1`` describes player 1 (``"who moves first"``,
+    ``"listed first"``, or None when no side moves first).
+    """
+    words = dict(words or {})
+    deck = str(words.get("deck_word", "deck"))
+    player1 = words.get("player1", "who moves first")
+    if player1 == "who moves first":
+        first, second = " (moves first)", " (moves second)"
+    elif player1:
+        first, second = f" ({player1})", ""
+    else:
+        first = second = ""
+    return {"deck": deck, "first": first, "second": second, "turns": player1 == "who moves first"}
+
+
 def _is_classifier(obj: Any) -> bool:
     return hasattr(obj, "idata_")
 
@@ -141,6 +160,7 @@ def plot_matchups(
     *,
     intervals: bool = True,
     ax: Any = None,
+    words: Mapping | None = None,
 ):
     """Heatmap of P(player 1 wins) for every deck pair, annotated.
 
@@ -155,11 +175,15 @@ def plot_matchups(
         Also write each cell's credible interval (when the table is small
         enough to read it).
     ax : matplotlib Axes, optional
+    words : mapping, optional
+        The game's words (`skcodex.report.game_words`): its noun for a deck and
+        how player 1 is described; Codex's by default.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    side = _sides(words)
     table = analysis.matchup_table(matchups) if _is_classifier(matchups) else matchups
     rows = list(dict.fromkeys(table["deck1"]))
     cols = list(dict.fromkeys(table["deck2"]))
@@ -189,19 +213,23 @@ def plot_matchups(
                     color=colour,
                     fontsize=8 if show_interval else 7,
                 )
-    ax.set_xticks(range(n2), [_as_typed(c) for c in cols], rotation=35, ha="right", fontsize=9)
+    ax.set_xticks(range(n2), [_as_typed(c) for c in cols], rotation=90, fontsize=9)
     ax.set_yticks(range(n1), [_as_typed(r) for r in rows], fontsize=9)
-    ax.set_xlabel("player 2's deck (moves second)")
-    ax.set_ylabel("player 1's deck (moves first)")
+    ax.set_xlabel(f"player 2's {side['deck']}{side['second']}")
+    ax.set_ylabel(f"player 1's {side['deck']}{side['first']}")
     p1, p2 = table.attrs.get("player1"), table.attrs.get("player2")
-    who = "equally skilled players" if p1 is None else f"{_as_typed(p1)} (first) v {_as_typed(p2)}"
+    who = (
+        "equally skilled players"
+        if p1 is None
+        else f"{_as_typed(p1)}{side['first']} v {_as_typed(p2)}"
+    )
     detail = f"mean and {_interval_label(table)} interval" if intervals else "posterior mean"
     ax.set_title(f"P(player 1 wins), {who}\n{detail}", fontsize=10)
     fig.colorbar(image, ax=ax, shrink=0.8, label="P(player 1 wins)")
     return fig
 
 
-def plot_nash(weights: Any, *, ax: Any = None):
+def plot_nash(weights: Any, *, ax: Any = None, words: Mapping | None = None):
     """Nash weights of decks with credible intervals, one colour per role.
 
     Parameters
@@ -210,11 +238,17 @@ def plot_nash(weights: Any, *, ax: Any = None):
         A `skcodex.analysis.nash_weights` table, or a fitted classifier (the
         monocolour decks, 500 draws).
     ax : matplotlib Axes, optional
+    words : mapping, optional
+        The game's words, as for `plot_matchups`.
 
     Returns
     -------
     matplotlib.figure.Figure
+        The legend sits below the axis label (inside the axes when ``ax`` is
+        given).
     """
+    side = _sides(words)
+    own_figure = ax is None
     table = analysis.nash_weights(weights) if _is_classifier(weights) else weights
     roles = list(dict.fromkeys(table["role"]))
     decks = list(dict.fromkeys(table["deck"]))
@@ -228,7 +262,8 @@ def plot_nash(weights: Any, *, ax: Any = None):
         err = np.vstack([mean - part["lower"], part["upper"] - mean]).clip(0.0)
         label = role if role == "both" else f"as {role}"
         if role == "both":
-            label = "both roles (one deck, first or second at random)"
+            either = "first or second" if side["turns"] else "either side"
+            label = f"both roles (one {side['deck']}, {either} at random)"
         ax.barh(
             pos,
             mean,
@@ -242,14 +277,17 @@ def plot_nash(weights: Any, *, ax: Any = None):
     ax.set_xlim(0.0, 1.02)
     ax.set_xlabel("Nash weight (mean over draws; bars show intervals)")
     value = table.attrs.get("value")
-    title = f"Nash weights of decks ({_interval_label(table)} intervals)"
+    title = f"Nash weights of {side['deck']}s ({_interval_label(table)} intervals)"
     if value:
         title += (
             f"\nvalue for player 1: {value['mean']:.2f} "
             f"[{value['lower']:.2f}, {value['upper']:.2f}]"
         )
     ax.set_title(title, fontsize=10)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=2, fontsize=8, frameon=False)
+    if own_figure:  # below the axis label, in space the layout keeps for it
+        fig.legend(loc="outside lower center", ncol=2, fontsize=8, frameon=False)
+    else:
+        ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return fig
 
@@ -305,7 +343,7 @@ def plot_reliability(tables: Any, *, ax: Any = None):
     return fig
 
 
-def plot_spreads(draws: Any, *, ax: Any = None):
+def plot_spreads(draws: Any, *, ax: Any = None, words: Mapping | None = None):
     """Posterior of the skill spread against the deck-matchup spread.
 
     Left: the spread of the skill part of a match's log-odds
@@ -317,11 +355,14 @@ def plot_spreads(draws: Any, *, ax: Any = None):
     draws : pandas.DataFrame or BayesianMatchupClassifier
         `skcodex.analysis.spread_comparison_draws`, or a fitted classifier.
     ax : sequence of two matplotlib Axes, optional
+    words : mapping, optional
+        The game's words, as for `plot_matchups`.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    deck = _sides(words)["deck"]
     table = analysis.spread_comparison_draws(draws) if _is_classifier(draws) else draws
     if ax is None:
         fig = _new_figure((9.5, 3.6))
@@ -335,7 +376,7 @@ def plot_spreads(draws: Any, *, ax: Any = None):
     for column, label, colour, style in (
         ("sd_skill_difference", "skill difference, √2·sd_player", COLOURS["skill"], "-"),
         ("sd_player", "one player's skill, sd_player", COLOURS["skill"], ":"),
-        ("sd_deck", "deck matchup, sd_deck", COLOURS["deck"], "-"),
+        ("sd_deck", f"{deck} matchup, sd_deck", COLOURS["deck"], "-"),
     ):
         density = _density(table[column].to_numpy(), grid)
         left.plot(grid, density, color=colour, ls=style, lw=1.8, label=label)

@@ -14,6 +14,7 @@ autoescaped); its prose follows the fitted model's options (`describe_model`).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import os
 from dataclasses import dataclass, field
@@ -36,7 +37,9 @@ __all__ = [
     "analyse",
     "describe_model",
     "figures",
+    "game_words",
     "render_html",
+    "section_headings",
     "spreadsheet_safe",
     "write_report",
 ]
@@ -120,19 +123,73 @@ class Analyses:
     prior_spread_draws: pd.DataFrame | None = None
 
 
-def _layout_words(clf: Any) -> dict[str, Any]:
-    """What the fitted layout calls its parts, and how many deck effects a match has."""
+def _is_symmetric(clf: Any) -> bool:
+    """Whether the fitted matchups are antisymmetric (no side moves first)."""
+    layout = getattr(clf, "layout_", None)
+    if layout is not None and getattr(layout.options, "symmetric", False):
+        return True
+    return bool(clf.get_params().get("symmetric", False))
+
+
+def game_words(clf: Any) -> dict[str, Any]:
+    """What the report calls the game's parts and sides, from the fitted model and catalogue.
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        Fitted.
+
+    Returns
+    -------
+    dict
+        ``codex`` (the Codex model: Codex decks of three specs), ``specs_per_deck``,
+        ``n_deck_effects``, ``starter_word`` and ``spec_word`` (the catalogue's
+        nouns), ``deck_word`` (``"deck"``, or the catalogue's noun for a starter
+        when a deck is a starter alone, e.g. ``"race"``), ``symmetric`` (no side moves first),
+        ``first_move`` (the fitted model has a first-move effect) and
+        ``player1``, how player 1 is described: ``"who moves first"`` for Codex
+        or a model with a first-move effect, ``"listed first"`` for an ordered
+        model of another game, None for a symmetric model (no turn wording).
+    """
     from skcodex.codex import PlainCatalogue
 
-    cat = getattr(clf, "catalogue", None)
+    cat = getattr(clf, "catalogue", None) or getattr(clf, "catalogue_", None)
     plain = isinstance(cat, PlainCatalogue)
     k = int(clf.layout_.specs_per_deck)
+    starter = cat.starter_word if plain else "starter"
+    symmetric = _is_symmetric(clf)
+    first_move = bool(getattr(clf.layout_.options, "first_move", False))
+    codex = not plain and k == 3
+    if symmetric:
+        player1 = None
+    elif codex or first_move:
+        player1 = "who moves first"
+    else:
+        player1 = "listed first"
     return {
-        "codex": not plain and k == 3,
+        "codex": codex,
         "specs_per_deck": k,
         "n_deck_effects": 1 + 2 * k + k * k,
-        "starter_word": cat.starter_word if plain else "starter",
+        "starter_word": starter,
         "spec_word": cat.component_word if plain else "spec",
+        # a deck of a starter alone takes the game's own noun for it, when it has one
+        "deck_word": starter if plain and k == 0 and starter != "starter" else "deck",
+        "symmetric": symmetric,
+        "first_move": first_move,
+        "player1": player1,
+    }
+
+
+def section_headings(words: dict[str, Any]) -> dict[str, str]:
+    """`SECTIONS` with the game's noun for a deck (``"Race matchups"``)."""
+    deck = words.get("deck_word", "deck")
+    if deck == "deck":
+        return dict(SECTIONS)
+    return {
+        **SECTIONS,
+        "matchups": f"{deck.capitalize()} matchups",
+        "decks": f"{deck.capitalize()} rankings",
+        "skill-versus-decks": f"Skill versus {deck}s",
     }
 
 
@@ -146,6 +203,10 @@ _PRIOR_NAMES = {
     "seed": "the seed model's log-normal prior",
     "custom": "a custom log-normal prior",
 }
+
+
+#: The seed's priors named for a game other than Codex (the seed model is Codex's).
+_NEUTRAL_SEED_PRIOR = "the log-normal prior N(0, 0.5) on every log-spread"
 
 
 def _prior_kind(clf: Any, options: Any) -> str:
@@ -181,7 +242,8 @@ def describe_model(clf: Any) -> dict[str, Any]:
     dict
         ``method`` (``"nuts"`` or ``"advi"``), ``sampler`` (``"nutpie"``,
         ``"PyMC"``, or None for ADVI), the extensions ``time_varying``,
-        ``synergy``, ``familiarity`` and ``first_move`` (bool), ``n_epochs``
+        ``synergy``, ``familiarity`` and ``first_move`` (bool), ``symmetric``
+        (bool: matchups the same from either side), ``n_epochs``
         (rating periods of the skill walk), ``prior`` (``"lognormal"`` or
         ``"balanced"``), ``prior_kind`` (``"balanced"``, ``"default"``,
         ``"seed"`` or ``"custom"``), ``prior_name`` and ``prior_text`` (the
@@ -191,10 +253,20 @@ def describe_model(clf: Any) -> dict[str, Any]:
     params = clf.get_params()
     layout = getattr(clf, "layout_", None)
     options = layout.options if layout is not None else clf.options
-    extensions = [name for name in _EXTENSIONS if getattr(options, name)]
-    fitted_method = None
+    fitted_method, n_epochs = None, 0
     if getattr(clf, "idata_", None) is not None:  # the posterior records an approximation
-        fitted_method = posterior.group(clf.idata_, "posterior").attrs.get("inference_method")
+        post = posterior.group(clf.idata_, "posterior")
+        fitted_method = post.attrs.get("inference_method")
+        if "walk" in post:  # ``layout_`` is the layout prediction uses, without the walk
+            options = dataclasses.replace(options, time_varying=True)
+            n_epochs = int(post.sizes["epoch"])
+    if options.time_varying and not n_epochs and layout is not None:
+        n_epochs = int(layout.n_epochs)
+    extensions = [name for name in _EXTENSIONS if getattr(options, name)]
+    symmetric = _is_symmetric(clf)
+    if symmetric:
+        extensions.append("symmetric")
+    codex = layout is None or game_words(clf)["codex"]
     method = fitted_method or params["method"]
     sampler = params["sampler"]
     if sampler == "auto":  # the backend's rule: PyMC for the balanced prior, else the fastest
@@ -217,12 +289,13 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "method": method,
         "sampler": {"nutpie": "nutpie", "pymc": "PyMC"}[sampler] if method == "nuts" else None,
         **{name: bool(getattr(options, name)) for name in _EXTENSIONS},
-        "n_epochs": int(layout.n_epochs) if layout is not None and options.time_varying else 0,
+        "symmetric": symmetric,
+        "n_epochs": n_epochs if options.time_varying else 0,
         "prior": options.prior,
         "prior_kind": kind,
-        "prior_name": _PRIOR_NAMES[kind],
+        "prior_name": _PRIOR_NAMES[kind] if codex or kind != "seed" else _NEUTRAL_SEED_PRIOR,
         "prior_text": analysis.describe_prior(clf),
-        "extensions": ", ".join(extensions) or "none (the seed model)",
+        "extensions": ", ".join(extensions) or ("none (the seed model)" if codex else "none"),
         "fitting": fitting,
     }
 
@@ -234,7 +307,7 @@ def _data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[
         "players": len(clf.vocabulary_.players),
         "starters": len(clf.vocabulary_.starters),
         "specs": len(clf.vocabulary_.specs),
-        **_layout_words(clf),
+        **game_words(clf),
     }
     if "period" in X.columns:
         periods = list(pd.unique(X["period"]))
@@ -348,11 +421,12 @@ def figures(result: Analyses) -> dict[str, Any]:
     from skcodex import plotting
 
     top = None if len(result.skills) <= _TOP_PLAYERS else _TOP_PLAYERS
+    words = result.data
     return {
         "fig-skills": plotting.plot_skills(result.skills, top=top, truth=result.true_skills),
-        "fig-matchups": plotting.plot_matchups(result.matchups),
-        "fig-nash": plotting.plot_nash(result.nash),
-        "fig-spreads": plotting.plot_spreads(result.spread_draws),
+        "fig-matchups": plotting.plot_matchups(result.matchups, words=words),
+        "fig-nash": plotting.plot_nash(result.nash, words=words),
+        "fig-spreads": plotting.plot_spreads(result.spread_draws, words=words),
         "fig-reliability": plotting.plot_reliability(result.reliability),
     }
 
@@ -382,7 +456,7 @@ def render_html(result: Analyses, *, title: str | None = None, figs: dict | None
         title = "Codex skills and matchups" if codex else "Skills and matchups"
     figs = figures(result) if figs is None else figs
     images = {fig_id: _png(fig) for fig_id, fig in figs.items()}
-    return render_page(result, title, images, SECTIONS)
+    return render_page(result, title, images, section_headings(result.data))
 
 
 def write_report(

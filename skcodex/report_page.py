@@ -88,11 +88,17 @@ def _skills(result: Analyses) -> Table:
     return Table.from_columns("table-skills", columns)
 
 
+def _deck_word(result: Analyses) -> str:
+    return str(result.data.get("deck_word", "deck"))
+
+
 def _matchups(result: Analyses) -> Table:
     m = result.matchups
+    deck, player1 = _deck_word(result), result.data.get("player1", "who moves first")
+    first = {"who moves first": " (first)", "listed first": " (listed first)"}.get(player1, "")
     columns = {
-        "player 1's deck (first)": m["deck1"].astype(str),
-        "player 2's deck": m["deck2"].astype(str),
+        f"player 1's {deck}{first}": m["deck1"].astype(str),
+        f"player 2's {deck}": m["deck2"].astype(str),
         "P(player 1 wins)": [fmt(v) for v in m["mean"]],
         "interval": _intervals(m),
         "P(player 1 favoured)": [fmt(v) for v in m["p_favoured"]],
@@ -103,7 +109,7 @@ def _matchups(result: Analyses) -> Table:
 def _decks(result: Analyses) -> Table:
     d = result.deck_ranking
     columns = {
-        "deck": [str(x) for x in d.index],
+        _deck_word(result): [str(x) for x in d.index],
         "P(win) v the field": [fmt(v) for v in d["mean"]],
         "interval": _intervals(d),
         "P(best)": [fmt(v) for v in d["p_best"]],
@@ -124,24 +130,24 @@ def _nash(result: Analyses) -> Table:
             for m, lo, hi, p in zip(part["mean"], part["lower"], part["upper"], part["p_played"])
         ]
     deck = columns.pop("deck", [])
-    return Table.from_columns("table-nash", {"deck": deck, **columns})
+    return Table.from_columns("table-nash", {_deck_word(result): deck, **columns})
 
 
 #: What the spreads table calls each quantity.
 _SPREAD_NAMES = {
     "sd_player": "spread of player skills, sd_player",
     "sd_skill_difference": "spread of the skill difference, √2·sd_player",
-    "sd_deck": "spread of the deck matchup, sd_deck",
+    "sd_deck": "spread of the {deck} matchup, sd_deck",
     "ratio": "ratio sd_player / sd_deck",
     "skill_share": "skill share of the log-odds variance",
-    "sd_familiarity": "spread of the player-deck familiarity part",
+    "sd_familiarity": "spread of the player-{deck} familiarity part",
 }
 
 
 def _spreads(result: Analyses) -> Table:
     s = result.spreads
     columns = {
-        "quantity": [_SPREAD_NAMES.get(k, k) for k in s.index],
+        "quantity": [_SPREAD_NAMES.get(k, k).format(deck=_deck_word(result)) for k in s.index],
         "posterior mean": [fmt(v) for v in s["mean"]],
         "posterior interval": _intervals(s),
     }
@@ -188,6 +194,7 @@ _UNRECORDED_MODEL = {
     "synergy": False,
     "familiarity": False,
     "first_move": False,
+    "symmetric": False,
     "n_epochs": 0,
     "prior_kind": "unrecorded",
     "prior_name": "its prior",
@@ -325,6 +332,10 @@ def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict
         "k": k,
         "st": d.get("starter_word", "starter"),
         "sp": d.get("spec_word", "spec"),
+        "dk": d.get("deck_word", "deck"),
+        "p1": d.get("player1", "who moves first"),
+        "turns": d.get("player1", "who moves first") == "who moves first",
+        "codex": d.get("codex", True),
         "pct": f"{round(100 * result.interval)}%",
         "prior_draws": f"{PRIOR_DRAWS:,}",
         "data_line": data_line,
@@ -332,6 +343,7 @@ def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict
         "provenance": f"Data: {data_line}. Model: {model_line}.",
         "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "brier": result.brier["brier"].to_dict(),
+        "brier_n": {k: int(v) for k, v in result.brier["n"].items()},
         "tables": page_tables(result),
         "problems": problems,
         "skills": {

@@ -233,7 +233,9 @@ def test_time_varying_forecasts_add_one_more_step_of_the_walk(data, monkeypatch)
     theta = layout.theta(seen["z"], seen["sd"]).astype(np.float32).astype(float)
     blocks = layout.unflatten(theta)
     latest = blocks["skill"] + blocks["walk"][..., -1]
-    current = clf.layout_.unflatten(clf.effect_draws_)["skill"]
+    # The estimator keeps the layout it sampled; its forecasts use the one without the walk.
+    assert clf.layout_ == layout and clf.layout_.options.time_varying
+    current = clf.layout_.static().unflatten(clf.effect_draws_)["skill"]
     step = (current - latest) / seen["sd"][:, [4]]
     # 16 players x 1,000 draws of a standard normal: without the extra step this is 0,
     # without the walk it is far from N(0, 1).
@@ -245,7 +247,9 @@ def test_time_varying_forecasts_add_one_more_step_of_the_walk(data, monkeypatch)
     assert np.array_equal(first, clf.predict_proba(data.X))
     assert np.array_equal(first, copy.deepcopy(clf).predict_proba(data.X))
     # Independent of the other effects: the deck blocks are carried over unchanged.
-    np.testing.assert_array_equal(clf.layout_.unflatten(clf.effect_draws_)["spsp"], blocks["spsp"])
+    np.testing.assert_array_equal(
+        clf.layout_.static().unflatten(clf.effect_draws_)["spsp"], blocks["spsp"]
+    )
 
 
 def test_same_random_state_gives_identical_predictions(data):

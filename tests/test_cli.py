@@ -163,7 +163,10 @@ def test_demo_prints_results_and_writes_the_report(tmp_path, capsys):
     )
     assert "Top 3 players" in text
     assert "P(skill matters more than decks)" in text
-    assert re.search(r"held-out \(tournament T8\) 0\.\d{3}", text)
+    assert re.search(
+        r"in-sample \(400 matches\) 0\.\d{3}   held-out \(tournament T8, 50 matches\) 0\.\d{3}",
+        text,
+    )
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "Crosses mark the true skills" in page
     assert "tournament T8" in page
@@ -174,8 +177,11 @@ def test_demo_prints_results_and_writes_the_report(tmp_path, capsys):
 
     data = make_matches(n_players=30, n_matches=400, n_tournaments=8, random_state=0)
     brier = pd.read_csv(out / "brier.csv").set_index("sample")["brier"]
-    printed = re.search(r"held-out \(tournament T8\) (0\.\d+)   true probabilities on the "
-                        r"held-out matches (0\.\d+)", text).groups()  # fmt: skip
+    pattern = (
+        r"held-out \(tournament T8, 50 matches\) (0\.\d+)   true probabilities on the "
+        r"held-out matches (0\.\d+)"
+    )
+    printed = re.search(pattern, text).groups()
     last = (data.X["period"] == "T8").to_numpy()
     oracle = brier_score(data.y[last], data.p_win[last])
     np.testing.assert_allclose([float(v) for v in printed], [brier["held-out"], oracle], atol=5e-4)
@@ -549,7 +555,8 @@ def test_predict_reads_decks_against_the_models_catalogue(known_model, capsys, t
     out = _predict(
         tmp_path, a, b, capsys, deck1="hero1/gem2/gem3/gem4", deck2="Hero0/Gem5/Gem6/Gem7"
     )
-    assert out.startswith(f"P({a} with Hero1/Gem2/Gem3/Gem4, moving first, beats {b} with ")
+    # another game without a first-move effect: player 1 is only the side listed first
+    assert out.startswith(f"P({a} with Hero1/Gem2/Gem3/Gem4, listed first, beats {b} with ")
     assert _printed(out)[0] == pytest.approx(p_draws(a, b).mean(), abs=5e-4)
 
 
@@ -613,6 +620,7 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
         "progressbar": False,
         "catalogue": "CAT",
         "first_move": True,
+        "symmetric": False,
         "prior": "balanced",
         "target_accept": 0.95,
     }
@@ -686,6 +694,42 @@ def test_fit_hands_its_options_to_the_report(monkeypatch, match_csv, tmp_path, c
     assert seen["nash_draws"] == 500 and seen["title"] is None
 
 
+@pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
+def test_fit_holds_out_a_share_of_the_latest_matches(monkeypatch, small_matches, tmp_path, capsys):
+    """A tiny last tournament is not a held-out set on its own: at least 15% is held out."""
+    import skcodex.cli.commands as commands
+    import skcodex.report as report
+
+    X, y = small_matches.X, small_matches.y
+    tiny = X.tail(3).assign(period="T6", date=pd.Timestamp(X["date"].max()) + pd.Timedelta(days=9))
+    X = pd.concat([X, tiny], ignore_index=True)
+    y = np.concatenate([y, y[-3:]])
+    path = tmp_path / "tiny_last.csv"
+    X.assign(winner=np.where(y == 1, X["player1"], X["player2"])).to_csv(path, index=False)
+    seen = {}
+    monkeypatch.setattr(commands, "_fit", lambda X, y, cat, args, what: _Stub().fit(X, y))
+    monkeypatch.setattr(commands, "save_model", lambda clf, folder: None)
+    monkeypatch.setattr(report, "write_report", lambda clf, X, y, folder, **kw: seen.update(kw))
+    code, text, err = run(["fit", path, "--out", tmp_path / "o"], capsys)
+    assert code == 0, err
+    held = seen["held_out"]
+    n_test = (X["period"].isin(["T5", "T6"])).sum()
+    assert len(held.y) == n_test == 83 and n_test >= 0.15 * len(X)
+    assert held.label == "the latest 2 tournaments (T5 to T6)"
+    assert held.n_train == len(X) - n_test
+    assert (
+        "Holding out the latest 2 tournaments (T5 to T6): 83 of 403 matches (20.6%), "
+        "forecast by a model fitted on the 320 matches that ended before them."
+    ) in text
+    # a larger share, then a date
+    run(["fit", path, "--out", tmp_path / "p", "--holdout-share", "0.4"], capsys)
+    assert len(seen["held_out"].y) == 163
+    since = str(pd.Timestamp(X.loc[X["period"] == "T6", "date"].min()).date())
+    code, text, _ = run(["fit", path, "--out", tmp_path / "q", "--holdout-since", since], capsys)
+    assert code == 0 and len(seen["held_out"].y) == 3
+    assert "Holding out tournament T6: 3 of 403 matches (0.7%)" in text
+
+
 # -- the parser --------------------------------------------------------------------------
 
 
@@ -703,6 +747,7 @@ def test_parser_defaults():
         "catalogue": None,
         "specs_per_deck": None,
         "first_move": False,
+        "symmetric": False,
         "decks": None,
         "draws": 1000,
         "tune": None,
@@ -713,6 +758,8 @@ def test_parser_defaults():
         "no_progress": False,
         "no_holdout": False,
         "nash_draws": 500,
+        "holdout_share": 0.15,
+        "holdout_since": None,
     }
     demo = vars(parser.parse_args(["demo"]))
     demo.pop("run")
@@ -769,6 +816,8 @@ def test_parser_runs_each_command():
         ("--decks", "MONOCOLOUR", "monocolour"),
         ("--decks", " MonoRed ,, [Past]/Anarchy/Peace,", ["MonoRed", "[Past]/Anarchy/Peace"]),
         ("--decks", "MonoRed", ["MonoRed"]),
+        ("--holdout-share", "0.3", 0.3),
+        ("--holdout-since", "2020-03-01", "2020-03-01"),
     ],
 )
 def test_parser_reads_values(option, value, parsed):
@@ -787,6 +836,8 @@ def test_parser_reads_values(option, value, parsed):
         ("--target-accept", "high", "argument --target-accept: expected a number, got 'high'"),
         ("--decks", " , ,", "argument --decks: expected decks separated by commas"),
         ("--prior", "flat", "argument --prior: invalid choice: 'flat'"),
+        ("--holdout-share", "1.5", "expected a number between 0 and 1, got '1.5'"),
+        ("--holdout-since", "soon", "expected a date such as 2024-06-01, got 'soon'"),
     ],
 )
 def test_parser_refuses_values(option, value, message, capsys):
@@ -1143,7 +1194,7 @@ def test_demo_prints_the_estimates_beside_the_truth(fitted_dir, tmp_path, capsys
     np.testing.assert_allclose([float(v) for v in found.groups()], want, atol=5e-3 + 1e-12)
     in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
     assert lines[-2] == "Brier score (lower is better; a coin flip scores 0.250):"
-    assert lines[-1] == f"  in-sample {in_sample:.3f}"
+    assert lines[-1] == f"  in-sample ({len(data.y)} matches) {in_sample:.3f}"
     assert "Open" not in text and "Writing" not in text
 
 

@@ -355,3 +355,75 @@ def test_period_months_are_split_in_time_order_whatever_the_rows():
             trained = set(frame["id"].iloc[train])
             want = set(X["id"][X["period"] < frame["period"].iloc[test].min()])
             assert trained == want
+
+
+def test_min_test_matches_merges_small_tournaments_from_the_latest_back():
+    # sizes in start order: A 3, L 2, B 2, C 2, D 2; folds of at least 3 matches
+    cv = TournamentSplit(n_splits=2, min_test_matches=3)
+    assert repr(cv) == "TournamentSplit(n_splits=2, min_test_matches=3)"
+    assert as_lists(cv.split(table())) == [([0], [2, 3, 5, 7]), ([0, 1, 3, 4], [6, 8, 9, 10])]
+    described = cv.describe(table())
+    assert described["tournament"].tolist() == [("L", "B"), ("C", "D")]
+    assert described["n_test"].tolist() == [4, 4]
+    assert (described["n_test"] >= 3).all()
+    # a fold that already holds enough matches stays one tournament
+    assert as_lists(TournamentSplit(n_splits=3, min_test_matches=2).split(table())) == FOLDS_3
+
+
+def test_min_test_matches_too_large_for_the_data():
+    with pytest.raises(ValueError, match=r"2 test folds of at least 5 matches.*11 matches"):
+        list(TournamentSplit(n_splits=2, min_test_matches=5).split(table()))
+    for bad in (0, -1, 1.5, True, "3"):
+        with pytest.raises(ValueError, match="min_test_matches must be an integer >= 1"):
+            TournamentSplit(min_test_matches=bad)
+
+
+def test_latest_share_split_holds_out_at_least_the_share():
+    from skcodex.model_selection import latest_share_split
+
+    # 15% of 11 matches is 1.65: the last tournament (D, 2 matches) is enough
+    train, test = latest_share_split(table(), share=0.15)
+    assert (train.tolist(), test.tolist()) == FOLDS_3[-1]
+    # 40% is 4.4 matches: D and C (4) are not enough, B joins (6)
+    train, test = latest_share_split(table(), share=0.4)
+    assert test.tolist() == [3, 5, 6, 8, 9, 10]
+    assert train.tolist() == [0, 1]
+    # by date: every tournament starting on or after 2020-01-08 (C and D)
+    train, test = latest_share_split(table(), since="2020-01-08")
+    assert (train.tolist(), test.tolist()) == ([0, 1, 3, 4], [6, 8, 9, 10])
+
+
+def test_latest_share_split_bad_inputs():
+    from skcodex.model_selection import latest_share_split
+
+    for bad in (0, 1, 1.5, -0.1, True, "0.2"):
+        with pytest.raises(ValueError, match="share must be a number between 0 and 1"):
+            latest_share_split(table(), share=bad)
+    with pytest.raises(ValueError, match="no tournament starts on or after 2021-01-01"):
+        latest_share_split(table(), since="2021-01-01")
+    with pytest.raises(ValueError, match="cannot read the hold-out date 'soon'"):
+        latest_share_split(table(), since="soon")
+    with pytest.raises(ValueError, match="needs a 'date'"):
+        latest_share_split(table(dates=False), since="2020-01-08")
+    with pytest.raises(ValueError, match=r"a tournament before them to train on"):
+        latest_share_split(table(), share=0.95)
+
+
+def test_prior_grid_varies_only_the_blocks_the_decks_have():
+    from skcodex import BayesianMatchupClassifier
+    from skcodex.model_selection import prior_grid
+
+    codex = prior_grid()
+    assert len(codex) == 3 and all(len(g) == 4 for g in codex)
+    for k in (0,):
+        grid = prior_grid(specs_per_deck=k)
+        assert all(set(g) == {"log_sd_player_loc", "log_sd_stst_loc"} for g in grid)
+        candidates = list(sklearn.model_selection.ParameterGrid(grid))
+        # six candidates, all different in the priors a k = 0 model uses
+        assert len({tuple(sorted(c.items())) for c in candidates}) == len(candidates) == 6
+        for c in candidates:
+            BayesianMatchupClassifier(**c)  # every key is a parameter
+    assert prior_grid(specs_per_deck=2) == codex
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="specs_per_deck must be an integer >= 0"):
+            prior_grid(specs_per_deck=bad)

@@ -430,7 +430,7 @@ def test_command_line_fits_a_fighting_game_from_its_own_names(game_csvs, tmp_pat
     argv = ["predict", tmp_path, "--p1", "player01", "--deck1", deck, "--p2", "player02"]
     code, out, err = _run([*argv, "--deck2", deck], capsys)
     assert code == 0, err
-    assert re.search(r"P\(player01 with char\d+, moving first, beats player02", out)
+    assert re.search(r"P\(player01 with char\d+, listed first, beats player02", out)
     code, _, err = _run([*argv, "--deck2", f"{deck}/extra"], capsys)
     _one_line_error(code, err, r"--deck2: deck '.*/extra' has 1 component\(s\).*has 0 components")
 

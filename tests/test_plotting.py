@@ -103,15 +103,16 @@ def test_matchup_heatmap_scales_down_annotations(prior_model):
 def test_matchup_heatmap_for_named_players(prior_model):
     a, b = prior_model.vocabulary_.players[:2]
     fig = plot_matchups(matchup_table(prior_model, ["MonoRed", "MonoBlue"], player1=a, player2=b))
-    assert f"{a} (first) v {b}" in fig.axes[0].get_title()
+    assert f"{a} (moves first) v {b}" in fig.axes[0].get_title()
 
 
 def test_nash_plot_has_every_role_and_deck(prior_model):
     table = nash_weights(prior_model, "monocolour", n_draws=20)
     fig = plot_nash(table)
     ax = fig.axes[0]
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]  # below the axis label
     assert len(legend) == 3 and legend[0] == "as player 1"
+    assert legend[2] == "both roles (one deck, first or second at random)"
     assert len(ax.patches) == 18  # 6 decks x 3 roles
     assert "value for player 1" in ax.get_title()
     _png(fig)

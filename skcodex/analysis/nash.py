@@ -94,6 +94,8 @@ class NashEquilibria:
     both : ndarray of shape (n_draws, len(decks1)) or None
         Weights for a player who takes each role half the time with one deck
         (only when the two deck lists are the same).
+        In a symmetric game (``symmetric=True``) with one deck list, the
+        three are one and the same array: both roles face the same game.
     value : ndarray of shape (n_draws,)
         P(player 1 wins) when both play their equilibrium weights.
     """
@@ -186,20 +188,29 @@ def nash_equilibria(
     check_fitted(clf)
     cat = catalogue(clf)
     d1, d2 = _choose_deck_lists(clf, decks1, decks2)
-    symmetric = d1 == d2
+    same_lists = d1 == d2
+    # In a symmetric game (no first mover) A + A' = 1: both sides face the same game,
+    # so one vector of weights is the equilibrium of each role.
+    one_game = same_lists and clf.layout_.options.symmetric
     draws = thin(len(clf.effect_draws_), n_draws)
     w1 = np.empty((len(draws), len(d1)))
     w2 = np.empty((len(draws), len(d2)))
-    both = np.empty((len(draws), len(d1))) if symmetric else None
+    both = np.empty((len(draws), len(d1))) if same_lists else None
     value = np.empty(len(draws))
     for start, games in _game_chunks(clf, d1, d2, draws):
         for i, A in enumerate(games):
             row = start + i
+            if one_game:
+                both[row], _, _ = solve_matrix_game(A - A.T)
+                value[row] = both[row] @ A @ both[row]
+                continue
             w1[row], w2[row], value[row] = solve_matrix_game(A)
             if both is not None:
                 # The both-roles payoff (A + 1 - A')/2 is an increasing affine map of
                 # A - A': the same game, with the same equilibria.
                 both[row], _, _ = solve_matrix_game(A - A.T)
+    if one_game:
+        w1, w2 = both, both
     return NashEquilibria(
         decks1=tuple(deck_label(d, cat) for d in d1),
         decks2=tuple(deck_label(d, cat) for d in d2),

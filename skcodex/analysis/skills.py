@@ -59,7 +59,7 @@ def skill_table(
     (['mean', 'sd', 'lower', 'upper'], 120)
     """
     check_fitted(clf)
-    layout = clf.layout_
+    layout = clf.layout_.static()  # the layout of effect_draws_
     skills = layout.unflatten(clf.effect_draws_)["skill"]
     lower, upper = quantiles(skills, interval)
     ranks = (-skills).argsort(axis=1).argsort(axis=1) + 1

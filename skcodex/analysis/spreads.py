@@ -170,6 +170,10 @@ def prior_spread_comparison_draws(
 def describe_prior(clf: Any) -> str:
     """The classifier's spread prior in words, e.g. for a report.
 
+    Once fitted, only the priors of spreads the model has are named: decks of
+    a starter alone (no components) have no starter-vs-component or
+    component-vs-component spreads, and the balanced prior no split among them.
+
     Examples
     --------
     >>> from skcodex import BayesianMatchupClassifier
@@ -178,16 +182,20 @@ def describe_prior(clf: Any) -> str:
     """
     priors = clf.priors
     names = clf.options.prior_names
+    layout = getattr(clf, "layout_", None)
+    # Decks of a starter alone have no starter-vs-component or component-vs-component
+    # effects: their spreads' priors are not part of the fitted model.
+    absent = {"stsp", "spsp"} if layout is not None and layout.specs_per_deck == 0 else set()
 
     def normal(i: int) -> str:
         return f"N({priors.loc[i]:g}, {priors.scale[i]:g})"
 
     if clf.options.prior == "balanced":
+        split = "" if absent else ", deck split softmax(0, N(0, 1), N(0, 1))"
         text = (
-            f"balanced prior: log total spread ~ {normal(0)}, skill share "
-            "sigmoid(N(0, 1)), deck split softmax(0, N(0, 1), N(0, 1))"
+            f"balanced prior: log total spread ~ {normal(0)}, skill share sigmoid(N(0, 1)){split}"
         )
         rest = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names) if i > 0]
         return "; ".join([text, *rest])
-    parts = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names)]
+    parts = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names) if n not in absent]
     return "log-normal spread priors: " + ", ".join(parts)

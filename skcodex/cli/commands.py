@@ -38,6 +38,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         progressbar=not args.no_progress,
         catalogue=catalogue,
         first_move=bool(getattr(args, "first_move", False)),
+        symmetric=bool(getattr(args, "symmetric", False)),
         prior=args.prior,
         target_accept=args.target_accept,
     )
@@ -57,28 +58,54 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
 
 
 def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace):
-    """Refit without the tournament that started last and forecast it (None if impossible)."""
-    from skcodex.model_selection import TournamentSplit
+    """Refit without the latest tournaments and forecast them (None if impossible).
+
+    ``skcodex fit`` holds out the latest tournaments that make up at least
+    ``--holdout-share`` of the matches, or those starting on or after
+    ``--holdout-since``; ``skcodex demo`` (no such options) the last tournament.
+    """
+    from skcodex.model_selection import latest_share_split
     from skcodex.report import HeldOut
 
     if "period" not in X.columns:
         print("No tournament column: skipping the held-out forecast.")
         return None
+    share = getattr(args, "holdout_share", None)
+    since = getattr(args, "holdout_since", None)
     try:
-        train, test = next(TournamentSplit(n_splits=1).split(X))
-        label = TournamentSplit(n_splits=1).describe(X)["tournament"].iloc[0]
+        if share is None and since is None:  # the demo: its last tournament
+            from skcodex.model_selection import TournamentSplit
+
+            train, test = next(TournamentSplit(n_splits=1).split(X))
+        else:
+            train, test = latest_share_split(X, share=share or 0.15, since=since)
     except ValueError as err:
         print(f"Skipping the held-out forecast: {err}")
         return None
+    label = _tournaments_label(X["period"].iloc[test])
+    them = "it" if label.startswith("tournament ") else "them"
+    print(
+        f"Holding out {label}: {len(test):,} of {len(X):,} matches "
+        f"({100 * len(test) / len(X):.1f}%), forecast by a model fitted on the "
+        f"{len(train):,} matches that ended before {them}."
+    )
     Xtr, Xte = X.iloc[train], X.iloc[test]
-    clf = _fit(Xtr, y[train], catalogue, args, f"without tournament {label} (to forecast it)")
+    clf = _fit(Xtr, y[train], catalogue, args, f"without {label} (to forecast {them})")
     return HeldOut(
-        label=f"tournament {label}",
+        label=label,
         y=y[test],
         p_win=clf.predict_proba(Xte)[:, 1],
         n_train=len(train),
         problems=list(clf.convergence_problems_),
     )
+
+
+def _tournaments_label(periods: pd.Series) -> str:
+    """``tournament T08``, or ``the latest 3 tournaments (T08 to T10)``."""
+    names = [str(p) for p in pd.unique(periods)]
+    if len(names) == 1:
+        return f"tournament {names[0]}"
+    return f"the latest {len(names)} tournaments ({names[0]} to {names[-1]})"
 
 
 def _fit_and_report(
@@ -246,12 +273,23 @@ def _cmd_predict(args: argparse.Namespace) -> int:
                 "population of players, so the interval is wide."
             )
     d1, d2 = (deck_label(d, catalogue) for d in decks)
-    print(f"P({p1} with {d1}, moving first, beats {p2} with {d2}) = {forecast['mean']:.3f}")
+    side = _player1_words(clf)
+    print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast['mean']:.3f}")
     print(
         f"{round(100 * args.interval)}% interval: "
         f"{forecast['lower']:.3f} to {forecast['upper']:.3f}"
     )
     return 0
+
+
+def _player1_words(clf: Any) -> str:
+    """``, moving first,`` where a side moves first; ``, listed first,``; or nothing (symmetric)."""
+    from skcodex.report import game_words
+
+    player1 = game_words(clf)["player1"]
+    return {"who moves first": ", moving first,", "listed first": ", listed first,"}.get(
+        player1, ""
+    )
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -312,13 +350,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
     print("\nBrier score (lower is better; a coin flip scores 0.250):")
-    line = f"  in-sample {in_sample:.3f}"
+    line = f"  in-sample ({len(data.y)} matches) {in_sample:.3f}"
     if held_out is not None:
         test = (data.X["period"] == data.X["period"].iloc[-1]).to_numpy()
         held = brier_score(held_out.y, held_out.p_win)
         oracle = brier_score(data.y[test], data.p_win[test])
         line += (
-            f"   held-out ({held_out.label}) {held:.3f}   "
+            f"   held-out ({held_out.label}, {len(held_out.y)} matches) {held:.3f}   "
             f"true probabilities on the held-out matches {oracle:.3f}"
         )
     print(line)

@@ -90,13 +90,49 @@ def _sampling_options(
     p.add_argument(
         "--no-holdout",
         action="store_true",
-        help="skip the second fit without the last tournament (and the held-out calibration)",
+        help="skip the second fit without the latest matches (and the held-out calibration)",
     )
     p.add_argument(
         "--nash-draws",
         type=_positive,
         default=nash_draws,
         help=f"posterior draws the Nash games are solved for ({nash_draws})",
+    )
+
+
+def _share(value: str) -> float:
+    return _probability(value)
+
+
+def _date(value: str) -> str:
+    import pandas as pd
+
+    try:
+        when = pd.Timestamp(value)
+    except (ValueError, TypeError):
+        raise argparse.ArgumentTypeError(
+            f"expected a date such as 2024-06-01, got {value!r}"
+        ) from None
+    if when is pd.NaT:
+        raise argparse.ArgumentTypeError(f"expected a date such as 2024-06-01, got {value!r}")
+    return value
+
+
+def _holdout_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--holdout-share",
+        type=_share,
+        default=0.15,
+        metavar="SHARE",
+        help="hold out the latest tournaments that make up at least this share of the "
+        "matches (0.15)",
+    )
+    p.add_argument(
+        "--holdout-since",
+        type=_date,
+        default=None,
+        metavar="DATE",
+        help="hold out the tournaments starting on or after DATE instead (needs a date column)",
     )
 
 
@@ -115,8 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Fit the matchup model to MATCHES (a codexdata folder, its matches.csv, "
         "or a CSV with columns player1, player2, deck1, deck2, y or winner, and optionally "
         "period and date) and write the fitted model, report.html and the tables as CSV "
-        "into DIR. Unless --no-holdout, the model is also refitted without the tournament "
-        "that started last, to score forecasts for it out of sample.",
+        "into DIR. Unless --no-holdout, the model is also refitted without the latest "
+        "tournaments that make up at least --holdout-share of the matches (or those "
+        "starting on or after --holdout-since), to score forecasts for them out of sample; "
+        "the command prints how many matches are held out.",
     )
     fit.add_argument("matches", metavar="MATCHES", help="codexdata folder or match CSV")
     fit.add_argument(
@@ -155,6 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
         "effects do not already carry turn order",
     )
     fit.add_argument(
+        "--symmetric",
+        action="store_true",
+        help="a game where no side moves first: the matchup of a against b is minus that "
+        "of b against a (not with --first-move)",
+    )
+    fit.add_argument(
         "--decks",
         type=_deck_list,
         default=None,
@@ -163,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(the default), 'monocolour' (Codex), or decks separated by commas",
     )
     _sampling_options(fit, 1000)
+    _holdout_options(fit)
     fit.set_defaults(run=_cmd_fit)
 
     predict = sub.add_parser(

@@ -182,7 +182,8 @@ def _deck_catalogue(
     table: pd.DataFrame, path: Any, catalogue_file: Any, specs_per_deck: int | None
 ) -> Any:
     """The catalogue a match-table CSV's decks are read against (None for Codex)."""
-    from skcodex.codex import DeckParseError, PlainCatalogue, parse_deck
+    from skcodex.codex import PlainCatalogue
+    from skcodex.codex.plain import plain_catalogue_for
     from skcodex.data import MatchTableError, check_match_table
 
     if catalogue_file is not None:
@@ -196,28 +197,16 @@ def _deck_catalogue(
         except MatchTableError as err:
             codex_error = err
         texts = pd.unique(table[["deck1", "deck2"]].astype(str).to_numpy().ravel())
-        codex_ok = 0
-        for text in texts:
-            try:
-                parse_deck(text)
-                codex_ok += 1
-            except DeckParseError:
-                pass
-        if codex_ok * 2 > len(texts):  # mostly Codex decks: the Codex error is the useful one
-            raise CommandError(f"{path}: {codex_error}")
-        catalogue = PlainCatalogue()  # open: every name seen becomes a level
-        counts = {text: len(text.strip().split("/")) - 1 for text in texts}
-        if len(set(counts.values())) > 1:
-            by_count = {}
-            for text, n in counts.items():
-                by_count.setdefault(n, text)
-            examples = "; ".join(f"{text!r} has {n}" for n, text in sorted(by_count.items()))
+        try:
+            catalogue = plain_catalogue_for(texts)  # open: every name seen becomes a level
+        except ValueError as err:
             raise CommandError(
-                f"{path}: the decks are not Codex decks, and read as starter/component/... "
-                f"they hold different numbers of components after the starter ({examples}); "
-                "give every deck the same number, or name the parts with --catalogue FILE"
-            )
-        k = next(iter(counts.values()))
+                f"{path}: {err}; give every deck the same number, or name the parts with "
+                "--catalogue FILE"
+            ) from None
+        if catalogue is None:  # mostly Codex decks: the Codex error is the useful one
+            raise CommandError(f"{path}: {codex_error}")
+        k = catalogue.specs_per_deck
         print(
             f"The decks of {path} are not Codex decks; reading each as a starter followed "
             f"by {k} component(s), every name seen a level (give --catalogue FILE to check "

@@ -18,7 +18,7 @@ import pandas as pd
 from skcodex.data.table import MatchTableError, time_order
 from skcodex.persistence import value_class
 
-__all__ = ["MatchCodes", "Vocabulary", "encode", "epochs", "period_labels"]
+__all__ = ["MatchCodes", "Vocabulary", "encode", "epochs", "period_labels", "walk_size"]
 
 
 @value_class
@@ -169,3 +169,26 @@ def period_labels(table: pd.DataFrame) -> list:
     order = time_order(table, strict=False)
     period = table["period"] if order is None else table["period"].iloc[order]
     return list(pd.unique(period))
+
+
+def walk_size(codes: MatchCodes) -> tuple[int, float]:
+    """Steps a skill walk over ``codes``' periods takes, and the share into unplayed periods.
+
+    The walk gives every player one step into each period after the first,
+    ``n_players x (n_epochs - 1)`` in all, whether or not the player played
+    in it; a step into a period the player did not play is drawn from its
+    prior alone.
+
+    Returns
+    -------
+    n_steps : int
+    unplayed : float
+        Share of those steps into a period in which the player played no match.
+    """
+    if codes.epoch is None or codes.n_epochs < 2:
+        return 0, 0.0
+    played = np.zeros((codes.n_players, codes.n_epochs), dtype=bool)
+    played[codes.player1, codes.epoch] = True
+    played[codes.player2, codes.epoch] = True
+    steps = played[:, 1:]
+    return int(steps.size), float(1.0 - steps.mean())

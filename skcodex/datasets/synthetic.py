@@ -49,6 +49,20 @@ def _draw_effects(rng, n_players: int, S: int, K: int, sd: dict):
     return skill, (stst, stsp, spst, spsp)
 
 
+def _symmetric_blocks(stst, stsp, spst, spsp):
+    """The matchup blocks of a symmetric game: ``m(a, b) = -m(b, a)`` for every pair of decks.
+
+    The upper triangles of ``stst`` and ``spsp`` are kept and mirrored with the
+    opposite sign (diagonals 0); ``spst`` becomes minus the transpose of ``stsp``.
+    """
+
+    def antisymmetric(x):
+        upper = np.triu(x, 1)
+        return upper - upper.T
+
+    return antisymmetric(stst), stsp, -stsp.T, antisymmetric(spsp)
+
+
 def _truth(players, skill, blocks, starters, specs) -> dict:
     """The drawn effects as labelled pandas objects, player 1's component as rows."""
     stst, stsp, spst, spsp = blocks
@@ -258,6 +272,7 @@ def make_game_matches(
     sd_stsp: float = 0.25,
     sd_spsp: float = 0.15,
     first_move: float = 0.0,
+    symmetric: bool = False,
     decks_per_player: int = 2,
     random_state=None,
     return_X_y: bool = False,
@@ -292,6 +307,13 @@ def make_game_matches(
         True spreads of the effect blocks (log-odds scale).
     first_move : float, default 0.0
         True first-move effect (log-odds added for player 1).
+    symmetric : bool, default False
+        Draw a game where no side moves first (see
+        ``BayesianMatchupClassifier(symmetric=True)``): the starter-vs-starter
+        and component-vs-component effects are antisymmetric (one draw per
+        unordered pair, zero on the diagonal) and the component-vs-starter
+        effects are minus the transposed starter-vs-component ones, so that
+        ``m(a, b) = -m(b, a)``. Needs ``first_move=0``.
     decks_per_player : int, default 2
         Size of each player's deck pool.
     random_state : int, RandomState instance or None
@@ -332,6 +354,11 @@ def make_game_matches(
     _check_series(n_players, n_matches, n_tournaments, decks_per_player, sd)
     if not np.isfinite(first_move):
         raise ValueError(f"first_move must be a finite number, got {first_move!r}")
+    check_flag(symmetric, "symmetric")
+    if symmetric and first_move != 0:
+        raise ValueError(
+            f"a symmetric game has no first-move effect, got first_move={first_move!r}"
+        )
     st_names = _level_names(starters, "char", "starters")
     comp_names = _level_names(components, "comp", "components", minimum=0)
     if specs_per_deck > len(comp_names):
@@ -345,6 +372,8 @@ def make_game_matches(
 
     players = _player_names(n_players)
     skill, blocks = _draw_effects(rng, n_players, S, K, sd)
+    if symmetric:
+        blocks = _symmetric_blocks(*blocks)
 
     def random_deck() -> tuple[int, tuple[int, ...]]:
         comps = rng.choice(K, k, replace=False) if k else []

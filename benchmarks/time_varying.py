@@ -1,0 +1,145 @@
+"""How the skill walk (``time_varying=True``) scales: fit time, convergence and held-out Brier.
+
+`skcodex.datasets.make_matches` draws a series whose skills take a Gaussian
+random-walk step between tournaments (``sd_step``); the latest tournaments
+holding at least 15% of the matches are held out. For each size the static
+model and the skill walk are fitted with the same NUTS settings; the table
+gives the fit time (compilation included), the number of free parameters
+(``Layout.n_free``: the walk adds one per player and period), the share of
+those that no match touches (walk steps of a player in periods they did not
+play), the mean tree depth and gradient evaluations per draw, the largest
+R-hat, the smallest bulk ESS, and the held-out Brier score with its number of
+matches beside the Brier of the true probabilities.
+
+Run: python benchmarks/time_varying.py [--sizes 2000,5000] [--players 200]
+     [--tournaments 40] [--draws 300] [--tune 300] [--chains 2]
+Writes benchmarks/results/time_varying.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from skcodex import BayesianMatchupClassifier, brier_score, posterior
+from skcodex.analysis import convergence_summary
+from skcodex.datasets import make_matches
+from skcodex.model_selection import latest_share_split
+
+RESULTS = Path(__file__).resolve().parent / "results" / "time_varying.json"
+
+
+def training_layout(clf, X):
+    """The layout the model was fitted with (``layout_`` is the one prediction uses)."""
+    from skcodex.data import check_match_table, encode
+
+    codes = encode(check_match_table(X, clf.catalogue_), clf.vocabulary_)
+    return clf._training_layout(clf.vocabulary_, codes), codes
+
+
+def untouched_walk_share(layout, codes) -> float:
+    """Share of the walk's (player, period) cells in which the player played no match."""
+    if not layout.options.time_varying:
+        return 0.0
+    played = np.zeros((layout.n_players, layout.n_epochs), dtype=bool)
+    played[codes.player1, codes.epoch] = True
+    played[codes.player2, codes.epoch] = True
+    return float(1 - played.mean())
+
+
+def fit_one(X, y, test, time_varying: bool, args) -> dict:
+    train = np.setdiff1d(np.arange(len(y)), test)
+    clf = BayesianMatchupClassifier(
+        time_varying=time_varying,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        random_state=0,
+    )
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(X.iloc[train], y[train])
+    seconds = time.perf_counter() - start
+    p = clf.predict_proba(X.iloc[test])[:, 1]
+    layout, codes = training_layout(clf, X.iloc[train])
+    conv = convergence_summary(clf)
+    stats = posterior.group(clf.idata_, "sample_stats")
+    depth = steps = float("nan")
+    for name in ("depth", "tree_depth"):
+        if stats is not None and name in stats:
+            depth = float(np.asarray(stats[name]).mean())
+    for name in ("n_steps",):
+        if stats is not None and name in stats:
+            steps = float(np.asarray(stats[name]).mean())
+    return {
+        "model": "skill walk" if time_varying else "static",
+        "seconds": round(seconds, 1),
+        "free_parameters": int(layout.n_free),
+        "periods": int(layout.n_epochs),
+        "untouched_walk_cells": round(untouched_walk_share(layout, codes), 3),
+        "mean_tree_depth": round(depth, 2),
+        "gradients_per_draw": round(steps, 1),
+        "max_rhat": None if conv["max_rhat"] is None else round(conv["max_rhat"], 3),
+        "min_ess_bulk": round(conv["min_ess_bulk"], 0),
+        "divergences": conv["divergences"],
+        "held_out_brier": round(float(brier_score(y[test], p)), 4),
+        "held_out_matches": len(test),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="2000,5000")
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--tournaments", type=int, default=40)
+    parser.add_argument("--sd-step", type=float, default=0.15)
+    parser.add_argument("--draws", type=int, default=300)
+    parser.add_argument("--tune", type=int, default=300)
+    parser.add_argument("--chains", type=int, default=2)
+    parser.add_argument("--models", default="static,walk")
+    args = parser.parse_args()
+    rows = []
+    for n in [int(s) for s in args.sizes.split(",")]:
+        data = make_matches(
+            n_players=args.players,
+            n_matches=n,
+            n_tournaments=args.tournaments,
+            sd_step=args.sd_step,
+            deck_kind="monocolour",
+            random_state=1,
+        )
+        X, y = data.X, data.y
+        _, test = latest_share_split(X, share=0.15)
+        truth = round(float(brier_score(y[test], data.p_win[test])), 4)
+        for model in args.models.split(","):
+            row = {"matches": n, **fit_one(X, y, test, model == "walk", args)}
+            row["true_brier"] = truth
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    header = list(rows[0])
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(str(row[h]) for h in header) + " |")
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "settings": vars(args),
+                "python": platform.python_version(),
+                "rows": rows,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
