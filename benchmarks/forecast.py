@@ -76,6 +76,13 @@ def calibration_slope(y: np.ndarray, p: np.ndarray) -> float:
     return float(LogisticRegression(C=1e6).fit(z, y).coef_[0, 0])
 
 
+def cache_key(model, X, y, cv) -> str:
+    """A name for a model's forecasts: its class and parameters, the data's size, the split."""
+    params = sorted(model.get_params(deep=True).items(), key=str)
+    what = (type(model).__name__, params, len(X), int(np.asarray(y).sum()), repr(cv))
+    return hashlib.sha256(repr(what).encode()).hexdigest()[:16]
+
+
 def cached_forecasts(models: dict, X, y, cv, cache: Path | None) -> pd.DataFrame:
     """`forward_forecasts` of each model, read from ``cache`` when fitted before.
 
@@ -84,17 +91,7 @@ def cached_forecasts(models: dict, X, y, cv, cache: Path | None) -> pd.DataFrame
     """
     parts = []
     for name, model in models.items():
-        key = hashlib.sha256(
-            repr(
-                (
-                    type(model).__name__,
-                    sorted(model.get_params(deep=True).items(), key=str),
-                    len(X),
-                    int(np.asarray(y).sum()),
-                    repr(cv),
-                )
-            ).encode()
-        ).hexdigest()[:16]
+        key = cache_key(model, X, y, cv)
         path = cache / f"{key}.pkl" if cache else None
         if path is not None and path.exists():
             part = pd.read_pickle(path)
@@ -134,14 +131,47 @@ def baselines(catalogue, draws: int) -> dict:
     }
 
 
+def markdown(result: dict) -> str:
+    """The docs' tables (docs/real-data.md) from the benchmark's JSON."""
+    scores = pd.DataFrame(result["scores"]).T
+    models = [c for c in scores.columns if c != "matches"]
+    lines = [
+        "| tournament | matches | " + " | ".join(models) + " |",
+        "|---|---:|" + "---:|" * len(models),
+    ]
+    for label, row in scores.iterrows():
+        best = row[models].astype(float).idxmin()
+        cells = [f"**{row[m]:.4f}**" if m == best else f"{row[m]:.4f}" for m in models]
+        lines.append(f"| {label} | {int(row['matches'])} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| model | best other | difference | interval | forecast sd | calibration slope |",
+    ]
+    lines.append("|---|---|---:|---|---:|---:|")
+    for name, b in result["bootstrap"].items():
+        sp = result["spread"][name]
+        lines.append(
+            f"| {name} | {b['best other']} | {b['difference']:+.4f} | "
+            f"[{b['lower']:+.4f}, {b['upper']:+.4f}] | {sp['forecast sd']:.3f} | "
+            f"{sp['calibration slope']:.2f} |"
+        )
+    return "\n".join(lines).replace("-0.", "\u22120.")
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
     parser.add_argument("--splits", type=int, default=8)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--cache", default=None, help="folder for each model's forecasts")
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the docs' tables from --out and stop"
+    )
     parser.add_argument("--out", default=str(HERE / "results" / "forecast.json"))
     args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(Path(args.out).read_text())))
+        return {}
 
     X, y = load_codex_matches(args.data, return_X_y=True)
     catalogue = X.attrs["catalogue"]
