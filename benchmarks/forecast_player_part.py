@@ -120,9 +120,12 @@ def main(argv: list[str] | None = None) -> dict:
     new = newcomers(X, y, cv)
     with_new = new.any(axis=1)
 
+    one_new = new[:, 0] ^ new[:, 1]
+    newcomer_won = np.where(new[one_new, 0], outcome[one_new], 1 - outcome[one_new])
     rows = {}
     for name in models:
         p = forecasts[name].to_numpy()
+        p_newcomer = np.where(new[one_new, 0], p[one_new], 1 - p[one_new])
         handicapped, chosen = offset_from_earlier_folds(outcome, p, new, split)
         rows[name] = {
             "pooled Brier": brier(outcome, p),
@@ -130,6 +133,8 @@ def main(argv: list[str] | None = None) -> dict:
             "calibration slope": calibration_slope(outcome, p),
             "Brier, seen players": brier(outcome[~with_new], p[~with_new]),
             "Brier, with a newcomer": brier(outcome[with_new], p[with_new]),
+            "newcomer against seen: mean P(newcomer wins)": float(p_newcomer.mean()),
+            "newcomer against seen: sd of P(newcomer wins)": float(p_newcomer.std()),
             "newcomer offset (earlier folds): Brier": brier(outcome, handicapped),
             "newcomer offset (all folds, tuned): Brier": min(
                 brier(outcome, handicap(p, new, d)) for d in OFFSETS
@@ -138,11 +143,17 @@ def main(argv: list[str] | None = None) -> dict:
         }
     table = pd.DataFrame(rows).T
     print(f"{with_new.sum()} of {len(outcome)} forecast matches have a newcomer")
+    print(
+        f"newcomers against seen players: {one_new.sum()} matches, "
+        f"newcomer won {newcomer_won.mean():.3f}"
+    )
     print(table.drop(columns="offsets chosen per fold").astype(float).round(4).to_string())
     result = {
         "draws": args.draws,
         "matches": len(outcome),
         "matches with a newcomer": int(with_new.sum()),
+        "newcomer against seen: matches": int(one_new.sum()),
+        "newcomer against seen: newcomer won": float(newcomer_won.mean()),
         "variants": {name: VARIANTS.get(name, "rating system") for name in models},
         "table": json.loads(table.to_json(orient="index")),
     }
