@@ -138,3 +138,53 @@ def test_openskill_matches_its_own_sequential_updates():
     model = OpenSkillClassifier().fit(X, y)
     got = model.predict_proba(pd.DataFrame({"player1": ["b"], "player2": ["c"]}))[0, 1]
     assert got == pytest.approx(expected)
+
+
+# -- the benchmark's scoring helpers (benchmarks/forecast.py, forecast_player_part.py) ----
+
+
+def test_calibration_slope_is_one_for_calibrated_and_below_for_bold_forecasts():
+    from forecast import calibration_slope
+    from scipy.special import expit
+
+    rng = np.random.default_rng(3)
+    z = rng.normal(0, 1.5, 20000)
+    y = (rng.random(z.size) < expit(z)).astype(int)
+    assert calibration_slope(y, expit(z)) == pytest.approx(1.0, abs=0.05)
+    assert calibration_slope(y, expit(2 * z)) == pytest.approx(0.5, abs=0.05)
+
+
+def test_cached_forecasts_refit_only_a_changed_model(tmp_path):
+    from forecast import cached_forecasts
+    from sklearn.dummy import DummyClassifier
+
+    from skcodex import TournamentSplit
+
+    X, y = _ladder(seed=2)
+    cv = TournamentSplit(n_splits=2)
+    first = cached_forecasts({"m": DummyClassifier(strategy="prior")}, X, y, cv, tmp_path)
+    assert len(list(tmp_path.iterdir())) == 1
+    again = cached_forecasts({"renamed": DummyClassifier(strategy="prior")}, X, y, cv, tmp_path)
+    assert len(list(tmp_path.iterdir())) == 1
+    assert np.array_equal(again["renamed"], first["m"])
+    other = cached_forecasts({"m": DummyClassifier(strategy="uniform")}, X, y, cv, tmp_path)
+    assert len(list(tmp_path.iterdir())) == 2
+    assert np.allclose(other["m"], 0.5) and not np.allclose(first["m"], 0.5)
+
+
+def test_newcomer_handicap_uses_only_earlier_folds():
+    from forecast_player_part import handicap, offset_from_earlier_folds
+
+    p = np.full(6, 0.5)
+    new = np.array([[1, 0], [0, 1], [1, 0], [0, 0], [1, 0], [0, 0]], dtype=bool)
+    assert np.allclose(handicap(p, new, 0.0), p)
+    lowered = handicap(p, new, 1.0)
+    assert lowered[0] < 0.5 < lowered[1] and lowered[3] == 0.5
+    split = np.array([0, 0, 1, 1, 2, 2])
+    # fold 0: newcomers lost both matches; fold 1: the newcomer won
+    y = np.array([0, 1, 1, 0, 0, 1])
+    out, chosen = offset_from_earlier_folds(y, p, new, split)
+    assert chosen[0] == 0.0  # nothing earlier to learn from
+    assert chosen[1] == 2.0  # fold 0 alone: newcomers always lost, the largest offset
+    assert 0.0 < chosen[2] < 2.0  # folds 0 and 1: a lost, a lost, a won
+    assert np.allclose(out[split == 0], 0.5)
