@@ -6,18 +6,29 @@ tournament. Prints Brier per tournament and pooled, log loss, paired bootstrap
 intervals against the best other model, and the in-sample Brier of the Bayesian
 model on all matches; writes benchmarks/results/forecast.json.
 
-Run: python benchmarks/forecast.py [DATA_FOLDER] [--splits 8] [--draws 1000]
+Whole-History Rating, TrueSkill Through Time and OpenSkill (benchmarks/rating_systems.py)
+join the table when their packages are installed (``pip install skcodex[bench]``); the
+JSON also holds each model's forecast spread (sd) and calibration slope (the
+coefficient of a logistic regression of the outcome on the forecast's log-odds: above 1,
+the forecasts are too timid; below 1, too bold).
+
+Run: python benchmarks/forecast.py [DATA_FOLDER] [--splits 8] [--draws 1000] [--cache DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.util
 import json
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+from rating_systems import OpenSkillClassifier, TTTClassifier, WHRClassifier
+from scipy.special import logit
 from sklearn.dummy import DummyClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegressionCV
@@ -39,6 +50,63 @@ from skcodex.evaluation import bootstrap_against_best_other, forward_forecasts, 
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parents[1] / "shared" / "data" / "codexdata"
+
+
+def rating_systems() -> dict:
+    """The other projects' rating systems whose packages are installed, unfitted."""
+    systems = {
+        "WHR": ("whr", WHRClassifier(w2=14.0)),
+        "TrueSkill Through Time": ("trueskillthroughtime", TTTClassifier(gamma=0.01)),
+        "OpenSkill (Plackett-Luce)": ("openskill", OpenSkillClassifier()),
+    }
+    found = {}
+    for name, (package, model) in systems.items():
+        if importlib.util.find_spec(package) is None:
+            print(f"{name} left out: pip install {package} (or skcodex[bench])")
+        else:
+            found[name] = model
+    return found
+
+
+def calibration_slope(y: np.ndarray, p: np.ndarray) -> float:
+    """Slope of the logistic regression of ``y`` on ``logit(p)`` (1 when well calibrated)."""
+    from sklearn.linear_model import LogisticRegression
+
+    z = logit(np.clip(np.asarray(p, dtype=float), 1e-6, 1 - 1e-6)).reshape(-1, 1)
+    return float(LogisticRegression(C=1e6).fit(z, y).coef_[0, 0])
+
+
+def cache_key(model, X, y, cv) -> str:
+    """A name for a model's forecasts: its class and parameters, the data's size, the split."""
+    params = sorted(model.get_params(deep=True).items(), key=str)
+    what = (type(model).__name__, params, len(X), int(np.asarray(y).sum()), repr(cv))
+    return hashlib.sha256(repr(what).encode()).hexdigest()[:16]
+
+
+def cached_forecasts(models: dict, X, y, cv, cache: Path | None) -> pd.DataFrame:
+    """`forward_forecasts` of each model, read from ``cache`` when fitted before.
+
+    The cache key is the model's parameters, the data and the splitter, so a changed
+    model, data set or split is fitted again.
+    """
+    parts = []
+    for name, model in models.items():
+        key = cache_key(model, X, y, cv)
+        path = cache / f"{key}.pkl" if cache else None
+        if path is not None and path.exists():
+            part = pd.read_pickle(path)
+        else:
+            part = forward_forecasts({name: model}, X, y, cv)
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                part.to_pickle(path)
+        parts.append(part.rename(columns={part.columns[-1]: name}))
+    out = parts[0].drop(columns=parts[0].columns[-1])
+    out.attrs["convergence"] = {}
+    for name, part in zip(models, parts):
+        out[name] = part[name].to_numpy()
+        out.attrs["convergence"][name] = sum(part.attrs.get("convergence", {}).values())
+    return out
 
 
 def baselines(catalogue, draws: int) -> dict:
@@ -63,23 +131,68 @@ def baselines(catalogue, draws: int) -> dict:
     }
 
 
+def markdown(result: dict) -> str:
+    """The docs' tables (docs/real-data.md) from the benchmark's JSON."""
+    scores = pd.DataFrame(result["scores"]).T
+    models = [c for c in scores.columns if c != "matches"]
+    lines = [
+        "| tournament | matches | " + " | ".join(models) + " |",
+        "|---|---:|" + "---:|" * len(models),
+    ]
+    for label, row in scores.iterrows():
+        best = row[models].astype(float).idxmin()
+        cells = [f"**{row[m]:.4f}**" if m == best else f"{row[m]:.4f}" for m in models]
+        lines.append(f"| {label} | {int(row['matches'])} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| model | best other | difference | interval | forecast sd | calibration slope |",
+    ]
+    lines.append("|---|---|---:|---|---:|---:|")
+    for name, b in result["bootstrap"].items():
+        sp = result["spread"][name]
+        lines.append(
+            f"| {name} | {b['best other']} | {b['difference']:+.4f} | "
+            f"[{b['lower']:+.4f}, {b['upper']:+.4f}] | {sp['forecast sd']:.3f} | "
+            f"{sp['calibration slope']:.2f} |"
+        )
+    return "\n".join(lines).replace("-0.", "\u22120.")
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
     parser.add_argument("--splits", type=int, default=8)
     parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--cache", default=None, help="folder for each model's forecasts")
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the docs' tables from --out and stop"
+    )
     parser.add_argument("--out", default=str(HERE / "results" / "forecast.json"))
     args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(Path(args.out).read_text())))
+        return {}
 
     X, y = load_codex_matches(args.data, return_X_y=True)
     catalogue = X.attrs["catalogue"]
     print(f"{len(X)} matches, {X['period'].nunique()} tournaments")
-    models = baselines(catalogue, args.draws)
+    models = {**baselines(catalogue, args.draws), **rating_systems()}
     start = time.perf_counter()
-    forecasts = forward_forecasts(models, X, y, TournamentSplit(n_splits=args.splits))
+    cache = Path(args.cache) if args.cache else None
+    forecasts = cached_forecasts(models, X, y, TournamentSplit(n_splits=args.splits), cache)
     elapsed = time.perf_counter() - start
     table = score_table(forecasts)
     boot = bootstrap_against_best_other(forecasts)
+    outcome = forecasts["y"].to_numpy()
+    spread = pd.DataFrame(
+        {
+            name: {
+                "forecast sd": float(forecasts[name].std()),
+                "calibration slope": calibration_slope(outcome, forecasts[name]),
+            }
+            for name in models
+        }
+    ).T
 
     in_sample = {}
     for name, priors in (("seed priors", SEED_PRIORS), ("default", {})):
@@ -95,6 +208,8 @@ def main(argv: list[str] | None = None) -> dict:
         print(table.round(4).to_string())
         print("\nPooled Brier difference from the best other model (95% paired bootstrap)")
         print(boot.round(4).to_string())
+        print("\nForecast spread and calibration slope (pooled)")
+        print(spread.round(3).to_string())
     for name, value in in_sample.items():
         print(
             f"In-sample Brier of the Bayesian model ({name}) on all {len(X)} matches: {value:.4f}"
@@ -109,6 +224,7 @@ def main(argv: list[str] | None = None) -> dict:
         "draws": args.draws,
         "scores": json.loads(table.to_json(orient="index")),
         "bootstrap": json.loads(boot.to_json(orient="index")),
+        "spread": json.loads(spread.to_json(orient="index")),
         "in_sample_brier_bayesian": in_sample,
         "convergence_warnings": forecasts.attrs["convergence"],
         "seconds": elapsed,
