@@ -56,6 +56,26 @@ def test_python_api_reads_another_games_decks_as_the_command_line_does(races):
     np.testing.assert_allclose(clf.predict_proba(X), explicit.predict_proba(X))
 
 
+def test_matchup_encoder_reads_another_games_decks_as_the_classifier_does(races):
+    from skcodex import MatchupEncoder
+
+    X = races.X
+    before = X.copy()
+    with pytest.warns(UserWarning, match=r"not Codex decks.*PlainCatalogue\(specs_per_deck=0\)"):
+        found = MatchupEncoder().fit(X)
+    pd.testing.assert_frame_equal(X, before)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # transform reads them without warning again
+        design = found.transform(X)
+        explicit = MatchupEncoder(catalogue=PlainCatalogue(specs_per_deck=0)).fit(X)
+        assert (design != explicit.transform(X)).nnz == 0
+    assert found.vocabulary_ == explicit.vocabulary_
+    Xbad = X.copy()
+    Xbad.loc[0, "deck1"] = "Zerg/Swarm"
+    with pytest.raises(MatchTableError, match=r"different numbers.*PlainCatalogue\(specs_per_deck"):
+        MatchupEncoder().fit(Xbad)
+
+
 def test_decks_of_different_sizes_name_plain_catalogue(races):
     X = races.X.copy()
     X.loc[0, "deck1"] = "Zerg/Swarm"
