@@ -31,6 +31,7 @@ from skcodex.data import (
     time_order,
 )
 from skcodex.data.catalogues import plain_fallback, warn_if_walk_is_large, warn_unseen_names
+from skcodex.data.codes import walk_size
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.diagnostics import warn_if_not_converged
 from skcodex.inference import SAMPLERS, SamplingOptions
@@ -424,9 +425,11 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
                 "time_varying=True needs a 'period' column (rating period or tournament)"
             )
         n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
+        walk_steps = None
         if model_options.time_varying:
             warn_if_walk_is_large(codes)
-        return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs)
+            walk_steps = walk_size(codes)[0]
+        return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs, walk_steps)
 
     def _sampling_options(self, seed: int) -> SamplingOptions:
         return SamplingOptions(
