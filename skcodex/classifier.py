@@ -97,8 +97,11 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         Standard deviation of the prior on the log of the spec-vs-spec spread.
     time_varying : bool, default False
         Let each player's skill follow a Gaussian random walk over rating
-        periods (needs a ``period`` column); forecasts use the latest skill,
-        widened by one step.
+        periods (needs a ``period`` column). The walk takes a step only into
+        the periods a player played, of spread ``sd_step * sqrt(gap)`` (the
+        same walk with the other periods integrated out); forecasts use the
+        skill of the last period played, widened by the walk from there to
+        the period after training.
     synergy : bool, default False
         Add within-deck starter-spec and spec-spec pair effects (deck strength).
     familiarity : bool, default False
