@@ -96,8 +96,11 @@ def padded_layout(layout: Layout) -> Layout:
     """The layout the model is compiled for: ``layout`` with its sizes rounded up to buckets.
 
     Players and rating periods are rounded up to a power of two (at least 32
-    players, 2 periods), starters and specs to a multiple of four. Layouts in
-    the same bucket share one compiled model.
+    players, 2 periods), starters and specs to a multiple of four, the steps
+    of an integrated skill walk to 4, 5, 6 or 7 times a power of two (at most
+    25% more; which cells the steps feed and the gaps they span are data of
+    the compiled model, `skcodex.model.walk_data`). Layouts in the same
+    bucket share one compiled model.
 
     Parameters
     ----------
