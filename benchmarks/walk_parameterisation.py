@@ -18,8 +18,14 @@ held out and forecast with each player's latest skill. Sampled with nutpie
 (compile time reported apart). Prints a table; writes
 benchmarks/results/walk_parameterisation.json.
 
+A third variant, ``played periods, from the first period``, also steps from
+the first period to each player's first period played (as the package's
+walk does, so that it is exactly the walk through every period).
+
 Run: python benchmarks/walk_parameterisation.py [--matches 5000] [--players 300]
      [--tournaments 50] [--draws 300] [--chains 2]
+     [--walks every,played,played-from-first] (another choice of walks writes
+     walk_parameterisation_<walks>.json)
 """
 
 from __future__ import annotations
@@ -59,11 +65,23 @@ def every_period_model(f, s, e, y, P, E):
     return model
 
 
-def played_period_model(f, s, e, y, P):
+def every_period_model_sized(f, s, e, y, P, E):
+    return every_period_model(f, s, e, y, P, E), P * (E - 1)
+
+
+def played_period_model(f, s, e, y, P, from_first_period=False):
+    """The walk through played periods; anchored at each player's first period played.
+
+    ``from_first_period=True`` adds, for every player, the first period as a
+    cell of the walk (at 0), so the walk also steps from it to the player's
+    first period played, as the package's walk does.
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
     cells = np.unique(np.concatenate([f * 10**6 + e, s * 10**6 + e]))
+    if from_first_period:
+        cells = np.unique(np.concatenate([cells, np.arange(P) * 10**6]))
     player, epoch = cells // 10**6, cells % 10**6
     first = np.r_[True, player[1:] != player[:-1]]
     gap = np.where(first, 0, np.r_[0, np.diff(epoch)])
@@ -109,6 +127,7 @@ def main() -> None:
     parser.add_argument("--tournaments", type=int, default=50)
     parser.add_argument("--draws", type=int, default=300)
     parser.add_argument("--chains", type=int, default=2)
+    parser.add_argument("--walks", default="every,played,played-from-first")
     args = parser.parse_args()
     data = make_matches(
         n_players=args.players,
@@ -128,12 +147,16 @@ def main() -> None:
     held = encode(check_match_table(X.iloc[test]), vocab)
     known = (held.player1 < P) & (held.player2 < P)
     rows = []
-    dense = every_period_model(f, s, e, y[train], P, E)
-    sparse, n_sparse = played_period_model(f, s, e, y[train], P)
-    for name, model, n_steps in (
-        ("every period", dense, P * (E - 1)),
-        ("played periods", sparse, n_sparse),
-    ):
+    models = {
+        "every": lambda: ("every period", *every_period_model_sized(f, s, e, y[train], P, E)),
+        "played": lambda: ("played periods", *played_period_model(f, s, e, y[train], P)),
+        "played-from-first": lambda: (
+            "played periods, from the first period",
+            *played_period_model(f, s, e, y[train], P, from_first_period=True),
+        ),
+    }
+    for key in args.walks.split(","):
+        name, model, n_steps = models[key]()
         trace, compile_s, sample_s = sample(model, args.draws, args.chains, seed=0)
         post = trace.posterior
         log_sd = post["log_sd"].transpose("chain", "draw", ...).to_numpy()
@@ -162,7 +185,13 @@ def main() -> None:
     for row in rows:
         print("| " + " | ".join(str(row[h]) for h in header) + " |")
     print(f"true probabilities on the same matches: {truth}")
-    RESULTS.write_text(
+    default = parser.get_default("walks")
+    out = (
+        RESULTS
+        if args.walks == default
+        else RESULTS.with_name("walk_parameterisation_" + args.walks.replace(",", "_") + ".json")
+    )
+    out.write_text(
         json.dumps({"settings": vars(args), "rows": rows, "true_brier": truth}, indent=2) + "\n"
     )
 

@@ -47,6 +47,7 @@ __all__ = [
     "current_effects",
     "effect_draws",
     "from_effect_draws",
+    "last_periods_played",
     "level_names",
     "run",
     "upgrade_saved_layout",
@@ -262,10 +263,15 @@ def current_effects(
     """Effects for forecasting the next period, in the static layout.
 
     Without a skill walk this is ``theta`` itself. With one, each player's
-    skill becomes their skill at the last training epoch plus one more step of
-    the walk, a fresh N(0, sd_step) per draw: a player who sat out recent
-    periods already carries their extra steps, so forecasts widen with the
-    time since a player last played.
+    skill becomes their skill in the last training period plus the walk's
+    steps from there to the next period, a fresh ``N(0, sd_step^2 * gap)``
+    per draw, so forecasts widen with the time since a player last played.
+    The every-period walk (``layout.walk_steps`` None, files written before
+    the integrated walk) already carries the steps of the periods a player
+    sat out: there the gap is 1. The integrated walk holds a player's last
+    played value: there the gap is ``n_epochs - last``, from the last period
+    the player played (`last_periods_played`). Both give the same
+    distribution as the same walk stepped through every period.
     """
     if not layout.options.time_varying:
         return theta, layout
@@ -274,9 +280,24 @@ def current_effects(
     step = sd[:, layout.spreads.index("step")]
     rng = np.random.default_rng([seed, 1])
     noise = rng.standard_normal(blocks["skill"].shape) * step[:, None]
+    if layout.integrated_walk:
+        noise = noise * np.sqrt(layout.n_epochs - last_periods_played(blocks["walk"]))
     current = {name: blocks[name] for name, _ in static.blocks}
     current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise
     return static.flatten(current), static
+
+
+def last_periods_played(walk: np.ndarray) -> np.ndarray:
+    """Each player's last period played, read from integrated-walk draws (n_draws, P, E).
+
+    The integrated walk moves only into a period the player played (a step
+    of exactly zero in every draw has probability zero) and stays put
+    otherwise, so the last period it moves in is the last period played;
+    0 for a player whose walk never moves (who played in the first period only).
+    """
+    moved = (np.diff(walk, axis=-1) != 0).any(axis=0)  # (P, E - 1)
+    periods = np.arange(1, walk.shape[-1])
+    return np.where(moved, periods, 0).max(axis=-1, initial=0)
 
 
 def level_names(vocab: Vocabulary, layout: Layout, table: pd.DataFrame) -> dict[str, list]:

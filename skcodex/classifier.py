@@ -31,6 +31,7 @@ from skcodex.data import (
     time_order,
 )
 from skcodex.data.catalogues import plain_fallback, warn_if_walk_is_large, warn_unseen_names
+from skcodex.data.codes import walk_size
 from skcodex.design import chunks_with_unseen, extend_effects
 from skcodex.diagnostics import warn_if_not_converged
 from skcodex.inference import SAMPLERS, SamplingOptions
@@ -96,8 +97,11 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         Standard deviation of the prior on the log of the spec-vs-spec spread.
     time_varying : bool, default False
         Let each player's skill follow a Gaussian random walk over rating
-        periods (needs a ``period`` column); forecasts use the latest skill,
-        widened by one step.
+        periods (needs a ``period`` column). The walk takes a step only into
+        the periods a player played, of spread ``sd_step * sqrt(gap)`` (the
+        same walk with the other periods integrated out); forecasts use the
+        skill of the last period played, widened by the walk from there to
+        the period after training.
     synergy : bool, default False
         Add within-deck starter-spec and spec-spec pair effects (deck strength).
     familiarity : bool, default False
@@ -426,9 +430,11 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
                 "time_varying=True needs a 'period' column (rating period or tournament)"
             )
         n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
+        walk_steps = None
         if model_options.time_varying:
             warn_if_walk_is_large(codes)
-        return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs)
+            walk_steps = walk_size(codes)[0]
+        return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs, walk_steps)
 
     def _sampling_options(self, seed: int) -> SamplingOptions:
         return SamplingOptions(

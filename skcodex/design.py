@@ -93,6 +93,57 @@ class ModelOptions:
         return (*names, *own)
 
 
+@dataclass(frozen=True)
+class WalkPath:
+    """Where the integrated skill walk's steps go (see `Layout.walk_path`).
+
+    With ``total = [0, cumsum(steps)]`` (each step ``z * sd_step * sqrt(gap)``),
+    the walk of cell ``c`` of the flat ``(n_players, n_epochs)`` block is
+    ``total[upto[c]] - total[base[c]]``: the player's steps up to that period.
+
+    Attributes
+    ----------
+    gap : array of float, shape (walk_steps,)
+        Periods each step spans.
+    upto : array of int, shape (n_players * n_epochs,)
+        For each cell, the number of steps (in player, then period order) up
+        to and including the cell's last step.
+    base : array of int, shape (n_players * n_epochs,)
+        For each cell, the number of steps of the players before its player.
+    """
+
+    gap: object
+    upto: object
+    base: object
+
+
+def _walk_path(played: np.ndarray, walk_steps: int) -> WalkPath:
+    """The `WalkPath` of a (players, periods) mask of periods played, in ``walk_steps`` slots."""
+    P, E = played.shape
+    anchor = played.copy()
+    anchor[:, 0] = True  # every walk starts at 0 in the first period
+    step = anchor.copy()
+    step[:, 0] = False  # a step ends in each later anchor
+    n_steps = int(step.sum())
+    if n_steps > walk_steps:
+        raise ValueError(
+            f"the matches take {n_steps} walk steps, more than the layout's {walk_steps}"
+        )
+    periods = np.broadcast_to(np.arange(E), (P, E))
+    latest = np.maximum.accumulate(np.where(anchor, periods, 0), axis=1)
+    previous = np.concatenate([np.zeros((P, 1), dtype=np.int64), latest[:, :-1]], axis=1)
+    gap = np.ones(walk_steps)
+    gap[:n_steps] = (periods - previous)[step]
+    upto = np.cumsum(step.ravel()).astype(np.int64)
+    base = np.repeat(upto.reshape(P, E)[:, 0], E)
+    return WalkPath(gap, upto, base)
+
+
+def walk_steps_played(played: np.ndarray) -> int:
+    """Steps of the integrated walk for a (players, periods) mask of periods played."""
+    return int(np.asarray(played, dtype=bool)[:, 1:].sum())
+
+
 @value_class
 @dataclass(frozen=True)
 class Layout:
@@ -120,6 +171,16 @@ class Layout:
         The extensions switched on.
     n_epochs : int
         Rating periods of the time-varying skill walk (1 when it is off).
+    walk_steps : int or None
+        How the skill walk is drawn (``options.time_varying``). None: one step
+        per player and period after the first, ``n_players x (n_epochs - 1)``
+        standard normals, played or not (how files written before the
+        integrated walk describe it). An integer: the integrated walk, with
+        this many step slots: one step per player from the first period to
+        each period the player played, of spread ``sd_step * sqrt(gap)``
+        (the same Gaussian random walk with its unplayed periods integrated
+        out; see `walk_path`). A player's walk holds its last played value
+        through the periods after it, and 0 before the first period played.
     """
 
     n_players: int
@@ -128,10 +189,18 @@ class Layout:
     specs_per_deck: int = 3
     options: ModelOptions = field(default_factory=ModelOptions)
     n_epochs: int = 1
+    walk_steps: int | None = None
 
     def __post_init__(self) -> None:
         if self.specs_per_deck < 0:
             raise ValueError(f"specs_per_deck must be >= 0, got {self.specs_per_deck}")
+        if self.walk_steps is not None and self.walk_steps < 0:
+            raise ValueError(f"walk_steps must be >= 0 or None, got {self.walk_steps}")
+
+    @property
+    def integrated_walk(self) -> bool:
+        """Whether the skill walk takes steps only into played periods (`walk_steps`)."""
+        return self.options.time_varying and self.walk_steps is not None
 
     @property
     def n_deck_effects(self) -> int:
@@ -217,6 +286,9 @@ class Layout:
         return np.nonzero(mask) if shape else ()
 
     def n_free_cells(self, block: EffectBlock) -> int:
+        """Number of standard normals behind ``block`` (an integrated walk: its step slots)."""
+        if block.form == "walk" and self.integrated_walk:
+            return int(self.walk_steps)
         cells = self.free_cells(block)
         return len(cells[0]) if cells else 1
 
@@ -330,15 +402,18 @@ class Layout:
             raise ValueError("match codes fall outside the layout; encode against its vocabulary")
         return idx.astype(np.int64)
 
-    def theta(self, z, sd, xp=np):
+    def theta(self, z, sd, xp=np, path: WalkPath | None = None):
         """Effects from standard normals ``z`` (..., n_free) and spreads ``sd`` (..., n_spreads).
 
         Works on NumPy arrays (``xp=np``; leading draw dimensions allowed) and on
-        PyTensor variables (``xp=pytensor.tensor``; one point).
+        PyTensor variables (``xp=pytensor.tensor``; one point). An integrated
+        walk (`integrated_walk`) needs its ``path`` (`walk_path`), as NumPy
+        arrays or PyTensor variables.
         """
         group = self.free_group
         walk = self.options.time_varying
-        n_static_free = self.n_free - (self.n_players * (self.n_epochs - 1) if walk else 0)
+        n_walk = sum(self.n_free_cells(b) for b in self.declared if b.form == "walk")
+        n_static_free = self.n_free - n_walk
         if not walk:
             static = z * self._scale(sd, group)
         else:
@@ -355,6 +430,8 @@ class Layout:
         if not walk:
             return static
         steps = z[..., n_static_free:] * sd[..., group[-1:]]
+        if self.integrated_walk:
+            return self._integrated_walk(static, steps, path, xp)
         P, E = self.n_players, self.n_epochs
         if xp is np:
             lead = z.shape[:-1]
@@ -364,6 +441,47 @@ class Layout:
         path = xp.cumsum(steps.reshape((P, E - 1)), axis=1)
         path = xp.concatenate([xp.zeros((P, 1)), path], axis=1)
         return xp.concatenate([static, path.reshape((P * E,))])
+
+    def _integrated_walk(self, static, steps, path: WalkPath | None, xp):
+        """``static`` followed by the walk built from its steps along ``path``."""
+        if path is None:
+            raise ValueError("an integrated skill walk needs its path (Layout.walk_path)")
+        if xp is np:
+            steps = steps * np.sqrt(np.asarray(path.gap, dtype=float))
+            lead = steps.shape[:-1]
+            total = np.concatenate([np.zeros((*lead, 1)), np.cumsum(steps, axis=-1)], axis=-1)
+            walk = total[..., path.upto] - total[..., path.base]
+            return np.concatenate([static, walk], axis=-1)
+        steps = steps * xp.sqrt(path.gap)
+        total = xp.concatenate([xp.zeros(1), xp.cumsum(steps)])
+        return xp.concatenate([static, total[path.upto] - total[path.base]])
+
+    def walk_path(self, index: np.ndarray) -> WalkPath:
+        """The integrated walk's steps for the matches of an index matrix of this layout.
+
+        A player's walk is 0 in the first period; it takes one step from the
+        first period to each period the player played, and from each such
+        period to the next one played, the step spanning ``gap`` periods
+        (its spread ``sd_step * sqrt(gap)``). The cells read by ``index``
+        are the periods played.
+
+        Parameters
+        ----------
+        index : ndarray of int, shape (n_matches, n_columns)
+            From `index_matrix`.
+
+        Returns
+        -------
+        WalkPath
+            With ``walk_steps`` step slots; the slots no player uses come last,
+            with gap 1, and no cell reads them.
+        """
+        P, E = self.n_players, self.n_epochs
+        start = next(self.offsets[b.name] for b in self.declared if b.form == "walk")
+        cells = np.asarray(index, dtype=np.int64).ravel() - start
+        played = np.zeros(P * E, dtype=bool)
+        played[cells[(cells >= 0) & (cells < P * E)]] = True
+        return _walk_path(played.reshape(P, E), int(self.walk_steps))
 
     def unflatten(self, theta: np.ndarray) -> dict[str, np.ndarray]:
         """Split ``theta`` (..., size) into its named blocks."""

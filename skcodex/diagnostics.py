@@ -296,6 +296,9 @@ def monitored_draws(idata, layout: Any = None) -> dict[str, np.ndarray]:
             values = _free_only(values, layout, block)
         if block.form == "walk":
             values = np.diff(values, axis=-1)
+            # the integrated walk stays put through unplayed periods: no step to judge there
+            moved = (values != 0).any(axis=(0, 1))
+            values = np.where(moved, values, np.nan)
         spread = block.spread
         if spread in spreads:  # an unscaled effect (first move) is sampled as it is
             sd = post["sd"].sel(spread=spread).transpose("chain", "draw").to_numpy()

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from skcodex.blocks import block_dims
-from skcodex.model import Layout, SpreadPriors, build_model
+from skcodex.model import Layout, SpreadPriors, build_model, walk_data
 from skcodex.nutpie_compile import clear_numba_cache, compile_nutpie
 
 SAMPLERS = ("auto", "nutpie", "pymc")
@@ -152,8 +152,11 @@ def padded_layout(layout: Layout) -> Layout:
     """The layout the model is compiled for: ``layout`` with its sizes rounded up to buckets.
 
     Players and rating periods are rounded up to a power of two (at least 32
-    players, 2 periods), starters and specs to a multiple of four. Layouts in
-    the same bucket share one compiled model.
+    players, 2 periods), starters and specs to a multiple of four, the steps
+    of an integrated skill walk to 4, 5, 6 or 7 times a power of two (at most
+    25% more; which cells the steps feed and the gaps they span are data of
+    the compiled model, `skcodex.model.walk_data`). Layouts in the same
+    bucket share one compiled model.
 
     Parameters
     ----------
@@ -169,6 +172,9 @@ def padded_layout(layout: Layout) -> Layout:
     n_epochs = layout.n_epochs
     if layout.options.time_varying:
         n_epochs = _next_power_of_two(n_epochs, 2)
+    walk_steps = layout.walk_steps
+    if layout.integrated_walk:
+        walk_steps = _quarter_power_of_two(walk_steps, 8)
     return Layout(
         _next_power_of_two(layout.n_players, 32),
         _round_up(layout.n_starters, 4),
@@ -176,7 +182,15 @@ def padded_layout(layout: Layout) -> Layout:
         layout.specs_per_deck,
         layout.options,
         n_epochs,
+        walk_steps,
     )
+
+
+def _quarter_power_of_two(n: int, minimum: int) -> int:
+    """The smallest of 4, 5, 6 or 7 times a power of two that is >= n (at most 25% more)."""
+    n = max(int(n), int(minimum))
+    power = 1 << max(0, (n - 1).bit_length() - 3)
+    return min(m * power for m in (4, 5, 6, 7, 8) if m * power >= n)
 
 
 def embedding(layout: Layout, padded: Layout) -> tuple[np.ndarray, np.ndarray]:
@@ -200,8 +214,12 @@ def embedding(layout: Layout, padded: Layout) -> tuple[np.ndarray, np.ndarray]:
         ``layout``'s ``z``.
     """
     sizes = ("n_players", "n_starters", "n_specs", "n_epochs")
-    if any(getattr(padded, s) < getattr(layout, s) for s in sizes) or (
-        padded.options != layout.options or padded.specs_per_deck != layout.specs_per_deck
+    if (
+        any(getattr(padded, s) < getattr(layout, s) for s in sizes)
+        or padded.options != layout.options
+        or padded.specs_per_deck != layout.specs_per_deck
+        or padded.integrated_walk != layout.integrated_walk
+        or (layout.integrated_walk and padded.walk_steps < layout.walk_steps)
     ):
         raise ValueError(f"{padded} does not contain {layout}")
     where = padded.unflatten(np.arange(padded.size))
@@ -213,6 +231,10 @@ def embedding(layout: Layout, padded: Layout) -> tuple[np.ndarray, np.ndarray]:
     )
     z_parts = []
     for block in layout.declared:
+        if block.form == "walk" and layout.integrated_walk:  # its steps come first in padded
+            start = padded.free_offsets[block.name]
+            z_parts.append(start + np.arange(layout.walk_steps))
+            continue
         owner = np.full(padded.shapes[block.name], -1, dtype=np.int64)
         cells = padded.free_cells(block)
         start = padded.free_offsets[block.name]
@@ -401,8 +423,10 @@ _KEPT_STATS = (
 )
 
 
-def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray) -> dict:
+def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray, path=None) -> dict:
     """The padded model's draws restricted to ``layout``: named effect blocks, no ``z``.
+
+    ``path`` is the integrated walk's `skcodex.design.WalkPath` for ``layout``.
 
     Returns ``{"posterior": Dataset, "sample_stats": Dataset}``; the effect blocks
     carry integer coordinates (the estimator names them).
@@ -419,7 +443,7 @@ def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray) -> dict:
     out = out.assign_coords(chain=np.arange(n_chains), draw=np.arange(n_draws))
     out = out.assign_coords(spread=list(layout.spreads))
     z = post["z"].transpose("chain", "draw", ...).to_numpy()[..., z_pos]
-    theta = layout.theta(z, post["sd"].transpose("chain", "draw", ...).to_numpy())
+    theta = layout.theta(z, post["sd"].transpose("chain", "draw", ...).to_numpy(), path=path)
     for name, block in layout.unflatten(theta).items():
         out[name] = xr.DataArray(block, dims=("chain", "draw", *effects[name]))
     out.attrs = {k: v for k, v in post.attrs.items() if isinstance(v, (str, int, float))}
@@ -471,9 +495,11 @@ def sample_posterior(
     theta_pos, z_pos = embedding(layout, padded)
     index = np.asarray(index, dtype=np.int64)
     data = _data(theta_pos[index] if index.size else index, y, priors)
+    data.update(walk_data(padded, data["index"]))
     compiled = _compiled(sampler, padded, data["index"], data["y"])
     if sampler == "nutpie":
         sampled = _sample_nutpie(compiled, data, options)
     else:
         sampled = _sample_pymc(compiled, data, options)
-    return _posterior_in_layout(sampled, layout, z_pos)
+    path = layout.walk_path(index) if layout.integrated_walk else None
+    return _posterior_in_layout(sampled, layout, z_pos, path)

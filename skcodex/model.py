@@ -20,7 +20,9 @@ Optional extensions (`ModelOptions`), each a block of effects of its own:
   ``fam(player1, deck1) - fam(player2, deck2)``;
 - ``time_varying``: each player's skill drifts by a Gaussian random walk over
   rating periods (epochs), ``p[f] + w[f, e]`` with ``w[., 0] = 0`` and steps of
-  spread ``sd_step``;
+  spread ``sd_step``; the walk takes a step only into each period the player
+  played, of spread ``sd_step * sqrt(gap)`` (the same walk with the unplayed
+  periods integrated out; the gaps are ``pm.Data``, see `walk_data`);
 - ``prior="balanced"``: instead of four independent log-normal spreads, a total
   log-odds spread ``sigma`` with ``log sigma ~ N(loc, scale)`` split between the
   skill difference and the deck matchup by a share ``rho = sigmoid(N(0, 1))``
@@ -52,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from skcodex.blocks import PRIOR_DEFAULTS
-from skcodex.design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions
+from skcodex.design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
 from skcodex.persistence import value_class
 
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "default_priors",
     "quasi_loglik",
     "quasi_loglik_terms",
+    "walk_data",
 ]
 
 #: Default priors on the log-spreads of the optional blocks: (loc, scale).
@@ -224,7 +227,10 @@ def build_model(
             z = pm.Normal("z", z_loc, z_scale, shape=layout.n_free)
         else:
             z = pm.Normal("z", 0.0, 1.0, shape=layout.n_free)
-        theta = layout.theta(z, sd, pt)
+        path = None
+        if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
+            path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
+        theta = layout.theta(z, sd, pt, path)
         signs = pt.as_tensor_variable(layout.signs)
         q = (theta[idx] * signs).sum(axis=1)
         # Bernoulli log-likelihood for y in {0, 1}; for luck-adjusted outcomes outside
@@ -235,6 +241,18 @@ def build_model(
         for name, block in layout.unflatten(theta).items():
             pm.Deterministic(name, block, dims=dims[name])
     return model
+
+
+def _walk_arrays(layout: Layout, index: np.ndarray):
+    path = layout.walk_path(index)
+    return [("gap", path.gap), ("upto", path.upto), ("base", path.base)]
+
+
+def walk_data(layout: Layout, index: np.ndarray) -> dict[str, np.ndarray]:
+    """The ``pm.Data`` values of an integrated skill walk for ``index`` (empty without one)."""
+    if not layout.integrated_walk:
+        return {}
+    return {f"walk_{k}": v for k, v in _walk_arrays(layout, np.asarray(index))}
 
 
 def default_priors(options: ModelOptions) -> SpreadPriors:

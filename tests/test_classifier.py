@@ -192,12 +192,16 @@ def test_unseen_decks_and_repeated_unseen_player_are_consistent(fitted, data):
     assert np.array_equal(p, fitted.predict_proba(match))
 
 
-def test_time_varying_forecasts_add_one_more_step_of_the_walk(data, monkeypatch):
-    """A forecast's skill is the last epoch's skill plus one fresh N(0, sd_step) step.
+def test_time_varying_forecasts_add_the_walk_since_the_last_period_played(data, monkeypatch):
+    """A forecast's skill is the last played period's skill plus the walk from there.
+
+    The walk's steps from the last period a player played to the next period
+    after training: a fresh N(0, sd_step^2 * gap) with gap = n_epochs - last.
 
     The sampler is replaced by known draws (a fixed posterior), so everything fit does
     after sampling runs as it is, in a second.
     """
+    import pandas as pd
     import xarray as xr
 
     import skcodex.backend as backend_module
@@ -208,11 +212,11 @@ def test_time_varying_forecasts_add_one_more_step_of_the_walk(data, monkeypatch)
     spreads = np.array([1.0, 0.4, 0.25, 0.15, 0.3])  # player, stst, stsp, spsp, step
 
     def known_posterior(index, y, layout, priors, options):
-        seen["layout"] = layout
+        seen["layout"], seen["path"] = layout, layout.walk_path(index)
         sd = np.broadcast_to(spreads * np.exp(rng.normal(0, 0.2, (2, 500, 5))), (2, 500, 5))
         z = rng.standard_normal((2, 500, layout.n_free))
         seen["sd"], seen["z"] = sd.reshape(-1, 5), z.reshape(1000, -1)
-        theta = layout.theta(z, sd)
+        theta = layout.theta(z, sd, path=seen["path"])
         post = xr.Dataset(
             {"log_sd": (("chain", "draw", "spread"), np.log(sd))}
             | {"sd": (("chain", "draw", "spread"), sd)}
@@ -230,13 +234,23 @@ def test_time_varying_forecasts_add_one_more_step_of_the_walk(data, monkeypatch)
     layout = seen["layout"]
     assert layout.n_epochs == data.X["period"].nunique() >= 3
     # The posterior keeps its draws in single precision.
-    theta = layout.theta(seen["z"], seen["sd"]).astype(np.float32).astype(float)
-    blocks = layout.unflatten(theta)
+    theta = layout.theta(seen["z"], seen["sd"], path=seen["path"])
+    blocks = layout.unflatten(theta.astype(np.float32).astype(float))
     latest = blocks["skill"] + blocks["walk"][..., -1]
+    # each player's last period played, counted from the table itself
+    periods = sorted(data.X["period"].unique(), key=lambda p: int(str(p).lstrip("T")))
+    epoch = data.X["period"].map({p: i for i, p in enumerate(periods)})
+    last = (
+        pd.concat([epoch.groupby(data.X["player1"]).max(), epoch.groupby(data.X["player2"]).max()])
+        .groupby(level=0)
+        .max()
+    )
+    gap = layout.n_epochs - last.reindex(clf.vocabulary_.players).to_numpy()
+    assert (gap > 1).any()  # some players sat out the last period
     # The estimator keeps the layout it sampled; its forecasts use the one without the walk.
     assert clf.layout_ == layout and clf.layout_.options.time_varying
     current = clf.layout_.static().unflatten(clf.effect_draws_)["skill"]
-    step = (current - latest) / seen["sd"][:, [4]]
+    step = (current - latest) / (seen["sd"][:, [4]] * np.sqrt(gap))
     # 16 players x 1,000 draws of a standard normal: without the extra step this is 0,
     # without the walk it is far from N(0, 1).
     assert np.var(step) == pytest.approx(1.0, abs=0.06)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import pandas as pd
-import pytest
 
 from skcodex import BayesianMatchupClassifier
 from skcodex.data import Vocabulary, check_match_table, encode
@@ -22,14 +21,15 @@ def _table(n_players: int, n_periods: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["player1", "player2", "deck1", "deck2", "period"])
 
 
-def test_walk_size_counts_steps_into_unplayed_periods():
+def test_walk_size_counts_steps_into_played_periods():
     X = pd.concat([_table(4, 3), _table(6, 1).assign(period="T003")], ignore_index=True)
     table = check_match_table(X)
     codes = encode(table, Vocabulary.from_table(table))
-    # 6 players x 3 steps; p4 and p5 play only in T003: their steps into T001, T002 are unplayed
-    assert walk_size(codes) == (18, pytest.approx(4 / 18))
+    # p0-p3 play T001, T002 and T003 (3 steps each); p4 and p5 play only T003 (1 step each,
+    # spanning three periods); through every period it would be 6 players x 3 steps
+    assert walk_size(codes) == (14, 18)
     single = encode(table.iloc[:2], Vocabulary.from_table(table.iloc[:2]))
-    assert walk_size(single) == (0, 0.0)
+    assert walk_size(single) == (0, 0)
 
 
 def test_time_varying_warns_before_a_large_walk():
@@ -46,8 +46,8 @@ def test_time_varying_warns_before_a_large_walk():
         messages = [str(w.message) for w in caught]
         assert bool(messages) == warns, messages
     assert messages[0].startswith(
-        "time_varying=True on 100 players and 45 rating periods: the skill walk adds 4,400 "
-        "parameters, 0% of them steps into periods the player did not play."
+        "time_varying=True on 100 players and 45 rating periods: the skill walk takes 4,400 "
+        "steps (one per player and period played after the first; 4,400 through every period)."
     )
     static = BayesianMatchupClassifier()
     with warnings.catch_warnings():
@@ -56,7 +56,7 @@ def test_time_varying_warns_before_a_large_walk():
 
 
 def test_describe_model_reports_the_walk_of_a_fitted_model(small_matches):
-    """``layout_`` is the layout as sampled, with the walk and its periods."""
+    """``layout_`` is the layout as sampled: the integrated walk with its steps counted."""
     from sklearn.exceptions import ConvergenceWarning
 
     from skcodex.report import describe_model
@@ -65,8 +65,9 @@ def test_describe_model_reports_the_walk_of_a_fitted_model(small_matches):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(small_matches.X, small_matches.y)
-    assert clf.layout_.options.time_varying
-    assert not clf.layout_.static().options.time_varying
+    table = check_match_table(small_matches.X)
+    codes = encode(table, Vocabulary.from_table(table))
+    assert clf.layout_.integrated_walk and clf.layout_.walk_steps == walk_size(codes)[0]
     model = describe_model(clf)
     assert model["time_varying"] and "time_varying" in model["extensions"]
     assert model["n_epochs"] == small_matches.X["period"].nunique()

@@ -26,9 +26,9 @@ from skcodex.data.table import MatchTableError
 
 __all__ = ["WALK_STEPS_SLOW", "plain_fallback", "warn_if_walk_is_large", "warn_unseen_names"]
 
-#: Walk steps (players x periods) from which ``time_varying=True`` warns that the fit is slow:
-#: at 4,350 steps the fit took 2.2 times as long as without the walk, at 12,300 steps 7 times
-#: (benchmarks/results/time_varying.json, docs/model-choice.md).
+#: Walk steps (one per player and period played after the first) from which
+#: ``time_varying=True`` warns that the fit is slow (benchmarks/results/time_varying.json,
+#: docs/model-choice.md).
 WALK_STEPS_SLOW = 4000
 
 #: The unseen names each fitted model has warned about: model -> (vocabulary, names).
@@ -134,16 +134,16 @@ def warn_if_walk_is_large(codes: Any) -> None:
     codes : skcodex.data.MatchCodes
         The training table, encoded, with its rating periods.
     """
-    n_steps, unplayed = walk_size(codes)
+    n_steps, every_period = walk_size(codes)
     if n_steps < WALK_STEPS_SLOW:
         return
     warnings.warn(
         f"time_varying=True on {codes.n_players:,} players and {codes.n_epochs:,} rating "
-        f"periods: the skill walk adds {n_steps:,} parameters, {unplayed:.0%} of them steps "
-        "into periods the player did not play. Expect the fit to take several times longer "
-        "than without the walk and the step spread to mix slowly (low ESS, R-hat warnings); "
-        "coarser periods (months rather than tournaments) shrink it. See 'The skill walk on "
-        "many players and periods' in docs/model-choice.md.",
+        f"periods: the skill walk takes {n_steps:,} steps (one per player and period played "
+        f"after the first; {every_period:,} through every period). Expect the fit to take "
+        "several times longer than without the walk and the step spread to mix slowly "
+        "(low ESS, R-hat warnings); coarser periods (months rather than tournaments) shrink "
+        "it. See 'The skill walk on many players and periods' in docs/model-choice.md.",
         UserWarning,
         stacklevel=4,
     )

@@ -181,24 +181,24 @@ def period_labels(table: pd.DataFrame) -> list:
     return list(pd.unique(period))
 
 
-def walk_size(codes: MatchCodes) -> tuple[int, float]:
-    """Steps a skill walk over ``codes``' periods takes, and the share into unplayed periods.
+def walk_size(codes: MatchCodes) -> tuple[int, int]:
+    """Steps the skill walk over ``codes``' periods takes, and steps through every period.
 
-    The walk gives every player one step into each period after the first,
-    ``n_players x (n_epochs - 1)`` in all, whether or not the player played
-    in it; a step into a period the player did not play is drawn from its
-    prior alone.
+    The walk takes one step per player into each period after the first in
+    which the player played (the periods in between integrated out, see
+    `skcodex.design.Layout.walk_path`); a walk through every period would
+    take ``n_players x (n_epochs - 1)``, whether the player played or not.
 
     Returns
     -------
     n_steps : int
-    unplayed : float
-        Share of those steps into a period in which the player played no match.
+        Steps of the walk as fitted.
+    every_period : int
+        Steps of the same walk through every period.
     """
     if codes.epoch is None or codes.n_epochs < 2:
-        return 0, 0.0
+        return 0, 0
     played = np.zeros((codes.n_players, codes.n_epochs), dtype=bool)
     played[codes.player1, codes.epoch] = True
     played[codes.player2, codes.epoch] = True
-    steps = played[:, 1:]
-    return int(steps.size), float(1.0 - steps.mean())
+    return int(played[:, 1:].sum()), int(played[:, 1:].size)
