@@ -323,8 +323,10 @@ def shrunk_blocks(post, index: np.ndarray, layout: Layout) -> list[str]:
         Names of the spreads (``layout.spreads``) of the blocks found shrunk.
     """
     z = post["z"].to_numpy().reshape(-1, layout.n_free)
-    z_sd = z.std(axis=0)
-    read = np.zeros(layout.n_free, dtype=bool)
+    # The standard normals in the positions of theta (a symmetric block's cells read its
+    # free effects with a sign, a walk sums its steps): theta at unit spreads.
+    z_sd = layout.theta(z, np.ones((len(z), len(layout.spreads)))).std(axis=0)
+    read = np.zeros(layout.size, dtype=bool)
     read[np.unique(index)] = True
     levels_by_spread: dict[str, list[np.ndarray]] = {}  # stsp and spst share one
     for name, spread in layout.blocks:
