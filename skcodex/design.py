@@ -645,3 +645,51 @@ def chunks_with_unseen(
         new_cols[fresh] = theta.shape[1] + np.arange(int(fresh.sum()))
         extra = unseen_draws(sd, new, cells[fresh], levels, seed)
         yield part, np.concatenate([theta, extra], axis=1), new_cols[inverse]
+
+
+# -- matches that read the same effects -------------------------------------------------
+
+
+def collapse_matches(index: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of an index matrix, with how many matches and outcomes each holds.
+
+    Matches with the same index row (same players, decks, first-move and
+    period cells) share one log-odds, and the model's likelihood is linear
+    in the outcomes, so together they add exactly
+    ``k log sigmoid(q) + (n - k) log sigmoid(-q)`` with ``n`` the matches and
+    ``k`` the sum of their outcomes: the binomial log-likelihood of ``k``
+    wins in ``n`` (without its constant), and for luck-adjusted outcomes the
+    same binomial quasi-likelihood. The model then costs one term per
+    distinct row, not per match.
+
+    Parameters
+    ----------
+    index : ndarray of int, shape (n_matches, n_columns)
+        `Layout.index_matrix` of the matches.
+    y : ndarray of float, shape (n_matches,)
+        Their outcomes (1 where player 1 won) or luck-adjusted outcomes.
+
+    Returns
+    -------
+    rows : ndarray of int, shape (n_rows, n_columns)
+        The distinct rows, in sorted order (the same for the same matches in
+        any order).
+    trials : ndarray of float, shape (n_rows,)
+        The number of matches behind each row.
+    totals : ndarray of float, shape (n_rows,)
+        The sum of their outcomes, added in the order the matches are given.
+    """
+    index = np.asarray(index, dtype=np.int64)
+    y = np.asarray(y, dtype=float)
+    if index.ndim != 2 or y.shape != (len(index),):
+        raise ValueError(
+            f"need an index (n_matches, n_columns) and one outcome per match; "
+            f"got {index.shape} and {y.shape}"
+        )
+    if len(index) == 0:
+        return index, np.zeros(0), np.zeros(0)
+    rows, inverse = np.unique(index, axis=0, return_inverse=True)
+    inverse = np.ravel(inverse)
+    trials = np.bincount(inverse, minlength=len(rows)).astype(float)
+    totals = np.bincount(inverse, weights=y, minlength=len(rows))
+    return rows, trials, totals
