@@ -518,8 +518,9 @@ def unseen_draws(
     """Fresh N(0, sd) draws for new cells of ``layout``, keyed to their names.
 
     Each cell (an effect involving at least one level never seen in fit) gets
-    its own stream of standard normals, seeded by ``seed``, its block and the
-    names of the levels it pairs, times its block's spread per draw. A cell's
+    its own stream of standard normals (`counter_normals`), keyed by ``seed``,
+    its block and the names of the levels it pairs, times its block's spread
+    per draw: draw ``d`` of a cell is a function of its key and ``d`` alone. A cell's
     draws therefore do not depend on which other matches are forecast with
     it, and the same forecast repeats exactly. In a symmetric layout the new
     cells keep its structure: a cell of an antisymmetric block and its
@@ -545,23 +546,76 @@ def unseen_draws(
     """
     groups = dict(layout.blocks)
     declared = {b.name: b for b in layout.declared}
-    out = np.empty((sd.shape[0], len(positions)))
+    out = np.zeros((sd.shape[0], len(positions)))
+    keys = np.zeros(len(positions), dtype=np.uint64)
+    spread = np.zeros(len(positions), dtype=np.int64)
+    sign_of = np.zeros(len(positions))  # 0 on the diagonal of an antisymmetric block
     for j, (_, name, coords) in enumerate(_cell_positions(layout, np.asarray(positions))):
         block = declared[name]
         names = [levels[k][int(i)] for k, i in zip(block.kinds, coords)]
         sign, mirror = 1.0, layout.mirror_of(block)
         if mirror == name:  # antisymmetric: one draw per unordered pair, zero on the diagonal
             if int(coords[0]) == int(coords[1]):
-                out[:, j] = 0.0
                 continue
             if _pair_order(names[1]) < _pair_order(names[0]):
                 names, sign = names[::-1], -1.0
         elif mirror is not None:  # minus the cell of the mirrored block, sides swapped
             name, names, sign = mirror, names[::-1], -1.0
-        key = [int(seed), _name_key(name), *(_name_key(n) for n in names)]
-        z = np.random.default_rng(key).standard_normal(sd.shape[0])
-        out[:, j] = sign * z * sd[:, groups[name]]
+        keys[j], spread[j], sign_of[j] = _cell_key(seed, name, names), groups[name], sign
+    for lo in range(0, len(keys), _CELLS_PER_BLOCK):
+        hi = min(lo + _CELLS_PER_BLOCK, len(keys))
+        scale = sd[:, spread[lo:hi]] * sign_of[lo:hi]
+        out[:, lo:hi] = counter_normals(keys[lo:hi], sd.shape[0]) * scale
     return out
+
+
+#: New cells whose standard normals are generated at once (bounds the temporaries).
+_CELLS_PER_BLOCK = 256
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _cell_key(seed: int, block: str, names) -> np.uint64:
+    """A stable 64-bit key of one new cell: the seed, its block and its levels' names."""
+    parts = [str(int(seed)), block, *(str(n) for n in names)]
+    text = "\x1f".join(parts).encode("utf-8", "surrogatepass")
+    return np.uint64(int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little"))
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function (in place on a uint64 array, wrapping arithmetic)."""
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def counter_normals(keys: np.ndarray, n_draws: int) -> np.ndarray:
+    """Standard normals from a counter-based generator: draw ``d`` of stream ``key``.
+
+    Entry ``[d, j]`` depends on ``keys[j]`` and ``d`` alone (SplitMix64: the
+    ``i``-th 64-bit number of stream ``key`` is a fixed bijective mix of
+    ``key + (i + 1) * 0x9E3779B97F4A7C15``), so a stream's draws are the same
+    whichever other streams are generated with it, in one vectorised pass.
+    Two uniforms per draw give one normal (Box-Muller, cosine branch).
+
+    Parameters
+    ----------
+    keys : ndarray of uint64, shape (n_streams,)
+    n_draws : int
+
+    Returns
+    -------
+    ndarray of float64, shape (n_draws, n_streams)
+    """
+    keys = np.asarray(keys, dtype=np.uint64)
+    counter = np.arange(1, 2 * n_draws + 1, dtype=np.uint64)[:, None] * _GOLDEN
+    with np.errstate(over="ignore"):
+        bits = _mix64(keys[None, :] + counter)
+    unit = ((bits >> np.uint64(11)).astype(np.float64) + 1.0) * 2.0**-53  # in (0, 1]
+    radius = np.sqrt(-2.0 * np.log(unit[0::2]))
+    return radius * np.cos(2.0 * np.pi * unit[1::2])
 
 
 def _pair_order(name) -> tuple[int, str]:
