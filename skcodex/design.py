@@ -18,8 +18,10 @@ their priors). This module owns that formula once, for every user of it:
   (the matchup tables and Nash games of `skcodex.analysis`);
 - the growth of a layout for levels never seen in fit: `old_positions`
   maps a grown layout back to the fitted one, `unseen_draws` draws the new
-  cells (keyed to the levels' names), `extend_effects` and
-  `chunks_with_unseen` give the grown effects whole or in bounded chunks.
+  cells (keyed to the levels' names, `counter_normals`), `extend_effects` and
+  `chunks_with_unseen` give the grown effects whole or in bounded chunks,
+  and `newcomer_terms` gives what a match knows and the spread of the new
+  cells it reads, for forecasts that integrate them out.
 
 The PyMC model (`skcodex.model`), prediction (`skcodex.prediction`), the
 analyses and `MatchupEncoder` all read the formula from here. This module
@@ -658,6 +660,50 @@ def _positional_levels(layout: Layout) -> dict:
         "spec": range(layout.n_specs),
         "epoch": range(layout.n_epochs),
     }
+
+
+def newcomer_terms(
+    old: Layout, new: Layout, index: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the matches of ``index`` know, and the spread of what they do not.
+
+    ``index`` names positions of the grown layout ``new``. Each new cell is an
+    independent ``N(0, sd)`` of its block's spread, so the signed sum of the
+    new cells a match reads is ``N(0, s^2)`` with ``s^2`` the sum over
+    spreads of ``sd^2`` times the squared net signs of its new cells of that
+    spread (a newcomer on both sides of a match cancels out). That holds
+    except where a symmetric layout ties new cells to each other (a block
+    mirroring itself or another): those matches are flagged to be drawn.
+
+    Returns
+    -------
+    known_index : ndarray of int, shape index.shape
+        Positions in ``old``'s theta; ``old.size`` (an effect of value 0)
+        for a new cell.
+    variance_weights : ndarray of float, shape (n_matches, n_spreads)
+        The squared net signs of each match's new cells, by spread.
+    needs_draws : ndarray of bool, shape (n_matches,)
+        Matches that read a new cell of a mirrored block.
+    """
+    index = np.asarray(index, dtype=np.int64)
+    known = old_positions(old, new, index)
+    fresh = known < 0
+    mirrored = np.zeros(new.size, dtype=bool)
+    for b in new.declared:
+        if new.mirror_of(b) is not None:
+            start = new.offsets[b.name]
+            mirrored[start : start + int(np.prod(new.shapes[b.name]))] = True
+    needs_draws = (fresh & mirrored[index]).any(axis=1)
+    row, col = np.nonzero(fresh)
+    cells, at = np.unique(row * new.size + index[row, col], return_inverse=True)
+    net = np.bincount(np.ravel(at), weights=new.signs[col], minlength=len(cells))
+    weights = np.zeros((len(index), len(new.spreads)))
+    group = new.group[cells % new.size]
+    if np.any(group < 0):
+        raise ValueError("a never-seen cell of an effect no spread scales")
+    np.add.at(weights, (cells // new.size, group), np.square(net))
+    known[fresh] = old.size
+    return known, weights, needs_draws
 
 
 def chunks_with_unseen(
