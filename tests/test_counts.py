@@ -118,3 +118,24 @@ def test_collapse_and_trials_reject_mismatched_inputs():
     index = _matches_with_repeats(layout, 5, 5, seed=0)
     with pytest.raises(ValueError, match="trials must be 5 non-negative"):
         build_model(index, np.zeros(5), layout, trials=np.ones(4))
+
+
+def test_nuts_is_given_each_distinct_row_once_with_its_counts(monkeypatch):
+    from skcodex import backend
+    from skcodex.inference import SamplingOptions
+
+    layout = Layout(6, 4, 8, 3)
+    index = _matches_with_repeats(layout, 300, 40, seed=3)
+    y = np.random.default_rng(4).integers(0, 2, len(index)).astype(float)
+    seen = {}
+
+    def sample(rows, totals, layout_, priors, options, trials=None):
+        seen.update(rows=rows, totals=totals, trials=trials)
+        return {}
+
+    monkeypatch.setattr(backend, "sample_posterior", sample)
+    backend._sample(index, y, layout, default_priors(layout.options), SamplingOptions(), "nuts")
+    assert len(seen["rows"]) <= 40 and seen["trials"] is not None
+    for row, n, k in zip(seen["rows"], seen["trials"], seen["totals"]):
+        same = (index == row).all(axis=1)
+        assert n == same.sum() and k == y[same].sum()
