@@ -168,6 +168,8 @@ def main(argv=None) -> None:
             )
         rows.append(row)
         print(row, flush=True)
+        results["table"] = rows
+        write_results("distinct_rows", results)  # after every table: a partial run is kept
     results["table"] = rows
     cols = [
         ("table", "table", ""),

@@ -618,7 +618,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         drawn = np.arange(len(index))
         if layout != self._forecast_layout:
             known, weights, needs_draws = newcomer_terms(self._forecast_layout, layout, index)
-            integrated = np.flatnonzero(~needs_draws)
+            new_cells = (known == self._forecast_layout.size).any(axis=1)
+            integrated = np.flatnonzero(new_cells & ~needs_draws)
             p1[integrated] = mean_win_probability_integrated(
                 self.effect_draws_,
                 known[integrated],
@@ -626,6 +627,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
                 weights[integrated],
                 self.spread_draws_,
             )
+            plain = np.flatnonzero(~new_cells)  # as in a batch without newcomers, bit for bit
+            p1[plain] = mean_win_probability(self.effect_draws_, known[plain], signs)
             drawn = np.flatnonzero(needs_draws)
         if len(drawn):
             for rows, theta, part in self._drawn_chunks(codes, layout, index, drawn):
