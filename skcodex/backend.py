@@ -38,6 +38,7 @@ import xarray as xr
 
 from skcodex import posterior
 from skcodex.data import Vocabulary, period_labels
+from skcodex.design import collapse_matches
 from skcodex.inference import SamplingOptions, check_draws_fit_in_memory, sample_posterior
 from skcodex.model import Layout, SpreadPriors, quasi_loglik_terms
 
@@ -68,7 +69,11 @@ def _sampling_policy(options: SamplingOptions, layout: Layout) -> SamplingOption
 
 def _sample(index, y, layout, priors, options, method) -> dict[str, xr.Dataset]:
     if method == "nuts":
-        return sample_posterior(index, y, layout, priors, _sampling_policy(options, layout))
+        # one binomial term per distinct index row, not one per match
+        rows, trials, totals = collapse_matches(index, y)
+        policy = _sampling_policy(options, layout)
+        return sample_posterior(rows, totals, layout, priors, policy, trials=trials)
+    # ADVI keeps one row per match: its minibatches draw matches, not rows
     from skcodex.approximate import fit_approximate
 
     return fit_approximate(index, y, layout, priors, options, method)

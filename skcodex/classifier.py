@@ -32,12 +32,16 @@ from skcodex.data import (
 )
 from skcodex.data.catalogues import plain_fallback, warn_if_walk_is_large, warn_unseen_names
 from skcodex.data.codes import walk_size
-from skcodex.design import chunks_with_unseen, extend_effects
+from skcodex.design import chunks_with_unseen, extend_effects, newcomer_terms
 from skcodex.diagnostics import warn_if_not_converged
 from skcodex.inference import SAMPLERS, SamplingOptions
 from skcodex.model import PRIORS, Layout, ModelOptions, SpreadPriors
 from skcodex.persistence import PersistenceMixin
-from skcodex.prediction import mean_win_probability, win_probability_draws
+from skcodex.prediction import (
+    mean_win_probability,
+    mean_win_probability_integrated,
+    win_probability_draws,
+)
 
 #: The seed model's priors: N(0, 0.5) on every log-spread.
 SEED_PRIORS = {
@@ -546,8 +550,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     # -- prediction ----------------------------------------------------------
 
-    def _chunks(self, X: pd.DataFrame):
-        """Row numbers, effect draws and index of each chunk of ``X``'s matches."""
+    def _encoded(self, X: pd.DataFrame):
+        """``X`` checked and encoded: its codes, grown layout and index matrix."""
         check_is_fitted(self, "idata_")
         # set_params after fit may have left a catalogue fit would refuse
         validate_parameter_constraints(
@@ -560,19 +564,22 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         codes = encode(table, self.vocabulary_)
         warn_unseen_names(self, catalogue, codes)
         layout = self._grown_layout(codes)
-        index = layout.index_matrix(codes)
+        return codes, layout, layout.index_matrix(codes)
+
+    def _drawn_chunks(self, codes, layout, index, rows):
+        """Row numbers, effect draws and index of each chunk of the matches ``rows``."""
         if layout == self._forecast_layout:
-            return len(table), [(np.arange(len(table)), self.effect_draws_, index)]
+            return [(rows, self.effect_draws_, index[rows])]
         chunks = chunks_with_unseen(
             self.effect_draws_,
             self.spread_draws_,
             self._forecast_layout,
             layout,
-            index,
+            index[rows],
             self._levels(codes),
             self._unseen_seed,
         )
-        return len(table), chunks
+        return ((rows[part], theta, part_index) for part, theta, part_index in chunks)
 
     def predict_proba_draws(self, X: pd.DataFrame) -> np.ndarray:
         """P(player 1 wins) for every posterior draw.
@@ -588,21 +595,25 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_draws, n_matches)
             Row d: each match's probability under posterior draw d.
         """
-        n, chunks = self._chunks(X)
-        out = np.empty((self.effect_draws_.shape[0], n))
-        for rows, theta, index in chunks:
-            out[:, rows] = win_probability_draws(theta, index, self._forecast_layout.signs)
+        codes, layout, index = self._encoded(X)
+        out = np.empty((self.effect_draws_.shape[0], len(index)))
+        for rows, theta, part in self._drawn_chunks(codes, layout, index, np.arange(len(index))):
+            out[:, rows] = win_probability_draws(theta, part, self._forecast_layout.signs)
         return out
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Posterior mean probabilities, columns in `classes_` order.
 
-        A player, starter or spec never seen in fit gets a fresh effect from
-        its population distribution, N(0, sd), for every posterior draw, so
-        its uncertainty is integrated over rather than set to zero. Those
-        draws are keyed to the level's name: a row's forecast does not depend
-        on the other rows passed with it, and repeats exactly. Memory stays
-        bounded however many levels are new (matches are processed in chunks).
+        The effects of a player, starter or spec never seen in fit come from
+        their population distribution, N(0, sd): for each posterior draw,
+        their sum in a match is integrated out exactly by Gauss-Hermite
+        quadrature (`skcodex.prediction.mean_win_probability_integrated`), so
+        the forecast carries no Monte Carlo noise from them. (In a symmetric
+        game, a match reading a never-seen cell of a matchup block gets fresh
+        draws instead, keyed to the levels' names, as in
+        `predict_proba_draws`.) A row's forecast does not depend on the other
+        rows passed with it, and repeats exactly. Memory stays bounded however
+        many levels are new.
 
         Parameters
         ----------
@@ -615,10 +626,27 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_matches, 2)
             Column 0: P(player 2 wins); column 1: P(player 1 wins).
         """
-        n, chunks = self._chunks(X)
-        p1 = np.empty(n)
-        for rows, theta, index in chunks:
-            p1[rows] = mean_win_probability(theta, index, self._forecast_layout.signs)
+        codes, layout, index = self._encoded(X)
+        signs = self._forecast_layout.signs
+        p1 = np.empty(len(index))
+        drawn = np.arange(len(index))
+        if layout != self._forecast_layout:
+            known, weights, needs_draws = newcomer_terms(self._forecast_layout, layout, index)
+            new_cells = (known == self._forecast_layout.size).any(axis=1)
+            integrated = np.flatnonzero(new_cells & ~needs_draws)
+            p1[integrated] = mean_win_probability_integrated(
+                self.effect_draws_,
+                known[integrated],
+                signs,
+                weights[integrated],
+                self.spread_draws_,
+            )
+            plain = np.flatnonzero(~new_cells)  # as in a batch without newcomers, bit for bit
+            p1[plain] = mean_win_probability(self.effect_draws_, known[plain], signs)
+            drawn = np.flatnonzero(needs_draws)
+        if len(drawn):
+            for rows, theta, part in self._drawn_chunks(codes, layout, index, drawn):
+                p1[rows] = mean_win_probability(theta, part, signs)
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:

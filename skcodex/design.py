@@ -18,8 +18,10 @@ their priors). This module owns that formula once, for every user of it:
   (the matchup tables and Nash games of `skcodex.analysis`);
 - the growth of a layout for levels never seen in fit: `old_positions`
   maps a grown layout back to the fitted one, `unseen_draws` draws the new
-  cells (keyed to the levels' names), `extend_effects` and
-  `chunks_with_unseen` give the grown effects whole or in bounded chunks.
+  cells (keyed to the levels' names, `counter_normals`), `extend_effects` and
+  `chunks_with_unseen` give the grown effects whole or in bounded chunks,
+  and `newcomer_terms` gives what a match knows and the spread of the new
+  cells it reads, for forecasts that integrate them out.
 
 The PyMC model (`skcodex.model`), prediction (`skcodex.prediction`), the
 analyses and `MatchupEncoder` all read the formula from here. This module
@@ -636,8 +638,9 @@ def unseen_draws(
     """Fresh N(0, sd) draws for new cells of ``layout``, keyed to their names.
 
     Each cell (an effect involving at least one level never seen in fit) gets
-    its own stream of standard normals, seeded by ``seed``, its block and the
-    names of the levels it pairs, times its block's spread per draw. A cell's
+    its own stream of standard normals (`counter_normals`), keyed by ``seed``,
+    its block and the names of the levels it pairs, times its block's spread
+    per draw: draw ``d`` of a cell is a function of its key and ``d`` alone. A cell's
     draws therefore do not depend on which other matches are forecast with
     it, and the same forecast repeats exactly. In a symmetric layout the new
     cells keep its structure: a cell of an antisymmetric block and its
@@ -663,23 +666,76 @@ def unseen_draws(
     """
     groups = dict(layout.blocks)
     declared = {b.name: b for b in layout.declared}
-    out = np.empty((sd.shape[0], len(positions)))
+    out = np.zeros((sd.shape[0], len(positions)))
+    keys = np.zeros(len(positions), dtype=np.uint64)
+    spread = np.zeros(len(positions), dtype=np.int64)
+    sign_of = np.zeros(len(positions))  # 0 on the diagonal of an antisymmetric block
     for j, (_, name, coords) in enumerate(_cell_positions(layout, np.asarray(positions))):
         block = declared[name]
         names = [levels[k][int(i)] for k, i in zip(block.kinds, coords)]
         sign, mirror = 1.0, layout.mirror_of(block)
         if mirror == name:  # antisymmetric: one draw per unordered pair, zero on the diagonal
             if int(coords[0]) == int(coords[1]):
-                out[:, j] = 0.0
                 continue
             if _pair_order(names[1]) < _pair_order(names[0]):
                 names, sign = names[::-1], -1.0
         elif mirror is not None:  # minus the cell of the mirrored block, sides swapped
             name, names, sign = mirror, names[::-1], -1.0
-        key = [int(seed), _name_key(name), *(_name_key(n) for n in names)]
-        z = np.random.default_rng(key).standard_normal(sd.shape[0])
-        out[:, j] = sign * z * sd[:, groups[name]]
+        keys[j], spread[j], sign_of[j] = _cell_key(seed, name, names), groups[name], sign
+    for lo in range(0, len(keys), _CELLS_PER_BLOCK):
+        hi = min(lo + _CELLS_PER_BLOCK, len(keys))
+        scale = sd[:, spread[lo:hi]] * sign_of[lo:hi]
+        out[:, lo:hi] = counter_normals(keys[lo:hi], sd.shape[0]) * scale
     return out
+
+
+#: New cells whose standard normals are generated at once (bounds the temporaries).
+_CELLS_PER_BLOCK = 256
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _cell_key(seed: int, block: str, names) -> np.uint64:
+    """A stable 64-bit key of one new cell: the seed, its block and its levels' names."""
+    parts = [str(int(seed)), block, *(str(n) for n in names)]
+    text = "\x1f".join(parts).encode("utf-8", "surrogatepass")
+    return np.uint64(int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little"))
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function (in place on a uint64 array, wrapping arithmetic)."""
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def counter_normals(keys: np.ndarray, n_draws: int) -> np.ndarray:
+    """Standard normals from a counter-based generator: draw ``d`` of stream ``key``.
+
+    Entry ``[d, j]`` depends on ``keys[j]`` and ``d`` alone (SplitMix64: the
+    ``i``-th 64-bit number of stream ``key`` is a fixed bijective mix of
+    ``key + (i + 1) * 0x9E3779B97F4A7C15``), so a stream's draws are the same
+    whichever other streams are generated with it, in one vectorised pass.
+    Two uniforms per draw give one normal (Box-Muller, cosine branch).
+
+    Parameters
+    ----------
+    keys : ndarray of uint64, shape (n_streams,)
+    n_draws : int
+
+    Returns
+    -------
+    ndarray of float64, shape (n_draws, n_streams)
+    """
+    keys = np.asarray(keys, dtype=np.uint64)
+    counter = np.arange(1, 2 * n_draws + 1, dtype=np.uint64)[:, None] * _GOLDEN
+    with np.errstate(over="ignore"):
+        bits = _mix64(keys[None, :] + counter)
+    unit = ((bits >> np.uint64(11)).astype(np.float64) + 1.0) * 2.0**-53  # in (0, 1]
+    radius = np.sqrt(-2.0 * np.log(unit[0::2]))
+    return radius * np.cos(2.0 * np.pi * unit[1::2])
 
 
 def _pair_order(name) -> tuple[int, str]:
@@ -724,6 +780,50 @@ def _positional_levels(layout: Layout) -> dict:
     }
 
 
+def newcomer_terms(
+    old: Layout, new: Layout, index: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the matches of ``index`` know, and the spread of what they do not.
+
+    ``index`` names positions of the grown layout ``new``. Each new cell is an
+    independent ``N(0, sd)`` of its block's spread, so the signed sum of the
+    new cells a match reads is ``N(0, s^2)`` with ``s^2`` the sum over
+    spreads of ``sd^2`` times the squared net signs of its new cells of that
+    spread (a newcomer on both sides of a match cancels out). That holds
+    except where a symmetric layout ties new cells to each other (a block
+    mirroring itself or another): those matches are flagged to be drawn.
+
+    Returns
+    -------
+    known_index : ndarray of int, shape index.shape
+        Positions in ``old``'s theta; ``old.size`` (an effect of value 0)
+        for a new cell.
+    variance_weights : ndarray of float, shape (n_matches, n_spreads)
+        The squared net signs of each match's new cells, by spread.
+    needs_draws : ndarray of bool, shape (n_matches,)
+        Matches that read a new cell of a mirrored block.
+    """
+    index = np.asarray(index, dtype=np.int64)
+    known = old_positions(old, new, index)
+    fresh = known < 0
+    mirrored = np.zeros(new.size, dtype=bool)
+    for b in new.declared:
+        if new.mirror_of(b) is not None:
+            start = new.offsets[b.name]
+            mirrored[start : start + int(np.prod(new.shapes[b.name]))] = True
+    needs_draws = (fresh & mirrored[index]).any(axis=1)
+    row, col = np.nonzero(fresh)
+    cells, at = np.unique(row * new.size + index[row, col], return_inverse=True)
+    net = np.bincount(np.ravel(at), weights=new.signs[col], minlength=len(cells))
+    weights = np.zeros((len(index), len(new.spreads)))
+    group = new.group[cells % new.size]
+    if np.any(group < 0):
+        raise ValueError("a never-seen cell of an effect no spread scales")
+    np.add.at(weights, (cells // new.size, group), np.square(net))
+    known[fresh] = old.size
+    return known, weights, needs_draws
+
+
 def chunks_with_unseen(
     theta: np.ndarray,
     sd: np.ndarray,
@@ -763,3 +863,51 @@ def chunks_with_unseen(
         new_cols[fresh] = theta.shape[1] + np.arange(int(fresh.sum()))
         extra = unseen_draws(sd, new, cells[fresh], levels, seed)
         yield part, np.concatenate([theta, extra], axis=1), new_cols[inverse]
+
+
+# -- matches that read the same effects -------------------------------------------------
+
+
+def collapse_matches(index: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of an index matrix, with how many matches and outcomes each holds.
+
+    Matches with the same index row (same players, decks, first-move and
+    period cells) share one log-odds, and the model's likelihood is linear
+    in the outcomes, so together they add exactly
+    ``k log sigmoid(q) + (n - k) log sigmoid(-q)`` with ``n`` the matches and
+    ``k`` the sum of their outcomes: the binomial log-likelihood of ``k``
+    wins in ``n`` (without its constant), and for luck-adjusted outcomes the
+    same binomial quasi-likelihood. The model then costs one term per
+    distinct row, not per match.
+
+    Parameters
+    ----------
+    index : ndarray of int, shape (n_matches, n_columns)
+        `Layout.index_matrix` of the matches.
+    y : ndarray of float, shape (n_matches,)
+        Their outcomes (1 where player 1 won) or luck-adjusted outcomes.
+
+    Returns
+    -------
+    rows : ndarray of int, shape (n_rows, n_columns)
+        The distinct rows, in sorted order (the same for the same matches in
+        any order).
+    trials : ndarray of float, shape (n_rows,)
+        The number of matches behind each row.
+    totals : ndarray of float, shape (n_rows,)
+        The sum of their outcomes, added in the order the matches are given.
+    """
+    index = np.asarray(index, dtype=np.int64)
+    y = np.asarray(y, dtype=float)
+    if index.ndim != 2 or y.shape != (len(index),):
+        raise ValueError(
+            f"need an index (n_matches, n_columns) and one outcome per match; "
+            f"got {index.shape} and {y.shape}"
+        )
+    if len(index) == 0:
+        return index, np.zeros(0), np.zeros(0)
+    rows, inverse = np.unique(index, axis=0, return_inverse=True)
+    inverse = np.ravel(inverse)
+    trials = np.bincount(inverse, minlength=len(rows)).astype(float)
+    totals = np.bincount(inverse, weights=y, minlength=len(rows))
+    return rows, trials, totals

@@ -359,10 +359,12 @@ def _stored_names(model) -> list[str]:
 # -- sampling ------------------------------------------------------------------
 
 
-def _data(index: np.ndarray, y: np.ndarray, priors: SpreadPriors) -> dict[str, np.ndarray]:
+def _data(index: np.ndarray, y: np.ndarray, priors: SpreadPriors, trials=None) -> dict:
+    y = np.asarray(y, dtype=float)
     return {
         "index": np.asarray(index, dtype=np.int64),
-        "y": np.asarray(y, dtype=float),
+        "y": y,
+        "trials": np.ones(len(y)) if trials is None else np.asarray(trials, dtype=float),
         "prior_loc": np.asarray(priors.loc, dtype=float),
         "prior_scale": np.asarray(priors.scale, dtype=float),
     }
@@ -467,6 +469,8 @@ def sample_posterior(
     layout: Layout,
     priors: SpreadPriors,
     options: SamplingOptions,
+    *,
+    trials: np.ndarray | None = None,
 ):
     """Sample the model's posterior and return it as ArviZ InferenceData.
 
@@ -482,6 +486,9 @@ def sample_posterior(
     layout : Layout
     priors : SpreadPriors
     options : SamplingOptions
+    trials : ndarray of float, shape (n_matches,), optional
+        Matches behind each row when ``index`` holds distinct rows and ``y``
+        their outcomes' sums (`skcodex.design.collapse_matches`); one each by default.
 
     Returns
     -------
@@ -494,7 +501,7 @@ def sample_posterior(
     padded = padded_layout(layout)
     theta_pos, z_pos = embedding(layout, padded)
     index = np.asarray(index, dtype=np.int64)
-    data = _data(theta_pos[index] if index.size else index, y, priors)
+    data = _data(theta_pos[index] if index.size else index, y, priors, trials)
     data.update(walk_data(padded, data["index"]))
     compiled = _compiled(sampler, padded, data["index"], data["y"])
     if sampler == "nutpie":

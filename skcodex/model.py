@@ -130,16 +130,19 @@ def build_model(
     coords: dict[str, list] | None = None,
     *,
     batch_rows=None,
+    trials=None,
 ):
     """Build the PyMC model for matches given as an index matrix.
 
     Parameters
     ----------
-    index : ndarray of int, shape (n_matches, n_columns)
-        From `Layout.index_matrix`.
-    y : ndarray of float, shape (n_matches,)
+    index : ndarray of int, shape (n_rows, n_columns)
+        From `Layout.index_matrix`: one row per match, or one per distinct
+        row with ``trials`` (`skcodex.design.collapse_matches`).
+    y : ndarray of float, shape (n_rows,)
         1 where player 1 won, 0 where player 2 won; or luck-adjusted outcomes
-        (any real number), scored by the binomial quasi-likelihood.
+        (any real number), scored by the binomial quasi-likelihood. With
+        ``trials``: the sum of the outcomes of the matches behind each row.
     layout : Layout
     priors : SpreadPriors, optional
         One entry per name of ``layout.options.prior_names``; defaults to
@@ -151,6 +154,11 @@ def build_model(
         evaluation reads (the optimiser sets them between steps); its
         log-likelihood is scaled up to the whole table. None reads every
         match, as NUTS needs.
+    trials : ndarray of float, shape (n_rows,), optional
+        How many matches each row stands for (default: one each). A row of
+        ``n`` matches with outcomes summing to ``k`` adds
+        ``k log sigmoid(q) + (n - k) log sigmoid(-q)``, which is exactly the sum
+        of its matches' terms (`quasi_loglik`).
 
     Returns
     -------
@@ -159,7 +167,7 @@ def build_model(
         parameters (``log_sd``; or ``log_total``, ``skill_share_logit``,
         ``deck_split_logits`` and ``log_sd_extra`` under the balanced prior);
         deterministics ``sd`` and one per effect block with named dims. The
-        data (``index``, ``y``) and the prior locations and scales are
+        data (``index``, ``y``, ``trials``) and the prior locations and scales are
         ``pm.Data`` containers, so one compiled model serves new data and priors.
     """
     import pymc as pm
@@ -188,9 +196,10 @@ def build_model(
     with pm.Model(coords=full_coords) as model:
         idx = pm.Data("index", np.asarray(index, dtype=np.int64))
         outcome = pm.Data("y", np.asarray(y, dtype=float))
+        count = pm.Data("trials", _trials(trials, y))
         data_scale = None
         if batch_rows is not None:
-            idx, outcome = idx[batch_rows], outcome[batch_rows]
+            idx, outcome, count = idx[batch_rows], outcome[batch_rows], count[batch_rows]
             # the minibatch stands for the whole table
             data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")
         loc = pm.Data("prior_loc", np.asarray(priors.loc, dtype=float))
@@ -233,9 +242,10 @@ def build_model(
         theta = layout.theta(z, sd, pt, path)
         signs = pt.as_tensor_variable(layout.signs)
         q = (theta[idx] * signs).sum(axis=1)
-        # Bernoulli log-likelihood for y in {0, 1}; for luck-adjusted outcomes outside
-        # [0, 1] the same expression is the binomial quasi-likelihood (concave in q).
-        loglik = quasi_loglik(outcome, q, pt)
+        # Binomial log-likelihood (without its constant) of k = y wins in n = trials
+        # matches; for luck-adjusted outcomes the same expression is the binomial
+        # quasi-likelihood (concave in q), of which the sums y are sufficient.
+        loglik = quasi_loglik(outcome, q, pt, trials=count)
         pm.Potential("loglik", loglik if data_scale is None else data_scale * loglik)
         dims = {b.name: b.dims for b in layout.declared}
         for name, block in layout.unflatten(theta).items():
@@ -253,6 +263,17 @@ def walk_data(layout: Layout, index: np.ndarray) -> dict[str, np.ndarray]:
     if not layout.integrated_walk:
         return {}
     return {f"walk_{k}": v for k, v in _walk_arrays(layout, np.asarray(index))}
+
+
+def _trials(trials, y) -> np.ndarray:
+    """The number of matches behind each row, checked (one each when None)."""
+    n = len(np.asarray(y))
+    if trials is None:
+        return np.ones(n)
+    trials = np.asarray(trials, dtype=float)
+    if trials.shape != (n,) or not np.all(np.isfinite(trials)) or np.any(trials < 0):
+        raise ValueError(f"trials must be {n} non-negative numbers, one per row of the index")
+    return trials
 
 
 def default_priors(options: ModelOptions) -> SpreadPriors:
@@ -274,14 +295,21 @@ def quasi_loglik_terms(r, q) -> np.ndarray:
     return r * log_expit(q) + (1 - r) * log_expit(-q)
 
 
-def quasi_loglik(r, q, xp=np):
-    """``r log sigmoid(q) + (1 - r) log sigmoid(-q)``, summed over matches.
+def quasi_loglik(r, q, xp=np, trials=None):
+    """``r log sigmoid(q) + (n - r) log sigmoid(-q)``, summed over rows (n = 1 by default).
 
     For r in {0, 1} this is the Bernoulli log-likelihood of the outcome. For
     luck-adjusted outcomes (any real r) it is the binomial quasi-likelihood:
     concave in q, with score ``r - sigmoid(q)``, which has mean zero whenever
-    E[r] = sigmoid(q). ``xp`` is ``numpy`` or ``pytensor.tensor``.
+    E[r] = sigmoid(q). It is linear in r, so ``n`` matches that share one
+    log-odds ``q`` add up to one row with ``trials`` n and ``r`` the sum of
+    their outcomes: the binomial log-likelihood of r wins in n, without its
+    constant. ``xp`` is ``numpy`` or ``pytensor.tensor``.
     """
+    n = 1 if trials is None else trials
     if xp is np:
-        return np.sum(quasi_loglik_terms(r, q), axis=-1)
-    return xp.sum(-r * xp.softplus(-q) - (1 - r) * xp.softplus(q))
+        r, q = np.asarray(r, dtype=float), np.asarray(q, dtype=float)
+        from scipy.special import log_expit
+
+        return np.sum(r * log_expit(q) + (n - r) * log_expit(-q), axis=-1)
+    return xp.sum(-r * xp.softplus(-q) - (n - r) * xp.softplus(q))

@@ -116,15 +116,33 @@ def _numba_kernels() -> dict[str, Callable] | None:
                 total += 1.0 / (1.0 + e[i, c])
             acc[i] += total
 
+    def hermite_sum(e, c, w, counts, acc):  # pragma: no cover - compiled
+        # e holds exp(-a); adds sum over columns d of sum_k w[d, k] / (1 + exp(-a) c[d, k]),
+        # c[d, k] = exp(-s_d x_k): Gauss-Hermite over the newcomers' N(0, s_d^2) term.
+        n_rows, n_cols = e.shape
+        for i in range(n_rows):
+            total = 0.0
+            for d in range(n_cols):
+                ed = e[i, d]
+                part = 0.0
+                for k in range(counts[d]):
+                    part += w[d, k] / (1.0 + ed * c[d, k])
+                total += part
+            acc[i] += total
+
     folder = kernel_cache_dir()
     _KERNELS.update(
         gather_sum=_recovering(_compile(numba, gather_sum, folder), folder),
         logistic_sum=_recovering(_compile(numba, logistic_sum, folder), folder),
+        # the sum over nodes may be reordered (vectorised): the same order for every row
+        hermite_sum=_recovering(
+            _compile(numba, hermite_sum, folder, fastmath={"reassoc", "contract"}), folder
+        ),
     )
     return _KERNELS
 
 
-def _compile(numba: Any, func: Callable, folder: Path | None) -> Callable:
+def _compile(numba: Any, func: Callable, folder: Path | None, **options) -> Callable:
     """``func`` compiled by numba, cached on disk in ``folder`` (not at all when None).
 
     numba picks a function's cache folder when it is decorated, from its public
@@ -132,13 +150,13 @@ def _compile(numba: Any, func: Callable, folder: Path | None) -> Callable:
     while our kernels are decorated, so other numba users keep theirs.
     """
     if folder is None:
-        return numba.njit(nogil=True)(func)
+        return numba.njit(nogil=True, **options)(func)
     previous = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = str(folder)
     try:
-        return numba.njit(cache=True, nogil=True)(func)
+        return numba.njit(cache=True, nogil=True, **options)(func)
     except RuntimeError:  # numba finds no cache locator ("no locator available"): no cache
-        return numba.njit(nogil=True)(func)
+        return numba.njit(nogil=True, **options)(func)
     finally:
         numba.config.CACHE_DIR = previous
 
@@ -211,6 +229,13 @@ def _logistic_sum_numpy(e, acc) -> None:
     acc += e.sum(axis=1)
 
 
+def _hermite_sum_numpy(e, c, w, counts, acc) -> None:
+    total = np.zeros(e.shape[0])
+    for k in range(int(counts.max(initial=0))):  # nodes past a draw's count have weight 0
+        total += (w[:, k] / (1.0 + e * c[:, k])).sum(axis=1)
+    acc += total
+
+
 def _engine(engine: str) -> dict[str, Callable]:
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -218,7 +243,11 @@ def _engine(engine: str) -> dict[str, Callable]:
     if kernels is None:
         if engine == "numba":
             raise ImportError("engine='numba' needs the numba package")
-        return {"gather_sum": _gather_sum_numpy, "logistic_sum": _logistic_sum_numpy}
+        return {
+            "gather_sum": _gather_sum_numpy,
+            "logistic_sum": _logistic_sum_numpy,
+            "hermite_sum": _hermite_sum_numpy,
+        }
     return kernels
 
 
@@ -290,10 +319,18 @@ def _draw_chunks(n_draws: int) -> list[tuple[int, int]]:
     return [(start, min(start + step, n_draws)) for start in range(0, n_draws, step)]
 
 
-def _tables(theta, pairs, pair_signs, chunk, kernels):
-    """The (n_table, chunk) table rows are gathered from: effects, then deck-pair sums."""
+def _tables(theta, pairs, pair_signs, chunk, kernels, zero_effect=False):
+    """The (n_table, chunk) table rows are gathered from: effects, then deck-pair sums.
+
+    With ``zero_effect``, one more effect of value 0 follows ``theta``'s (position
+    ``theta.shape[1]``), for the cells of never-seen levels integrated out.
+    """
     start, stop = chunk
-    effects = np.ascontiguousarray(theta[start:stop].T)
+    if zero_effect:
+        effects = np.zeros((theta.shape[1] + 1, stop - start))
+        effects[:-1] = theta[start:stop].T
+    else:
+        effects = np.ascontiguousarray(theta[start:stop].T)
     if pairs is None:
         return effects
     table = np.empty((effects.shape[0] + len(pairs), stop - start))
@@ -321,7 +358,7 @@ def _check(theta: np.ndarray, index: np.ndarray, signs: np.ndarray):
     return theta, index.astype(np.int64, copy=False), signs
 
 
-def _exp_minus_log_odds(theta, plan, signs, kernels):
+def _exp_minus_log_odds(theta, plan, signs, kernels, zero_effect=False):
     """``exp(-q)`` of every distinct match, one (block of matches, chunk of draws) at a time.
 
     ``plan`` is `_plan`'s compression of the index matrix. Yields
@@ -331,7 +368,7 @@ def _exp_minus_log_odds(theta, plan, signs, kernels):
     rows, _, pairs, pair_signs = plan
     row_signs = signs if pairs is None else np.append(signs[:_PLAYER_COLUMNS], 1.0)
     for chunk in _draw_chunks(theta.shape[0]):
-        table = _tables(theta, pairs, pair_signs, chunk, kernels)
+        table = _tables(theta, pairs, pair_signs, chunk, kernels, zero_effect)
         width = chunk[1] - chunk[0]
         for lo, hi in _blocks(len(rows), width):
             e = np.empty((hi - lo, width))
@@ -402,3 +439,128 @@ def mean_win_probability(
     for _, (lo, hi), e in _exp_minus_log_odds(theta, plan, signs, kernels):
         kernels["logistic_sum"](e, total[lo:hi])
     return (total / theta.shape[0])[plan[1]]
+
+
+# -- newcomers integrated out -------------------------------------------------------
+
+#: Largest number of Gauss-Hermite nodes per draw.
+MAX_HERMITE_NODES = 256
+
+
+def hermite_nodes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Hermite nodes and weights for ``E f(Z)``, ``Z ~ N(0, 1)`` (weights sum to 1)."""
+    x, w = np.polynomial.hermite_e.hermegauss(int(n))
+    return x, w / w.sum()
+
+
+def hermite_node_count(scale: np.ndarray) -> np.ndarray:
+    """Nodes for ``E expit(a + s Z)`` within about 1e-7 of the integral, for each ``s``.
+
+    The logistic function has poles at ``+-i pi`` from the real line, so
+    ``expit(a + s z)`` has them at ``pi / s`` and the nodes needed grow as
+    ``s^2``: ``4 + 8 s^2``, rounded up to a multiple of 4 (8 for ``s = 0.5``,
+    12 for 1, 36 for 2, 76 for 3), at most `MAX_HERMITE_NODES` (enough below
+    1e-6 up to ``s`` of about 5).
+    """
+    n = 4 + 8 * np.square(np.asarray(scale, dtype=float))
+    n = 4 * np.ceil(np.minimum(n, MAX_HERMITE_NODES) / 4)
+    return np.where(np.asarray(scale) > 0, n, 1).astype(np.int64)
+
+
+def _hermite_tables(scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per draw: ``c[d, k] = exp(-s_d x_k)``, weights ``w[d, k]`` and the node count.
+
+    A draw with ``s_d = 0`` has one node, ``x = 0`` with weight 1.
+    """
+    counts = hermite_node_count(scale)
+    width = int(counts.max(initial=1))
+    c = np.ones((len(scale), width))
+    w = np.zeros((len(scale), width))
+    for n in np.unique(counts):
+        at = counts == n
+        x, weights = hermite_nodes(n) if n > 1 else (np.zeros(1), np.ones(1))
+        c[at, :n] = np.exp(np.clip(-np.outer(scale[at], x), -700.0, 700.0))
+        w[at, :n] = weights
+    return c, w, counts
+
+
+def mean_win_probability_integrated(
+    theta: np.ndarray,
+    index: np.ndarray,
+    signs: np.ndarray,
+    variance_weights: np.ndarray,
+    sd: np.ndarray,
+    *,
+    engine: str = "auto",
+) -> np.ndarray:
+    """Posterior mean P(player 1 wins) with the effects of never-seen levels integrated out.
+
+    Match ``i``'s log-odds under draw ``d`` are its known part
+    ``a = theta[d, index[i]] @ signs`` (an index entry equal to
+    ``theta.shape[1]`` reads 0: a never-seen cell) plus a term
+    ``N(0, s_id^2)``, the signed sum of its never-seen cells, each an
+    independent ``N(0, sd)`` of its block, so
+    ``s_id^2 = variance_weights[i] @ sd[d]^2``. The probability per draw,
+    ``E expit(a + s Z)``, is computed by Gauss-Hermite quadrature
+    (`hermite_node_count`) rather than by drawing the newcomers, so it
+    carries no Monte Carlo noise; then averaged over draws.
+
+    A row's result depends on that row alone (as in `mean_win_probability`),
+    whatever else comes with it.
+
+    Parameters
+    ----------
+    theta : ndarray of shape (n_draws, n_effects)
+    index : ndarray of int, shape (n_matches, n_columns)
+        Entries in ``[0, n_effects]``; ``n_effects`` marks a never-seen cell.
+    signs : ndarray of shape (n_columns,)
+    variance_weights : ndarray of shape (n_matches, n_spreads)
+        For each match and spread, the sum of the squared net signs of the
+        never-seen cells of that spread's blocks it reads.
+    sd : ndarray of shape (n_draws, n_spreads)
+        The spread draws.
+    engine : {"auto", "numba", "numpy"}
+
+    Returns
+    -------
+    ndarray of shape (n_matches,)
+    """
+    theta = np.asarray(theta, dtype=float)
+    sd = np.asarray(sd, dtype=float)
+    weights = np.asarray(variance_weights, dtype=float)
+    index = np.asarray(index)
+    signs = np.asarray(signs, dtype=float)
+    if theta.ndim != 2 or index.ndim != 2 or signs.shape != (index.shape[1],):
+        raise ValueError(
+            "need theta (n_draws, n_effects), index (n_matches, n_columns) and "
+            f"signs (n_columns,); got {theta.shape}, {index.shape}, {signs.shape}"
+        )
+    if sd.shape[0] != theta.shape[0] or weights.shape != (len(index), sd.shape[1]):
+        raise ValueError(
+            f"need sd (n_draws, n_spreads) and variance_weights (n_matches, n_spreads); "
+            f"got {sd.shape} and {weights.shape} for {theta.shape[0]} draws, {len(index)} matches"
+        )
+    if index.size and (index.min() < 0 or index.max() > theta.shape[1]):
+        raise ValueError("index names effects outside theta")
+    if theta.shape[0] == 0:
+        raise ValueError("need at least one posterior draw")
+    if np.any(weights < 0) or not np.all(np.isfinite(weights)):
+        raise ValueError("variance_weights must be finite and non-negative")
+    kernels = _engine(engine)
+    index = index.astype(np.int64, copy=False)
+    out = np.empty(len(index))
+    patterns, which = unique_rows(np.ascontiguousarray(weights).view(np.int64))
+    for p in range(len(patterns)):
+        rows = np.flatnonzero(which == p)
+        scale = np.sqrt(np.square(sd) @ weights[rows[0]])
+        c, w, counts = _hermite_tables(scale)
+        plan = _plan(index[rows], signs, theta.shape[1] + 1)
+        total = np.zeros(len(plan[0]))
+        for (start, stop), (lo, hi), e in _exp_minus_log_odds(
+            theta, plan, signs, kernels, zero_effect=True
+        ):
+            kernels["hermite_sum"](
+                e, c[start:stop], w[start:stop], counts[start:stop], total[lo:hi]
+            )
+        out[rows] = (total / theta.shape[0])[plan[1]]
+    return out

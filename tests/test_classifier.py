@@ -211,7 +211,7 @@ def test_time_varying_forecasts_add_the_walk_since_the_last_period_played(data, 
     rng = np.random.default_rng(8)
     spreads = np.array([1.0, 0.4, 0.25, 0.15, 0.3])  # player, stst, stsp, spsp, step
 
-    def known_posterior(index, y, layout, priors, options):
+    def known_posterior(index, y, layout, priors, options, trials=None):
         seen["layout"], seen["path"] = layout, layout.walk_path(index)
         sd = np.broadcast_to(spreads * np.exp(rng.normal(0, 0.2, (2, 500, 5))), (2, 500, 5))
         z = rng.standard_normal((2, 500, layout.n_free))

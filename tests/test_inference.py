@@ -123,7 +123,11 @@ def test_compiled_wrapper_matches_pymc_logp_and_gradient_for_new_data(data):
         y = rng.integers(0, 2, size=n).astype(float)
         idx = theta_pos[index[:n]]
         swapped = compiled.with_data(
-            index=idx, y=y, prior_loc=np.array(priors.loc), prior_scale=np.array(priors.scale)
+            index=idx,
+            y=y,
+            trials=np.ones(n),
+            prior_loc=np.array(priors.loc),
+            prior_scale=np.array(priors.scale),
         )
         code, logp, grad = _call_logp(swapped, x)
         model = build_model(idx, y, padded, priors)

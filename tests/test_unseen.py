@@ -154,3 +154,111 @@ def test_a_failed_refit_leaves_the_fitted_state_as_it_was(fitted, data, monkeypa
         fitted.fit(data.X, data.y)
     assert all(vars(fitted)[k] is before[k] for k in before)
     np.testing.assert_array_equal(fitted.predict_proba(data.X), proba)
+
+
+def _quad_expit_normal(a: float, s: float) -> float:
+    """E expit(a + s Z), Z ~ N(0, 1), by adaptive quadrature (the reference)."""
+    from scipy.integrate import quad
+    from scipy.special import expit
+    from scipy.stats import norm
+
+    if s == 0:
+        return float(expit(a))
+    value, _ = quad(lambda z: expit(a + s * z) * norm.pdf(z), -np.inf, np.inf, epsabs=1e-13)
+    return value
+
+
+@pytest.mark.parametrize("scale", [0.0, 0.3, 1.0, 1.7, 2.5, 4.0])
+def test_hermite_quadrature_matches_a_numerical_integral(scale):
+    from skcodex.prediction import mean_win_probability_integrated
+
+    a = np.array([-3.0, -0.7, 0.0, 0.4, 2.2])
+    theta = a[None, :]  # one draw; match i reads effect i alone
+    index = np.arange(len(a))[:, None]
+    sd = np.array([[scale]])
+    got = mean_win_probability_integrated(theta, index, np.ones(1), np.ones((len(a), 1)), sd)
+    expected = [_quad_expit_normal(v, scale) for v in a]
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+    numpy = mean_win_probability_integrated(
+        theta, index, np.ones(1), np.ones((len(a), 1)), sd, engine="numpy"
+    )
+    np.testing.assert_allclose(numpy, got, rtol=0, atol=1e-12)
+
+
+def test_newcomer_forecasts_integrate_their_effects_exactly():
+    """Never-seen players and deck parts integrated out, against a per-draw numerical integral."""
+    from skcodex.data import MatchCodes
+    from skcodex.prediction import mean_win_probability_integrated
+
+    rng = np.random.default_rng(4)
+    old, new = Layout(3, 2, 3, 1), Layout(5, 3, 4, 1)  # players 3, 4, starter 2, spec 3 new
+    n_draws = 6
+    sd = np.exp(rng.normal(-0.3, 0.3, (n_draws, 4)))
+    theta = rng.standard_normal((n_draws, old.size)) * sd[:, old.group]
+    f, t = np.array([3, 0, 3, 4, 1]), np.array([1, 4, 4, 4, 2])
+    g, u = np.array([0, 1, 0, 1, 2]), np.array([1, 0, 0, 0, 0])
+    x, y = np.array([[1], [0], [2], [1], [0]]), np.array([[2], [0], [0], [0], [3]])
+    codes = MatchCodes(f, t, g, u, x, y, 5, 3, 4)
+    known, weights, needs_draws = design.newcomer_terms(old, new, new.index_matrix(codes))
+    assert not needs_draws.any()
+    got = mean_win_probability_integrated(theta, known, new.signs, weights, sd)
+    # The reference: per draw, the known effects' sum and the variance of the new cells,
+    # each an independent N(0, sd of its block); spreads: player, stst, stsp (b and c), spsp.
+    blocks = old.unflatten(theta)
+
+    def known_and_scale(d, i):
+        a, var = 0.0, 0.0
+        if f[i] != t[i]:  # the same player on both sides cancels
+            for player, sign in ((f[i], 1), (t[i], -1)):
+                if player < 3:
+                    a += sign * blocks["skill"][d, player]
+                else:
+                    var += sd[d, 0] ** 2
+        cells = (
+            ("stst", g[i], u[i], 2, 2, 1),
+            ("stsp", g[i], y[i, 0], 2, 3, 2),
+            ("spst", x[i, 0], u[i], 3, 2, 2),
+            ("spsp", x[i, 0], y[i, 0], 3, 3, 3),
+        )
+        for name, j, k, n_j, n_k, spread in cells:
+            if j < n_j and k < n_k:
+                a += blocks[name][d, j, k]
+            else:
+                var += sd[d, spread] ** 2
+        return a, np.sqrt(var)
+
+    expected = [
+        np.mean([_quad_expit_normal(*known_and_scale(d, i)) for d in range(n_draws)])
+        for i in range(len(f))
+    ]
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+    assert np.ptp(got) > 0.01  # the rows differ: the check is not of constants
+
+
+def test_newcomer_terms_cancel_a_newcomer_on_both_sides():
+    old = Layout(2, 1, 2, 1)
+    new = Layout(4, 1, 2, 1)
+    from skcodex.data import MatchCodes
+
+    z = np.zeros(3, dtype=np.int64)
+    codes = MatchCodes(
+        np.array([2, 2, 0]), np.array([3, 2, 1]), z, z, z[:, None], z[:, None], 4, 1, 2
+    )
+    index = new.index_matrix(codes)
+    known, weights, needs_draws = design.newcomer_terms(old, new, index)
+    np.testing.assert_array_equal(weights[:, 0], [2.0, 0.0, 0.0])
+    assert not weights[:, 1:].any() and not needs_draws.any()
+    assert (known[:2, :2] == old.size).all() and (known[2] < old.size).all()
+
+
+def test_counter_normals_depend_on_their_key_and_draw_alone():
+    keys = np.array([3, 2**63 + 5, 17], dtype=np.uint64)
+    together = design.counter_normals(keys, 50)
+    alone = design.counter_normals(keys[1:2], 50)
+    np.testing.assert_array_equal(together[:, 1], alone[:, 0])
+    np.testing.assert_array_equal(design.counter_normals(keys, 20), together[:20])
+    many = design.counter_normals(np.arange(2000, dtype=np.uint64), 200).ravel()
+    assert abs(many.mean()) < 0.01 and abs(many.std() - 1) < 0.01
+    from scipy.stats import kstest
+
+    assert kstest(many[:20000], "norm").pvalue > 1e-3

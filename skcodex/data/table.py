@@ -79,6 +79,8 @@ def normalise_name(name: str) -> str:
     -------
     str
     """
+    if name.isascii():  # no format characters, and already in NFC
+        return name.strip()
     visible = "".join(c for c in name if unicodedata.category(c) != "Cf")
     return unicodedata.normalize("NFC", visible).strip()
 
