@@ -634,12 +634,14 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             known, weights, needs_draws = newcomer_terms(self._forecast_layout, layout, index)
             new_cells = (known == self._forecast_layout.size).any(axis=1)
             integrated = np.flatnonzero(new_cells & ~needs_draws)
+            # the spreads the forecast layout's blocks are drawn with (a walk's step is not one)
+            spreads = [self.layout_.spreads.index(s) for s in self._forecast_layout.spreads]
             p1[integrated] = mean_win_probability_integrated(
                 self.effect_draws_,
                 known[integrated],
                 signs,
                 weights[integrated],
-                self.spread_draws_,
+                self.spread_draws_[:, spreads],
             )
             plain = np.flatnonzero(~new_cells)  # as in a batch without newcomers, bit for bit
             p1[plain] = mean_win_probability(self.effect_draws_, known[plain], signs)
