@@ -57,7 +57,7 @@ A normal with a full covariance matrix (PyMC's ``FullRankADVI``,
 ``advi_posterior(..., full_rank=True)``) could follow those correlations, but
 on the 773 free parameters of a 40-player metagame it was slower than NUTS
 and, after 1,500 steps, further from it (``benchmarks/advi_spreads.py``
-measures both against NUTS and the truth; docs/speed.md has the table), so it
+measures both against NUTS and the truth; [Speed](../speed.md) has the table), so it
 is not offered as a ``method``.
 
 Draws from either approximation are independent, so they come as one chain of
