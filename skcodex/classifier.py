@@ -30,7 +30,11 @@ from skcodex.data import (
     table_catalogue,
     time_order,
 )
-from skcodex.data.catalogues import plain_fallback, warn_if_walk_is_large, warn_unseen_names
+from skcodex.data.catalogues import (
+    checked_with_catalogue,
+    warn_if_walk_is_large,
+    warn_unseen_names,
+)
 from skcodex.data.codes import walk_size
 from skcodex.design import chunks_with_unseen, extend_effects, newcomer_terms
 from skcodex.diagnostics import warn_if_not_converged
@@ -382,14 +386,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         self
             The fitted estimator.
         """
-        catalogue = table_catalogue(X, self.catalogue)
-        try:
-            table = check_match_table(X, catalogue)
-        except MatchTableError as err:
-            if catalogue is not None:
-                raise
-            catalogue = plain_fallback(X, err)  # another game's decks, as the command line reads
-            table = check_match_table(X, catalogue)
+        table, catalogue = checked_with_catalogue(X, self.catalogue)
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
             outcome = adjust_for_luck(table, outcome, check_luck(luck, len(table)))

@@ -16,9 +16,8 @@ from skcodex._sklearn import (
     validate_parameter_constraints,
 )
 from skcodex.codex import Catalogue, PlainCatalogue
-from skcodex.data import MatchTableError, Vocabulary, check_match_table, encode
-from skcodex.data.catalogues import plain_fallback
-from skcodex.data.table import table_catalogue
+from skcodex.data import Vocabulary, encode
+from skcodex.data.catalogues import checked_with_catalogue
 from skcodex.design import Layout, old_positions
 from skcodex.persistence import PersistenceMixin
 
@@ -94,7 +93,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
         self
             The fitted encoder.
         """
-        table = _checked_table(X, self.catalogue, warn=True)
+        table = checked_with_catalogue(X, self.catalogue)[0]
         self.vocabulary_ = Vocabulary.from_table(table)
         self.layout_ = Layout(*self.vocabulary_.sizes, self.vocabulary_.specs_per_deck)
         return self
@@ -120,7 +119,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
             {"catalogue": self.catalogue},
             caller_name=type(self).__name__,
         )
-        codes = encode(_checked_table(X, self.catalogue, warn=False), self.vocabulary_)
+        codes = encode(checked_with_catalogue(X, self.catalogue, warn=False)[0], self.vocabulary_)
         grown = Layout(
             codes.n_players, codes.n_starters, codes.n_specs, self.layout_.specs_per_deck
         )
@@ -166,26 +165,3 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.requires_fit = True
         return tags
-
-
-def _checked_table(X: Any, catalogue: Any, *, warn: bool) -> pd.DataFrame:
-    """``X`` checked as `BayesianMatchupClassifier` reads it: another game's decks included.
-
-    With no catalogue, decks that are not Codex decks are read as a starter and
-    components, every name a level (`skcodex.data.catalogues.plain_fallback`);
-    ``fit`` warns that it did so (``warn=True``), ``transform`` reads the same way
-    without repeating the warning.
-    """
-    import warnings
-
-    catalogue = table_catalogue(X, catalogue)
-    try:
-        return check_match_table(X, catalogue)
-    except MatchTableError as err:
-        if catalogue is not None:
-            raise
-        with warnings.catch_warnings():
-            if not warn:
-                warnings.simplefilter("ignore", UserWarning)
-            catalogue = plain_fallback(X, err)
-        return check_match_table(X, catalogue)

@@ -22,9 +22,15 @@ import pandas as pd
 
 from skcodex.codex.plain import PlainCatalogue, plain_catalogue_for
 from skcodex.data.codes import walk_size
-from skcodex.data.table import MatchTableError
+from skcodex.data.table import MatchTableError, check_match_table, table_catalogue
 
-__all__ = ["WALK_STEPS_SLOW", "plain_fallback", "warn_if_walk_is_large", "warn_unseen_names"]
+__all__ = [
+    "WALK_STEPS_SLOW",
+    "checked_with_catalogue",
+    "plain_fallback",
+    "warn_if_walk_is_large",
+    "warn_unseen_names",
+]
 
 #: Walk steps (one per player and period played after the first) from which
 #: ``time_varying=True`` warns that the fit is slow (benchmarks/results/time_varying.json,
@@ -147,3 +153,33 @@ def warn_if_walk_is_large(codes: Any) -> None:
         UserWarning,
         stacklevel=4,
     )
+
+
+def checked_with_catalogue(
+    X: Any, catalogue: Any = None, *, warn: bool = True
+) -> tuple[pd.DataFrame, Any]:
+    """``X`` checked against its catalogue, another game's decks read as the command line does.
+
+    The catalogue is the given one, else the table's own (`table_catalogue`);
+    with neither, decks that are not Codex decks are read through `plain_fallback`,
+    which warns that it did so (silenced with ``warn=False``, for a table read
+    again after a fit that warned).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        The checked match table.
+    catalogue : Catalogue, PlainCatalogue or None
+        The catalogue it was read with.
+    """
+    catalogue = table_catalogue(X, catalogue)
+    try:
+        return check_match_table(X, catalogue), catalogue
+    except MatchTableError as err:
+        if catalogue is not None:
+            raise
+        with warnings.catch_warnings():
+            if not warn:
+                warnings.simplefilter("ignore", UserWarning)
+            catalogue = plain_fallback(X, err)  # another game's decks
+        return check_match_table(X, catalogue), catalogue
