@@ -31,6 +31,7 @@ __all__ = [
     "interval_text",
     "page_tables",
     "render_page",
+    "render_template",
 ]
 
 #: The skill figure shows at most this many players (the table shows all).
@@ -295,8 +296,12 @@ def render_page(result: Analyses, title: str, images: dict[str, str], sections: 
     -------
     str
     """
-    template = _environment().get_template("report.html.j2")
-    return template.render(_context(result, title, images, sections))
+    return render_template("report.html.j2", _context(result, title, images, sections))
+
+
+def render_template(name: str, context: dict[str, Any]) -> str:
+    """One template of ``skcodex/templates`` rendered (autoescaped) with ``context``."""
+    return _environment().get_template(name).render(context)
 
 
 def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict[str, Any]:

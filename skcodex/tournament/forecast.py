@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,6 +39,17 @@ class TournamentForecast:
         (0: not in it) and the stage's field.
     final : tuple of three ndarrays of shape (n_simulations,) or None
         The last knockout's final: the two finalists and the winner.
+    decks : list of list or None
+        Each entrant's decks as given (None: entrants given without decks).
+    deck_rule : str or None
+        How an entrant with several decks picked one per match.
+    n_draws : int or None
+        Posterior draws the simulated tournaments were played on (1 for a
+        rating system or one matrix of probabilities).
+    results : pandas.DataFrame or None
+        The results the forecast is conditioned on: ``round``, ``player1``
+        (moved first), ``player2``, ``winner`` (None: paired, not yet
+        played); None when there were none.
     """
 
     format: Format
@@ -47,10 +59,16 @@ class TournamentForecast:
     byes: np.ndarray
     reached: list
     final: tuple | None
+    decks: list | None = None
+    deck_rule: str | None = None
+    n_draws: int | None = None
+    results: pd.DataFrame | None = None
 
     @classmethod
-    def from_batches(cls, format: Format, entrants: list, parts: list) -> TournamentForecast:
-        """Join batches of simulated tournaments."""
+    def from_batches(
+        cls, format: Format, entrants: list, parts: list, **details: Any
+    ) -> TournamentForecast:
+        """Join batches of simulated tournaments; ``details`` are the fields after ``final``."""
         first = parts[0]
         reached = [
             (np.concatenate([p["reached"][k][0] for p in parts]), size)
@@ -67,6 +85,7 @@ class TournamentForecast:
             byes=np.concatenate([p["byes"] for p in parts]),
             reached=reached,
             final=final,
+            **details,
         )
 
     @property
@@ -121,6 +140,42 @@ class TournamentForecast:
         out["expected_place"] = self.place.mean(axis=0)
         return out.sort_values(["p_win", "expected_place"], ascending=[False, True])
 
+    def standard_errors(self) -> pd.DataFrame:
+        """The Monte Carlo standard error of every column of `table`, rows in its order.
+
+        A chance ``p`` estimated from ``n`` simulated tournaments has the
+        binomial error ``sqrt(p (1 - p) / n)``; an expected count the sample
+        standard deviation over ``sqrt(n)``. Both treat the tournaments as
+        independent; drawing the posterior draws in a shuffled cycle (each
+        about equally often) does not make the error larger.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns of `table` but ``p_win_se``, each the error of that
+            column's figure.
+        """
+        table = self.table()
+        n = self.n_simulations
+        order = [self.entrants.index(name) for name in table.index]
+        spread = {
+            "expected_wins": self.wins,
+            "expected_byes": self.byes,
+            "expected_place": self.place,
+        }
+        out = pd.DataFrame(index=table.index)
+        for column in table.columns:
+            if column == "p_win_se":
+                continue
+            if column in spread:
+                values = spread[column][:, order]
+                sd = values.std(axis=0, ddof=1) if n > 1 else np.zeros(len(order))
+                out[column] = sd / np.sqrt(n)
+            else:
+                p = table[column].to_numpy()
+                out[column] = np.sqrt(p * (1 - p) / n)
+        return out
+
     def likely_final(self) -> pd.DataFrame:
         """The most frequent finals, with each finalist's chance to win that final.
 
@@ -128,12 +183,15 @@ class TournamentForecast:
         -------
         pandas.DataFrame
             Up to five finals, most likely first: ``player_a``, ``player_b``,
-            ``p_final`` (how often that final is played) and ``p_a_wins``
+            ``p_final`` (how often that final is played), ``p_a_wins``
             (how often ``player_a`` won it, among the tournaments where it was
-            played: the posterior odds given that both got there). Empty for
-            a format without a knockout.
+            played: the posterior odds given that both got there) and
+            ``n_played`` (in how many simulated tournaments it was played, so
+            ``p_a_wins`` has the standard error
+            ``sqrt(p_a_wins (1 - p_a_wins) / n_played)``). Empty for a
+            format without a knockout.
         """
-        columns = ["player_a", "player_b", "p_final", "p_a_wins"]
+        columns = ["player_a", "player_b", "p_final", "p_a_wins", "n_played"]
         if self.final is None:
             return pd.DataFrame(columns=columns)
         a, b, winner = self.final
@@ -154,6 +212,7 @@ class TournamentForecast:
                     "player_b": self.entrants[j],
                     "p_final": counts[k] / self.n_simulations,
                     "p_a_wins": float((winner[played][here] == i).mean()),
+                    "n_played": int(counts[k]),
                 }
             )
         return pd.DataFrame(rows, columns=columns)

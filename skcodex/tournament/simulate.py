@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from skcodex.tournament.forecast import TournamentForecast
 from skcodex.tournament.formats import (
@@ -120,7 +121,28 @@ def simulate_tournament(
     recorded = check_results(results, field.names)
     _check_result_rounds(format, field.n_entrants, recorded)
     rng = np.random.default_rng(random_state)
-    return _run(format, field, p, offsets, n_decks, recorded, n_simulations, rng)
+    forecast = _run(format, field, p, offsets, n_decks, recorded, n_simulations, rng)
+    forecast.decks = None if field.decks is None else [list(d) for d in field.decks]
+    with_decks = estimator is not None and field.decks is not None
+    forecast.deck_rule = deck_rule if with_decks else None
+    forecast.n_draws = len(p)
+    forecast.results = None if len(recorded) == 0 else _results_table(recorded, field.names)
+    return forecast
+
+
+def _results_table(recorded: Results, names: list) -> pd.DataFrame:
+    """The checked results by entrant name, in round order (a new table)."""
+    order = np.argsort(recorded.rounds, kind="stable")
+    return pd.DataFrame(
+        {
+            "round": recorded.rounds[order],
+            "player1": pd.Series([names[k] for k in recorded.first[order]], dtype=object),
+            "player2": pd.Series([names[k] for k in recorded.second[order]], dtype=object),
+            "winner": pd.Series(
+                [names[k] if k >= 0 else None for k in recorded.winner[order]], dtype=object
+            ),
+        }
+    )
 
 
 def _check_result_rounds(format: Format, n: int, recorded: Results) -> None:
