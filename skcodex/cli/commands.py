@@ -1,4 +1,4 @@
-"""The commands ``skcodex fit``, ``skcodex predict`` and ``skcodex demo``."""
+"""The commands ``skcodex fit``, ``skcodex predict``, ``skcodex demo`` and ``skcodex simulate``."""
 
 from __future__ import annotations
 
@@ -376,10 +376,30 @@ def _read_csv(path: str, what: str) -> pd.DataFrame:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from skcodex.tournament import simulate_tournament
-    from skcodex.tournament.formats import describe_stage, parse_format
+    from skcodex.tournament.formats import parse_format
 
     fmt = parse_format(args.format, first_move=args.first_move)
+    out = None if args.out is None else Path(args.out)
+    inputs = tuple(str(p) for p in (args.model, args.entrants, args.results) if _is_path(p))
+    with sigterm_unwinds():  # a stopped run removes its staging folder too
+        staging = None if out is None else prepare_output(out, inputs)  # before simulating
+        try:
+            forecast, clf = _simulate(args, fmt)
+            _print_forecast(forecast, args.top)
+            _write_forecast_files(forecast, clf, args, staging)
+            if staging is not None:
+                publish_output(staging, out)
+                print(f"Wrote {out / 'report.html'} and the tables as CSV beside it.")
+        finally:
+            if staging is not None and staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+    return 0
+
+
+def _simulate(args: argparse.Namespace, fmt: Any):
+    """The fitted model and its forecast of the tournament the options describe."""
+    from skcodex.tournament import simulate_tournament
+
     clf = load_model(args.model)
     players = clf.vocabulary_.players
     entrants = _read_csv(args.entrants, "entrants")
@@ -409,11 +429,17 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         n_simulations=args.simulations,
         random_state=args.seed,
     )
+    return forecast, clf
+
+
+def _print_forecast(forecast: Any, top: int) -> None:
+    from skcodex.tournament.formats import describe_stage
+
     table = forecast.table()
-    stages = " + ".join(describe_stage(s) for s in fmt.stages)
-    played = "" if results is None else f", after {len(results)} recorded matches"
+    stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
+    played = "" if forecast.results is None else f", after {len(forecast.results)} recorded matches"
     print(f"{stages}, {len(table)} entrants: {forecast.n_simulations:,} simulations{played}.")
-    shown = table.head(args.top)
+    shown = table.head(top)
     columns = [c for c in ("p_win", "p_top2", "p_top4", "p_top8") if c in shown.columns]
     header = f"  {'player':<20}" + "".join(f"{c:>9}" for c in columns) + f"{'wins':>7}"
     print(header)
@@ -422,17 +448,32 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         print(f"  {player!s:<20}{cells}{row['expected_wins']:>7.2f}")
     finals = forecast.likely_final()
     if len(finals):
-        top = finals.iloc[0]
+        top_final = finals.iloc[0]
         print(
-            f"Most likely final: {top['player_a']} v {top['player_b']} "
-            f"(P = {top['p_final']:.3f}); {top['player_a']} wins it with P = {top['p_a_wins']:.3f}"
+            f"Most likely final: {top_final['player_a']} v {top_final['player_b']} "
+            f"(P = {top_final['p_final']:.3f}); {top_final['player_a']} wins it with "
+            f"P = {top_final['p_a_wins']:.3f}"
         )
+
+
+def _write_forecast_files(forecast: Any, clf: Any, args: argparse.Namespace, staging) -> None:
+    """``--table`` and ``--plot`` where asked; the report and its tables into ``staging``."""
     if args.table:
-        table.to_csv(args.table)
+        from skcodex.report import spreadsheet_safe
+
+        spreadsheet_safe(forecast.table().reset_index()).to_csv(args.table, index=False)
         print(f"Wrote {args.table}")
     if args.plot:
         from skcodex.tournament.plot import plot_tournament
 
         plot_tournament(forecast, top=args.top).savefig(args.plot, dpi=120)
         print(f"Wrote {args.plot}")
-    return 0
+    if staging is not None:
+        from skcodex.tournament.report import write_tournament_report
+
+        source = f"Model: {args.model}; entrants: {args.entrants}"
+        if args.results:
+            source += f"; results: {args.results}"
+        write_tournament_report(
+            forecast, staging, estimator=clf, title=args.title, source=source, top=args.top
+        )

@@ -54,10 +54,16 @@ def load_model(path: str | os.PathLike) -> Any:
 
 
 def _outputs() -> frozenset[str]:
-    """The names one run writes into its output folder: the model, the page, its tables."""
-    from skcodex.report import CSV_FILES
+    """The names a run writes into its output folder: the model, the page, its tables.
 
-    return frozenset((MODEL_FILE, "report.html", *CSV_FILES))
+    ``skcodex fit`` and ``demo`` write the model, ``report.html`` and the fit
+    report's tables; ``skcodex simulate`` writes ``report.html`` and the
+    tournament's tables.
+    """
+    from skcodex.report import CSV_FILES
+    from skcodex.tournament.report import TOURNAMENT_CSV_FILES
+
+    return frozenset((MODEL_FILE, "report.html", *CSV_FILES, *TOURNAMENT_CSV_FILES))
 
 
 def prepare_output(out: Path, inputs: tuple[str | os.PathLike, ...] = ()) -> Path:

@@ -251,7 +251,8 @@ def _simulate_parser(sub) -> None:
         help="forecast a tournament: each entrant's chance to win, reach the final, top 4, top 8",
         description="Play a tournament many times on the posterior of a model written by "
         "'skcodex fit' (one posterior draw per simulated tournament) and print each "
-        "entrant's chances, expected wins and the most likely final.",
+        "entrant's chances, expected wins and the most likely final; with --out, also "
+        "write report.html and the tables as CSV into DIR.",
     )
     simulate.add_argument("model", metavar="MODEL", help="fitted model file, or its folder")
     simulate.add_argument(
@@ -290,7 +291,21 @@ def _simulate_parser(sub) -> None:
     simulate.add_argument(
         "--simulations", type=_positive, default=10_000, help="simulated tournaments (10000)"
     )
-    simulate.add_argument("--top", type=_positive, default=16, help="entrants to show (16)")
+    simulate.add_argument(
+        "--top", type=_positive, default=16, help="entrants to print and plot (16)"
+    )
+    simulate.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="write report.html (the forecast, the likely final, the figure, the format, "
+        "entrants and results) and its tables as CSV into DIR: new, empty, or an earlier "
+        "run's (a run replaces it whole; a folder with any other file, with an input, or a "
+        "symbolic link, is refused)",
+    )
+    simulate.add_argument(
+        "--title", default=None, help="report title with --out ('Tournament forecast')"
+    )
     simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
     simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")
     simulate.add_argument("--seed", type=int, default=0, help="random seed (0)")
