@@ -93,3 +93,51 @@ def test_simulate_errors_are_one_line(known_model, tmp_path, capsys, extra, patt
     code, _, err = run([*argv, *extra], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert re.search(pattern, err), err
+
+
+def test_simulate_out_writes_the_report_of_the_printed_forecast(known_model, tmp_path, capsys):
+    from skcodex.tournament.report import TOURNAMENT_CSV_FILES
+
+    model, _ = known_model
+    players = ["player01", "player05", "player09", "player13", "player17", "player21"]
+    results = tmp_path / "results.csv"
+    pd.DataFrame(
+        {"round": [1], "player1": ["player21"], "player2": ["player01"], "winner": ["player21"]}
+    ).to_csv(results, index=False)
+    table, out = tmp_path / "forecast.csv", tmp_path / "cup"
+    argv = ["simulate", model, "--entrants", _entrants(tmp_path, players), "--format"]
+    argv += ["swiss:2+knockout:4", "--results", results, "--simulations", 3000]
+    argv += ["--table", table, "--out", out, "--title", "Spring cup"]
+    code, printed, err = run(argv, capsys)
+    assert code == 0, err
+    assert f"Wrote {out / 'report.html'}" in printed
+    assert sorted(p.name for p in out.iterdir()) == sorted(["report.html", *TOURNAMENT_CSV_FILES])
+    written = pd.read_csv(out / "tournament_forecast.csv", index_col="player")
+    same = pd.read_csv(table, index_col="player")
+    pd.testing.assert_series_equal(written["p_win"], same["p_win"])
+    for player, row in written.iterrows():  # the printed table is the written one
+        assert re.search(rf"^  {player}\s+{row['p_win']:.3f}\s+{row['p_top2']:.3f}", printed, re.M)
+    page = (out / "report.html").read_text()
+    assert "<title>Spring cup</title>" in page
+    assert f"Model: {model}; entrants: " in page and f"results: {results}" in page
+    assert "the 1 recorded result of round 1" in " ".join(page.split())
+    assert pd.read_csv(out / "tournament_results.csv")["winner"].tolist() == ["player21"]
+    # run again into the same folder: an earlier run's outputs are replaced
+    code, _, err = run([*argv[:-2], "--seed", 1], capsys)
+    assert code == 0, err
+
+
+def test_simulate_out_is_checked_before_simulating(known_model, tmp_path, capsys):
+    model, _ = known_model
+    entrants = _entrants(tmp_path, ["player01", "player02"])
+    argv = ["simulate", model, "--entrants", entrants, "--format", "knockout"]
+    foreign = tmp_path / "notes"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    code, printed, err = run([*argv, "--out", foreign], capsys)
+    assert code == 2 and "holds files skcodex did not write (notes.txt)" in err
+    assert printed == "" and (foreign / "notes.txt").read_text() == "mine"
+    code, _, err = run([*argv, "--out", model], capsys)
+    assert code == 2 and "would replace the input" in err
+    code, _, err = run([*argv, "--out", tmp_path], capsys)  # holds the entrants file
+    assert code == 2 and "would replace the input" in err

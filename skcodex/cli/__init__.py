@@ -10,6 +10,10 @@
 ``skcodex demo [--out DIR]``
     Fit a synthetic tournament series the package generates, print how the
     estimates compare with the truth, and write the same report.
+``skcodex simulate MODEL --entrants CSV --format FORMAT [--results CSV] [--out DIR]``
+    Play a tournament many times on the posterior and print each entrant's
+    chances; with ``--out``, write the tournament's ``report.html`` and its
+    tables as CSV.
 
 Errors are one readable line on standard error and exit status 2.
 """
