@@ -141,3 +141,7 @@ def test_simulate_out_is_checked_before_simulating(known_model, tmp_path, capsys
     assert code == 2 and "would replace the input" in err
     code, _, err = run([*argv, "--out", tmp_path], capsys)  # holds the entrants file
     assert code == 2 and "would replace the input" in err
+    code, _, err = run(
+        [*argv, "--out", tmp_path / "cup", "--table", tmp_path / "cup" / "t.csv"], capsys
+    )
+    assert code == 2 and "--table" in err and "is inside --out" in err

@@ -380,6 +380,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     fmt = parse_format(args.format, first_move=args.first_move)
     out = None if args.out is None else Path(args.out)
+    _check_files_outside(out, {"--table": args.table, "--plot": args.plot})
     inputs = tuple(str(p) for p in (args.model, args.entrants, args.results) if _is_path(p))
     with sigterm_unwinds():  # a stopped run removes its staging folder too
         staging = None if out is None else prepare_output(out, inputs)  # before simulating
@@ -394,6 +395,19 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             if staging is not None and staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
     return 0
+
+
+def _check_files_outside(out: Path | None, files: dict[str, str | None]) -> None:
+    """Refuse ``--table`` or ``--plot`` inside ``--out``, which the run replaces as a whole."""
+    if out is None:
+        return
+    folder = Path(os.path.abspath(out))
+    for flag, path in files.items():
+        if path and folder in Path(os.path.abspath(path)).parents:
+            raise CommandError(
+                f"{flag} {path} is inside --out {out}, which the run replaces as a whole; "
+                "write it elsewhere (the report's tables are written into --out already)"
+            )
 
 
 def _simulate(args: argparse.Namespace, fmt: Any):
