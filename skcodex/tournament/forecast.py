@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -65,10 +64,8 @@ class TournamentForecast:
     results: pd.DataFrame | None = None
 
     @classmethod
-    def from_batches(
-        cls, format: Format, entrants: list, parts: list, **details: Any
-    ) -> TournamentForecast:
-        """Join batches of simulated tournaments; ``details`` are the fields after ``final``."""
+    def from_batches(cls, format: Format, entrants: list, parts: list) -> TournamentForecast:
+        """Join batches of simulated tournaments (the fields after ``final`` left unset)."""
         first = parts[0]
         reached = [
             (np.concatenate([p["reached"][k][0] for p in parts]), size)
@@ -85,7 +82,6 @@ class TournamentForecast:
             byes=np.concatenate([p["byes"] for p in parts]),
             reached=reached,
             final=final,
-            **details,
         )
 
     @property
