@@ -557,3 +557,21 @@ def test_two_groups_into_a_knockout_match_enumeration():
                     for k, v in champ.items():
                         exact[k] += prob * v / 4
     _within(fc.p_win, exact, N_SIMS)
+
+
+def test_swiss_elimination_final_is_the_last_two_standing():
+    # Two entrants out at one loss: one match, the coin-flip odds decide it.
+    p = _random_matrix(2, 11)
+    fc = simulate_tournament("losses:1", _names(2), probabilities=p, n_simulations=N_SIMS)
+    finals = fc.likely_final()
+    assert len(finals) == 1 and finals["p_final"].iloc[0] == 1.0
+    a = _names(2).index(finals["player_a"].iloc[0])
+    _within(np.array([finals["p_a_wins"].iloc[0]]), _coin_flip_odds(p)[a, 1 - a : 2 - a], N_SIMS)
+    # Eight entrants at three losses: the finalists are first and second, the winner first.
+    fc = simulate_tournament(
+        "losses:3", _names(8), probabilities=_random_matrix(8, 12), n_simulations=2000
+    )
+    first, second, winner = fc.final
+    sims = np.arange(fc.n_simulations)
+    assert np.all(fc.place[sims, first] == 1) and np.all(fc.place[sims, second] == 2)
+    assert np.array_equal(winner, first)

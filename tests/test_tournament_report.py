@@ -245,7 +245,7 @@ def test_a_format_without_final_and_no_results(tmp_path):
     )
     page = _read(render_tournament_html(fc))
     text = " ".join("".join(page.text).split())
-    assert "This format has no knockout final" in text
+    assert "This format has no final" in text
     assert "No results were given: this is the forecast before the tournament starts" in text
     assert "table-finals" not in page.tables and "table-results" not in page.tables
     assert page.tables["table-entrants"][0] == ["seed", "player"]  # given without decks
@@ -254,6 +254,18 @@ def test_a_format_without_final_and_no_results(tmp_path):
     results = pd.read_csv(tmp_path / "tournament_results.csv")
     assert len(finals) == 0 and len(results) == 0
     assert list(results.columns) == ["round", "player1", "player2", "winner"]
+
+
+def test_swiss_elimination_has_its_last_two_as_final():
+    fc = simulate_tournament(
+        "losses:3", NAMES, probabilities=_matrix(8), n_simulations=1000, random_state=0
+    )
+    page = _read(render_tournament_html(fc))
+    text = " ".join("".join(page.text).split())
+    final = fc.likely_final().iloc[0]
+    assert f"The most likely final is {final['player_a']} v {final['player_b']}" in text
+    assert "In Swiss elimination the final is the last two standing" in text
+    assert len(page.tables["table-finals"]) == len(fc.likely_final()) + 1
 
 
 def test_names_are_escaped_on_the_page_and_safe_in_spreadsheets(tmp_path):

@@ -37,7 +37,8 @@ class TournamentForecast:
         Per single-elimination stage: the bracket rounds each entrant reached
         (0: not in it) and the stage's field.
     final : tuple of three ndarrays of shape (n_simulations,) or None
-        The last knockout's final: the two finalists and the winner.
+        The final: the two finalists and the winner (the last knockout's
+        final, or in Swiss elimination the last two standing).
     decks : list of list or None
         Each entrant's decks as given (None: entrants given without decks).
     deck_rule : str or None
@@ -184,8 +185,9 @@ class TournamentForecast:
             played: the posterior odds given that both got there) and
             ``n_played`` (in how many simulated tournaments it was played, so
             ``p_a_wins`` has the standard error
-            ``sqrt(p_a_wins (1 - p_a_wins) / n_played)``). Empty for a
-            format without a knockout.
+            ``sqrt(p_a_wins (1 - p_a_wins) / n_played)``). In Swiss
+            elimination the final is the last two standing, who meet until
+            one is out. Empty for a format without a knockout or elimination.
         """
         columns = ["player_a", "player_b", "p_final", "p_a_wins", "n_played"]
         if self.final is None:

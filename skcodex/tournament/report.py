@@ -24,7 +24,7 @@ import pandas as pd
 from skcodex.report import game_words, spreadsheet_safe
 from skcodex.report_page import Table, fmt, render_template
 from skcodex.tournament.forecast import TournamentForecast
-from skcodex.tournament.formats import FIRST_MOVE_RULES, describe_stage
+from skcodex.tournament.formats import FIRST_MOVE_RULES, LossElimination, describe_stage
 
 __all__ = [
     "TOURNAMENT_CSV_FILES",
@@ -327,6 +327,7 @@ def _context(forecast, words, title, source, image) -> dict[str, Any]:
             "p": f"{finals['p_final'].iloc[0]:.3f}",
             "p_a": f"{finals['p_a_wins'].iloc[0]:.3f}",
             "p_b": f"{1 - finals['p_a_wins'].iloc[0]:.3f}",
+            "last_two": isinstance(forecast.format.stages[-1], LossElimination),
         },
         "conditioning": _conditioning(forecast),
         "tables": {

@@ -27,7 +27,9 @@ class StageResult:
         Single elimination: the bracket rounds each entrant played or got a
         bye into (0: not in the bracket; ``log2(bracket) + 1``: champion).
     final : tuple of three ndarrays of shape (n_simulations,) or None
-        Knockouts: the two finalists and the winner of the final.
+        Knockouts: the two finalists and the winner of the final; Swiss
+        elimination: the last two standing (who meet until one is out) and
+        the winner.
     """
 
     ranking: np.ndarray
@@ -163,7 +165,13 @@ def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
     else:
         keys = [score, _buchholz(matches.met, seeding, score)]
     order = rank(keys, _gather(matches.tiebreak, seeding))
-    return StageResult(_gather(seeding, order), played_rounds)
+    ranking = _gather(seeding, order)
+    final = None
+    if eliminating and m > 1:
+        # Eliminations leave exactly two standing at some round (a round of k entrants
+        # puts out at most k // 2), and those two meet until one is out: the final.
+        final = (ranking[:, 0], ranking[:, 1], ranking[:, 0])
+    return StageResult(ranking, played_rounds, final=final)
 
 
 def _buchholz(met: np.ndarray, seeding: np.ndarray, score: np.ndarray) -> np.ndarray:
