@@ -39,7 +39,6 @@ import numpy as np
 from skcodex import blocks
 from skcodex.blocks import BLOCK_TABLE, SPREAD_TABLE, EffectBlock
 from skcodex.data import MatchCodes
-from skcodex.persistence import value_class
 
 #: The spreads of the seed model, in the order of the spread vector.
 SPREADS = tuple(s.name for s in SPREAD_TABLE if s.option is None)
@@ -50,7 +49,6 @@ BLOCK_DIMS = {b.name: b.dims for b in BLOCK_TABLE}
 PRIORS = ("lognormal", "balanced")
 
 
-@value_class
 @dataclass(frozen=True)
 class ModelOptions:
     """Which extensions of the seed model are switched on (all off: the seed model).
@@ -146,7 +144,6 @@ def walk_steps_played(played: np.ndarray) -> int:
     return int(np.asarray(played, dtype=bool)[:, 1:].sum())
 
 
-@value_class
 @dataclass(frozen=True)
 class Layout:
     """Where each effect sits in the flat vector ``theta``, and what each match reads.
