@@ -1197,6 +1197,16 @@ def test_encoding_tags_are_stable():
     encoded = writer.encode(np.array([1, "a"], dtype=object), "v")
     assert encoded == {"__skcodex__": "object_array", "shape": [2], "items": [1, "a"]}
     assert writer.encode(pd.NaT, "v") == {"__skcodex__": "NaT"}
+    written = {  # a catalogue as files have always held it
+        "__skcodex__": "Catalogue",
+        "spec_colours": [["Anarchy", "Red"], ["Blood", "Red"], ["Fire", "Red"]],
+        "starters": ["Red"],
+        "nicknames": [["Burn", "Red", ["Anarchy", "Blood", "Fire"]]],
+        "specs_per_deck": 3,
+    }
+    catalogue = Reader({}, 10**6).decode(written)
+    assert catalogue.nicknames == {"Burn": Deck("Red", ("Anarchy", "Blood", "Fire"))}
+    assert Writer().encode(catalogue, "v") == written
 
 
 @pytest.mark.parametrize(
