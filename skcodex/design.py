@@ -745,13 +745,15 @@ def extend_effects(
     sd: np.ndarray,
     old: Layout,
     new: Layout,
-    seed: int,
+    *,
     levels: dict | None = None,
+    seed: int,
 ) -> np.ndarray:
     """Effects in a larger layout: fitted values where known, fresh N(0, sd) draws elsewhere.
 
     The fresh draws are those of `unseen_draws` (keyed to the levels' names,
-    or to their positions when ``levels`` is None).
+    or to their positions when ``levels`` is None, and to ``seed``).
+    ``levels`` and ``seed`` are keyword-only, as for `chunks_with_unseen`.
 
     Returns
     -------
@@ -827,12 +829,14 @@ def chunks_with_unseen(
     old: Layout,
     new: Layout,
     index: np.ndarray,
+    *,
     levels: dict,
     seed: int,
 ):
     """Split matches into chunks whose effects fit in memory, with unseen cells drawn.
 
-    ``index`` names positions of the grown layout ``new``. Yields
+    ``index`` names positions of the grown layout ``new``; ``levels`` and
+    ``seed`` key the fresh draws (`unseen_draws`) and are keyword-only. Yields
     ``(rows, theta_chunk, index_chunk)``: the matches' row numbers, the
     fitted effects followed by fresh draws for the new cells those matches
     read, and their index into that array. Matches that read no new cell

@@ -269,7 +269,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
     codex = layout is None or game_words(clf)["codex"]
     method = fitted_method or params["method"]
     sampler = params["sampler"]
-    if sampler == "auto":  # the backend's rule: PyMC for the balanced prior, else the fastest
+    if sampler == "auto":  # skcodex.fitting's rule: PyMC for the balanced prior, else the fastest
         from skcodex.inference import resolve_sampler
 
         sampler = "pymc" if options.prior == "balanced" else resolve_sampler("auto")

@@ -121,20 +121,20 @@ def test_collapse_and_trials_reject_mismatched_inputs():
 
 
 def test_nuts_is_given_each_distinct_row_once_with_its_counts(monkeypatch):
-    from skcodex import backend
-    from skcodex.inference import SamplingOptions
+    from skcodex import fitting
+    from skcodex.inference import FitProblem
 
     layout = Layout(6, 4, 8, 3)
     index = _matches_with_repeats(layout, 300, 40, seed=3)
     y = np.random.default_rng(4).integers(0, 2, len(index)).astype(float)
     seen = {}
 
-    def sample(rows, totals, layout_, priors, options, trials=None):
-        seen.update(rows=rows, totals=totals, trials=trials)
+    def sample(problem):
+        seen.update(rows=problem.index, totals=problem.outcome, trials=problem.trials)
         return {}
 
-    monkeypatch.setattr(backend, "sample_posterior", sample)
-    backend._sample(index, y, layout, default_priors(layout.options), SamplingOptions(), "nuts")
+    monkeypatch.setattr(fitting, "sample_posterior", sample)
+    fitting._sample(FitProblem(index, y, layout, default_priors(layout.options)))
     assert len(seen["rows"]) <= 40 and seen["trials"] is not None
     for row, n, k in zip(seen["rows"], seen["trials"], seen["totals"]):
         same = (index == row).all(axis=1)

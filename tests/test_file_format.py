@@ -2,7 +2,7 @@
 
 Fitted estimators here are cheap: Elo and Glicko-2 fit in milliseconds, and the
 Bayesian classifier is made fitted from known effect draws
-(`skcodex.backend.from_effect_draws`), so these tests can run for every mutant of
+(`skcodex.fitting.from_effect_draws`), so these tests can run for every mutant of
 the persistence modules (tools/mutation.py).
 """
 
@@ -33,7 +33,7 @@ from skcodex import (
     Glicko2Classifier,
     MatchupEncoder,
     archive,
-    backend,
+    fitting,
     persistence,
     posterior,
     safe_files,
@@ -64,7 +64,7 @@ def drawn(data):
     layout = Layout(*vocab.sizes, vocab.specs_per_deck)
     rng = np.random.default_rng(3)
     clf = BayesianMatchupClassifier(draws=6, chains=2)
-    clf.idata_ = backend.from_effect_draws(
+    clf.idata_ = fitting.from_effect_draws(
         rng.standard_normal((12, layout.size)),
         np.exp(rng.normal(-1, 0.2, (12, 4))),
         layout,
