@@ -17,6 +17,7 @@ import base64
 import dataclasses
 import io
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -243,7 +244,9 @@ def describe_model(clf: Any) -> dict[str, Any]:
         ``method`` (``"nuts"`` or ``"advi"``), ``sampler`` (``"nutpie"``,
         ``"PyMC"``, or None for ADVI), the extensions ``time_varying``,
         ``synergy``, ``familiarity`` and ``first_move`` (bool), ``symmetric``
-        (bool: matchups the same from either side), ``n_epochs``
+        (bool: matchups the same from either side), ``effects`` (the fitted
+        effect blocks in words, their `skcodex.blocks` labels in the game's
+        nouns; empty when unfitted), ``n_epochs``
         (rating periods of the skill walk), ``prior`` (``"lognormal"`` or
         ``"balanced"``), ``prior_kind`` (``"balanced"``, ``"default"``,
         ``"seed"`` or ``"custom"``), ``prior_name`` and ``prior_text`` (the
@@ -290,6 +293,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "sampler": {"nutpie": "nutpie", "pymc": "PyMC"}[sampler] if method == "nuts" else None,
         **{name: bool(getattr(options, name)) for name in _EXTENSIONS},
         "symmetric": symmetric,
+        "effects": _effect_words(clf),
         "n_epochs": n_epochs if options.time_varying else 0,
         "prior": options.prior,
         "prior_kind": kind,
@@ -298,6 +302,24 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "extensions": ", ".join(extensions) or ("none (the seed model)" if codex else "none"),
         "fitting": fitting,
     }
+
+
+def _effect_words(clf: Any) -> list[str]:
+    """The fitted layout's effect blocks in words, as `skcodex.blocks` labels them.
+
+    "starter" and "spec" become the game's own nouns; blocks with no effect
+    in this game (no specs) and blocks without a label are left out.
+    """
+    layout = getattr(clf, "layout_", None)
+    if layout is None:
+        return []
+    words = game_words(clf)
+    nouns = {"starter": words["starter_word"], "spec": words["spec_word"]}
+    return [
+        re.sub(r"\b(starter|spec)\b", lambda found: nouns[found[1]], block.label)
+        for block in layout.declared
+        if block.label and np.prod(layout.shapes[block.name]) > 0
+    ]
 
 
 def _data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import inspect
 import warnings
 
@@ -132,6 +133,18 @@ def test_a_declared_block_is_sampled_and_checked(with_strength):
     )
     assert "starter_strength" in monitored_draws(clf.idata_)
     assert np.all(np.isfinite(clf.predict_proba(data.X)))
+    # The report names it, in the game's words, from its declaration alone.
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from skcodex.report import FIGURES, analyse, describe_model, game_words, render_html
+
+    own = f"a {game_words(clf)['starter_word']}'s own strength"
+    assert describe_model(clf)["effects"][-1] == own
+    figs = dict.fromkeys(FIGURES, Figure(figsize=(1, 1)))
+    page = render_html(analyse(clf, data.X, data.y, nash_draws=5), figs=figs)
+    methods = html.unescape(page.split('<section id="methods">')[1].split("</section>")[0])
+    assert f"{own}." in " ".join(methods.split())
 
 
 # -- the layout kept as it was sampled ----------------------------------------------------
