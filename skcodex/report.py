@@ -14,7 +14,6 @@ autoescaped); its prose follows the fitted model's options (`describe_model`).
 from __future__ import annotations
 
 import base64
-import dataclasses
 import io
 import os
 import re
@@ -258,12 +257,8 @@ def describe_model(clf: Any) -> dict[str, Any]:
     options = layout.options if layout is not None else clf.options
     fitted_method, n_epochs = None, 0
     if getattr(clf, "idata_", None) is not None:  # the posterior records an approximation
-        post = posterior.group(clf.idata_, "posterior")
-        fitted_method = post.attrs.get("inference_method")
-        if "walk" in post:  # ``layout_`` is the layout prediction uses, without the walk
-            options = dataclasses.replace(options, time_varying=True)
-            n_epochs = int(post.sizes["epoch"])
-    if options.time_varying and not n_epochs and layout is not None:
+        fitted_method = posterior.group(clf.idata_, "posterior").attrs.get("inference_method")
+    if options.time_varying and layout is not None:  # ``layout_`` is the layout as sampled
         n_epochs = int(layout.n_epochs)
     extensions = [name for name in _EXTENSIONS if getattr(options, name)]
     symmetric = _is_symmetric(clf)
