@@ -259,6 +259,12 @@ def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = N
 # -- loading --------------------------------------------------------------------------
 
 
+def _version() -> str:
+    import skcodex
+
+    return skcodex.__version__
+
+
 def _estimator_for(name: Any) -> type:
     """The estimator class a file names, among those `skcodex.savable` knows."""
     cls = estimator_class(name) if isinstance(name, str) else None
@@ -362,7 +368,7 @@ def load(
         if "\0" in name:
             raise PersistenceError(f"{where}: a file name cannot hold a NUL character")
         raw = read_regular_file(path, where, max_bytes)
-        meta, blobs = read_archive(raw, secret)
+        meta, blobs = read_archive(raw, secret, reader=_version())
         del raw
         return _build(meta, blobs, max_bytes)
     except PersistenceError as err:
