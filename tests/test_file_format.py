@@ -1458,4 +1458,12 @@ def test_the_file_format_sits_on_top_of_the_package():
                     seen.append((path.relative_to(package).as_posix(), name))
     allowed = {"skcodex.persistence.PersistenceMixin"}
     assert [s for s in seen if s[1] not in allowed] == []
+    for name in file_format - {"persistence"}:  # only the front reads the package's root
+        tree = ast.parse((package / f"{name}.py").read_text())
+        roots = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import) and any(a.name == "skcodex" for a in node.names)
+        ]
+        assert roots == [], name
     assert {s[0] for s in seen} == {"classifier.py", "preprocessing.py", "ratings/_base.py"}
