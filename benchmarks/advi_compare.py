@@ -24,7 +24,7 @@ memory can be read:
 
 Every method gives the same number of posterior draws (``draws * chains``).
 The PyMC and pathfinder draws are handed to a `BayesianMatchupClassifier`
-through `skcodex.backend.from_effect_draws`, so held-out predictions (unseen
+through `skcodex.fitting.from_effect_draws`, so held-out predictions (unseen
 players included) go through exactly the same code for every method.
 
 For each run the script reports the fit's wall-clock time (model building,
@@ -71,7 +71,7 @@ X = pd.read_pickle(f"{folder}/X.pkl")
 y = np.load(f"{folder}/y.npy")
 test = np.load(f"{folder}/test.npy")
 rows = np.load(f"{folder}/{kind}.npy")
-from skcodex import BayesianMatchupClassifier, backend
+from skcodex import BayesianMatchupClassifier, fitting
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.model import Layout, build_model
 import arviz, pymc as pm, pytensor, pytensor.tensor as pt
@@ -95,7 +95,7 @@ def encoded(clf):
 def as_classifier(clf, vocab, layout, log_sd, z):
     sd = np.exp(log_sd)
     theta = z * sd[:, layout.group]
-    clf.idata_ = backend.from_effect_draws(theta, sd, layout)
+    clf.idata_ = fitting.from_effect_draws(theta, sd, layout)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, seed + 1
     clf.classes_ = np.array([0, 1])
     return clf

@@ -102,7 +102,7 @@ def gradient_seconds(index, y, layout, trials, n_calls):
 
 
 def fit_seconds(index, y, layout, trials, args, seed):
-    from skcodex.inference import SamplingOptions, sample_posterior
+    from skcodex.inference import FitProblem, SamplingOptions, sample_posterior
     from skcodex.model import default_priors
 
     options = SamplingOptions(
@@ -111,7 +111,8 @@ def fit_seconds(index, y, layout, trials, args, seed):
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sample_posterior(index, y, layout, default_priors(layout.options), options, trials=trials)
+        priors = default_priors(layout.options)
+        sample_posterior(FitProblem(index, y, layout, priors, options, trials=trials))
     return time.perf_counter() - start
 
 

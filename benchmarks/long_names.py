@@ -40,11 +40,11 @@ def child(n_players: int, long_name: bool, as_lists: bool) -> None:
     """Fit once and print the peak resident memory of this process as JSON."""
     import numpy as np
 
-    from skcodex import BayesianMatchupClassifier, backend
+    from skcodex import BayesianMatchupClassifier, fitting
     from skcodex.datasets import make_matches
 
     if as_lists:  # the earlier coordinates: level names as lists of str
-        backend._labels = lambda names: names
+        fitting._labels = lambda names: names
     data = make_matches(n_players=n_players, n_matches=2 * n_players, random_state=0)
     X = data.X.copy()
     if long_name:

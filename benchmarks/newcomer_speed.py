@@ -1,6 +1,6 @@
 """Forecasts for never-seen players: ``predict_proba`` on 25,000 rows with 4,000 draws.
 
-An estimator is given 4,000 posterior draws (`skcodex.backend.from_effect_draws`:
+An estimator is given 4,000 posterior draws (`skcodex.fitting.from_effect_draws`:
 spreads log-normal around the synthetic league's, effects drawn from them) in
 the layout of ``make_matches`` (40 players, base catalogue), so that no fit is
 needed; ``predict_proba`` then forecasts 25,000 matches of ``make_matches``'s
@@ -48,7 +48,7 @@ MiB = 2**20
 
 def estimator(n_draws: int, seed: int):
     """A classifier holding ``n_draws`` synthetic posterior draws for make_matches' league."""
-    from skcodex import BayesianMatchupClassifier, backend
+    from skcodex import BayesianMatchupClassifier, fitting
     from skcodex.data import Vocabulary, check_match_table
     from skcodex.datasets import make_matches
     from skcodex.design import Layout
@@ -60,7 +60,7 @@ def estimator(n_draws: int, seed: int):
     sd = np.exp(np.log([0.8, 0.4, 0.25, 0.15]) + rng.normal(0, 0.15, (n_draws, 4)))
     theta = rng.standard_normal((n_draws, layout.size)) * sd[:, layout.group]
     clf = BayesianMatchupClassifier()
-    clf.idata_ = backend.from_effect_draws(theta, sd, layout, n_chains=4)
+    clf.idata_ = fitting.from_effect_draws(theta, sd, layout, n_chains=4)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, seed
     clf.classes_ = np.array([0, 1])
     _ = clf.effect_draws_  # the flat view, computed once, is not part of a forecast's cost

@@ -74,8 +74,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import posterior
-from skcodex.inference import SamplingOptions, ieee_float_math
-from skcodex.model import Layout, SpreadPriors, build_model
+from skcodex.inference import FitProblem, ieee_float_math
+from skcodex.model import Layout, build_model
 
 __all__ = [
     "APPROXIMATIONS",
@@ -169,11 +169,7 @@ class _Averager:
 
 
 def advi_posterior(
-    index: np.ndarray,
-    y: np.ndarray,
-    layout: Layout,
-    priors: SpreadPriors,
-    options: SamplingOptions,
+    problem: FitProblem,
     *,
     full_rank: bool = False,
     steps: int | None = None,
@@ -184,13 +180,12 @@ def advi_posterior(
 
     Parameters
     ----------
-    index, y, layout, priors
-        As for `skcodex.model.build_model`; any layout without the
-        time-varying skill walk.
-    options : SamplingOptions
-        ``draws * chains`` independent draws are made; ``seed`` seeds the
-        optimisation, the minibatches and the draws. The other sampling
-        options do not apply.
+    problem : FitProblem
+        One row per match (not `FitProblem.collapsed`: the minibatches draw
+        matches), any layout without the time-varying skill walk. Of its
+        sampling options, ``draws * chains`` independent draws are made and
+        ``seed`` seeds the optimisation, the minibatches and the draws; the
+        others do not apply.
     full_rank : bool, default False
         Fit a normal with a full covariance matrix (PyMC's ``FullRankADVI``)
         instead of a diagonal one (``ADVI``, mean-field). Its cost per step
@@ -219,6 +214,10 @@ def advi_posterior(
     import pymc as pm
     import pytensor
 
+    index, y, layout = problem.index, problem.outcome, problem.layout
+    options = problem.sampling
+    if problem.trials is not None:
+        raise ValueError("ADVI draws minibatches of matches: give one index row per match")
     if layout.options.time_varying:
         raise ValueError(
             "method='advi' does not support time_varying=True (the skill walk); use method='nuts'"
@@ -232,7 +231,7 @@ def advi_posterior(
     rng = np.random.default_rng(options.seed)
     seeds = rng.integers(0, 2**31 - 1, size=2)
     rows = pytensor.shared(np.arange(batch_size, dtype=np.int64), name="batch_rows")
-    model = build_model(index, y, layout, priors, batch_rows=rows)
+    model = build_model(index, y, layout, problem.priors, batch_rows=rows)
     batches = _Batches(rows, len(y), batch_size, rng)
     averager = _Averager(steps)
     quiet = logging.getLogger("pymc.variational.inference")
@@ -344,22 +343,14 @@ def shrunk_blocks(post, index: np.ndarray, layout: Layout) -> list[str]:
     return found
 
 
-def fit_approximate(
-    index: np.ndarray,
-    y: np.ndarray,
-    layout: Layout,
-    priors: SpreadPriors,
-    options: SamplingOptions,
-    method: str = "advi",
-):
+def fit_approximate(problem: FitProblem):
     """The model's posterior by an approximate method: what ``method=`` selects in fit.
 
     Parameters
     ----------
-    index, y, layout, priors, options
-        As for `skcodex.inference.sample_posterior`.
-    method : {"advi"}
-        Mean-field ADVI; see `advi_posterior`.
+    problem : FitProblem
+        As for `advi_posterior`; its ``method`` is ``"advi"``, mean-field
+        ADVI.
 
     Returns
     -------
@@ -373,12 +364,12 @@ def fit_approximate(
         After a mean-field fit, when `shrunk_blocks` finds blocks whose spread it
         has likely shrunk; the message names their spreads.
     """
-    if method not in APPROXIMATIONS:
-        raise ValueError(f"method must be one of {APPROXIMATIONS}, got {method!r}")
-    groups = advi_posterior(index, y, layout, priors, options)
+    if problem.method not in APPROXIMATIONS:
+        raise ValueError(f"method must be one of {APPROXIMATIONS}, got {problem.method!r}")
+    groups = advi_posterior(problem)
     post = groups["posterior"]
     if post.attrs["inference_method"] == "advi":  # mean-field
-        shrunk = shrunk_blocks(post, index, layout)
+        shrunk = shrunk_blocks(post, problem.index, problem.layout)
         if shrunk:
             names = ", ".join(f"sd_{name}" for name in shrunk)
             warnings.warn(
@@ -388,7 +379,7 @@ def fit_approximate(
                 "pulls their spread towards zero. Use method='nuts' (on a subsample "
                 "if the table is too large) for these spreads.",
                 ApproximationWarning,
-                # fit_approximate, backend (2), the estimator's fit and scikit-learn's
+                # fit_approximate, fitting (2), the estimator's fit and scikit-learn's
                 # wrapper around it: the warning points at the caller's line
                 stacklevel=6,
             )

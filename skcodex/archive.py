@@ -182,7 +182,7 @@ def _known(document: Any) -> dict:
     return document
 
 
-def _manifest(archive: zipfile.ZipFile, infos: dict, key: bytes | None) -> dict:
+def _manifest(archive: zipfile.ZipFile, infos: dict, key: bytes | None, reader: str) -> dict:
     if MANIFEST not in infos:
         if METADATA in infos:
             raise PersistenceError(
@@ -203,11 +203,9 @@ def _manifest(archive: zipfile.ZipFile, infos: dict, key: bytes | None) -> dict:
     manifest = _known(parse_json(raw, "manifest"))
     version = manifest.get("format_version")
     if version != FORMAT_VERSION:
-        import skcodex
-
         raise PersistenceError(
             f"it is in skcodex file format version {str(version)[:20]}, but this skcodex "
-            f"{skcodex.__version__} reads format version {FORMAT_VERSION} only; load it with "
+            f"{reader} reads format version {FORMAT_VERSION} only; load it with "
             "the skcodex version that wrote it, or refit"
         )
     if not isinstance(manifest.get("members"), dict):
@@ -215,7 +213,7 @@ def _manifest(archive: zipfile.ZipFile, infos: dict, key: bytes | None) -> dict:
     return manifest["members"]
 
 
-def read_archive(raw: bytes, key: bytes | None) -> tuple[dict, dict[str, bytes]]:
+def read_archive(raw: bytes, key: bytes | None, *, reader: str) -> tuple[dict, dict[str, bytes]]:
     """The parsed metadata and the checked other members of a file's bytes.
 
     Parameters
@@ -224,6 +222,9 @@ def read_archive(raw: bytes, key: bytes | None) -> tuple[dict, dict[str, bytes]]
         The whole file.
     key : bytes, optional
         When given, the file must carry a signature made with it.
+    reader : str
+        The version of skcodex reading the file, named when the file is of
+        another format version.
 
     Returns
     -------
@@ -240,7 +241,7 @@ def read_archive(raw: bytes, key: bytes | None) -> tuple[dict, dict[str, bytes]]
     with archive:
         _check_members(archive.infolist())
         infos = {i.filename: i for i in archive.infolist()}
-        listed = _manifest(archive, infos, key)
+        listed = _manifest(archive, infos, key, reader)
         present = set(infos) - {MANIFEST, SIGNATURE}
         if present != set(listed):
             extra, lost = sorted(present - set(listed)), sorted(set(listed) - present)

@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex import backend, posterior
+from skcodex import fit_readers, fitting, posterior
 from skcodex._sklearn import Interval, StrOptions, fit_context, validate_parameter_constraints
 from skcodex.approximate import METHODS
 from skcodex.blocks import BLOCK_TABLE, SPREAD_TABLE
@@ -38,7 +38,7 @@ from skcodex.data.catalogues import (
 from skcodex.data.codes import walk_size
 from skcodex.design import chunks_with_unseen, extend_effects, newcomer_terms
 from skcodex.diagnostics import warn_if_not_converged
-from skcodex.inference import SAMPLERS, SamplingOptions
+from skcodex.inference import SAMPLERS, FitProblem, SamplingOptions
 from skcodex.model import PRIORS, Layout, ModelOptions, SpreadPriors
 from skcodex.persistence import PersistenceMixin
 from skcodex.prediction import (
@@ -397,15 +397,16 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         layout = self._training_layout(vocab, codes)
         rng = check_random_state(self.random_state)
         seed, unseen_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
-        idata = backend.run(
-            layout.index_matrix(codes),
-            outcome,
-            layout,
-            self.priors,
-            self._sampling_options(seed),
+        problem = FitProblem(
+            index=layout.index_matrix(codes),
+            outcome=outcome,
+            layout=layout,
+            priors=self.priors,
+            sampling=self._sampling_options(seed),
             method=self.method,
-            coords=backend.level_names(vocab, layout, table),
+            level_names=fitting.level_names(vocab, layout, table),
         )
+        idata = fitting.run(problem)
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
         # methods check their own optimisation and warn from fit_approximate.
         problems = warn_if_not_converged(idata, layout) if self.method == "nuts" else []
@@ -461,8 +462,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             return cached[1]
         sampled = self.layout_
         sd = posterior.draws(idata, "sd").astype(np.float64)
-        theta, _ = backend.current_effects(
-            backend.effect_draws(idata, sampled), sd, sampled, self._unseen_seed
+        theta, _ = fit_readers.current_effects(
+            fit_readers.effect_draws(idata, sampled), sd, sampled, self._unseen_seed
         )
         views = {"effects": theta, "spreads": sd}
         _VIEWS[self] = (idata, views)
@@ -489,9 +490,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     def _restore_derived(self) -> None:
         """Recompute what a saved file leaves out (the pointwise log-likelihood)."""
-        self.layout_ = backend.upgrade_saved_layout(self.layout_, self.idata_)
+        self.layout_ = fit_readers.upgrade_saved_layout(self.layout_, self.idata_)
         if "log_likelihood" not in posterior.group_names(self.idata_):
-            self.idata_ = backend.add_log_likelihood(self.idata_, self.layout_)
+            self.idata_ = fit_readers.add_log_likelihood(self.idata_, self.layout_)
 
     def effect_draws_for(self, codes: MatchCodes) -> tuple[np.ndarray, Layout]:
         """Effect draws in the layout grown to hold ``codes``' never-seen levels.
@@ -523,8 +524,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
                 self.spread_draws_,
                 self._forecast_layout,
                 layout,
-                self._unseen_seed,
-                self._levels(codes),
+                levels=self._levels(codes),
+                seed=self._unseen_seed,
             ),
             layout,
         )
@@ -573,8 +574,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             self._forecast_layout,
             layout,
             index[rows],
-            self._levels(codes),
-            self._unseen_seed,
+            levels=self._levels(codes),
+            seed=self._unseen_seed,
         )
         return ((rows[part], theta, part_index) for part, theta, part_index in chunks)
 

@@ -39,7 +39,6 @@ import numpy as np
 from skcodex import blocks
 from skcodex.blocks import BLOCK_TABLE, SPREAD_TABLE, EffectBlock
 from skcodex.data import MatchCodes
-from skcodex.persistence import value_class
 
 #: The spreads of the seed model, in the order of the spread vector.
 SPREADS = tuple(s.name for s in SPREAD_TABLE if s.option is None)
@@ -50,7 +49,6 @@ BLOCK_DIMS = {b.name: b.dims for b in BLOCK_TABLE}
 PRIORS = ("lognormal", "balanced")
 
 
-@value_class
 @dataclass(frozen=True)
 class ModelOptions:
     """Which extensions of the seed model are switched on (all off: the seed model).
@@ -146,7 +144,6 @@ def walk_steps_played(played: np.ndarray) -> int:
     return int(np.asarray(played, dtype=bool)[:, 1:].sum())
 
 
-@value_class
 @dataclass(frozen=True)
 class Layout:
     """Where each effect sits in the flat vector ``theta``, and what each match reads.
@@ -748,13 +745,15 @@ def extend_effects(
     sd: np.ndarray,
     old: Layout,
     new: Layout,
-    seed: int,
+    *,
     levels: dict | None = None,
+    seed: int,
 ) -> np.ndarray:
     """Effects in a larger layout: fitted values where known, fresh N(0, sd) draws elsewhere.
 
     The fresh draws are those of `unseen_draws` (keyed to the levels' names,
-    or to their positions when ``levels`` is None).
+    or to their positions when ``levels`` is None, and to ``seed``).
+    ``levels`` and ``seed`` are keyword-only, as for `chunks_with_unseen`.
 
     Returns
     -------
@@ -830,12 +829,14 @@ def chunks_with_unseen(
     old: Layout,
     new: Layout,
     index: np.ndarray,
+    *,
     levels: dict,
     seed: int,
 ):
     """Split matches into chunks whose effects fit in memory, with unseen cells drawn.
 
-    ``index`` names positions of the grown layout ``new``. Yields
+    ``index`` names positions of the grown layout ``new``; ``levels`` and
+    ``seed`` key the fresh draws (`unseen_draws`) and are keyword-only. Yields
     ``(rows, theta_chunk, index_chunk)``: the matches' row numbers, the
     fitted effects followed by fresh draws for the new cells those matches
     read, and their index into that array. Matches that read no new cell

@@ -37,13 +37,15 @@ import multiprocessing
 import os
 import threading
 import warnings
+from collections.abc import Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from skcodex.blocks import block_dims
+from skcodex.design import collapse_matches
 from skcodex.model import Layout, SpreadPriors, build_model, walk_data
 from skcodex.nutpie_compile import clear_numba_cache, compile_nutpie
 
@@ -67,6 +69,80 @@ class SamplingOptions:
     seed: int = 0
     progressbar: bool = False
     cores: int | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class FitProblem:
+    """Everything a fit is given, built once by the estimator's ``fit``.
+
+    The matches as the model reads them, the model's layout and priors, how to
+    sample and what to call the levels: the one argument of
+    `skcodex.fitting.run`, `sample_posterior` and
+    `skcodex.approximate.fit_approximate`.
+
+    Parameters
+    ----------
+    index : ndarray of int, shape (n_rows, n_columns)
+        ``layout.index_matrix(codes)`` of the training matches: one row per
+        match, or one per distinct row with ``trials`` (`collapsed`).
+    outcome : ndarray of float, shape (n_rows,)
+        1 where player 1 won, 0 where player 2 won, or luck-adjusted
+        outcomes; with ``trials``, the sum over the matches behind each row.
+    layout : Layout
+        The effect blocks sampled.
+    priors : SpreadPriors
+        The spread priors.
+    sampling : SamplingOptions
+        Draws, chains, sampler and seed.
+    method : {"nuts", "advi"}, default "nuts"
+        The inference method.
+    level_names : mapping, optional
+        Names of the levels per dimension of the posterior (``player``,
+        ``starter1``, ``starter2``, ``spec1``, ``spec2``, ``epoch``,
+        ``spread``); integer positions where absent.
+    trials : ndarray of float, shape (n_rows,), optional
+        The number of matches behind each row of a `collapsed` problem; None
+        when each row is one match.
+    """
+
+    index: np.ndarray
+    outcome: np.ndarray
+    layout: Layout
+    priors: SpreadPriors
+    sampling: SamplingOptions = field(default_factory=SamplingOptions)
+    method: str = "nuts"
+    level_names: Mapping[str, list] = field(default_factory=dict)
+    trials: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        index = np.asarray(self.index, dtype=np.int64)
+        outcome = np.asarray(self.outcome, dtype=float)
+        if index.ndim != 2 or outcome.shape != (len(index),):
+            raise ValueError(
+                f"a fit needs one outcome per index row, got index of shape {index.shape} "
+                f"and outcomes of shape {outcome.shape}"
+            )
+        if self.trials is not None and np.shape(self.trials) != outcome.shape:
+            raise ValueError(
+                f"trials must hold one count per index row, got {np.shape(self.trials)}"
+            )
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "outcome", outcome)
+
+    @property
+    def n_rows(self) -> int:
+        """The rows of ``index``: matches, or distinct rows of a `collapsed` problem."""
+        return len(self.index)
+
+    def collapsed(self) -> FitProblem:
+        """The same problem with one row per distinct index row and its counts.
+
+        Matches that read the same index row add one binomial term
+        (`skcodex.design.collapse_matches`): NUTS then costs one term per
+        distinct row, not one per match.
+        """
+        rows, trials, totals = collapse_matches(self.index, self.outcome)
+        return replace(self, index=rows, outcome=totals, trials=trials)
 
 
 def available_memory() -> int | None:
@@ -463,45 +539,34 @@ def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray, path=None) 
     return groups
 
 
-def sample_posterior(
-    index: np.ndarray,
-    y: np.ndarray,
-    layout: Layout,
-    priors: SpreadPriors,
-    options: SamplingOptions,
-    *,
-    trials: np.ndarray | None = None,
-):
+def sample_posterior(problem: FitProblem):
     """Sample the model's posterior and return it as ArviZ InferenceData.
 
-    The model is compiled for ``padded_layout(layout)`` (or taken from the
-    cache); the returned draws are those of ``layout``'s effects only.
+    The model is compiled for ``padded_layout(problem.layout)`` (or taken from
+    the cache); the returned draws are those of the layout's effects only.
 
     Parameters
     ----------
-    index : ndarray of int, shape (n_matches, n_columns)
-        ``layout.index_matrix(codes)``.
-    y : ndarray of float, shape (n_matches,)
-        Outcomes (1 where player 1 won) or luck-adjusted outcomes.
-    layout : Layout
-    priors : SpreadPriors
-    options : SamplingOptions
-    trials : ndarray of float, shape (n_matches,), optional
-        Matches behind each row when ``index`` holds distinct rows and ``y``
-        their outcomes' sums (`skcodex.design.collapse_matches`); one each by default.
+    problem : FitProblem
+        The matches (one row each, or `FitProblem.collapsed` with their
+        counts), layout, priors and sampling options; ``method`` and
+        ``level_names`` are not read here.
 
     Returns
     -------
-    arviz.InferenceData
-        Group ``posterior`` with the free parameters, ``sd``, ``z`` (dimension
-        ``z_dim_0``, length ``layout.n_free``) and one variable per effect
-        block; group ``sample_stats`` as the sampler reports it.
+    dict of str to xarray.Dataset
+        Group ``posterior`` with ``sd`` and the other free parameters and one
+        variable per effect block (integer coordinates); group
+        ``sample_stats`` as the sampler reports it.
     """
+    layout, options = problem.layout, problem.sampling
     sampler = resolve_sampler(options.sampler)
     padded = padded_layout(layout)
     theta_pos, z_pos = embedding(layout, padded)
-    index = np.asarray(index, dtype=np.int64)
-    data = _data(theta_pos[index] if index.size else index, y, priors, trials)
+    index = problem.index
+    data = _data(
+        theta_pos[index] if index.size else index, problem.outcome, problem.priors, problem.trials
+    )
     data.update(walk_data(padded, data["index"]))
     compiled = _compiled(sampler, padded, data["index"], data["y"])
     if sampler == "nutpie":

@@ -55,7 +55,6 @@ import numpy as np
 
 from skcodex.blocks import PRIOR_DEFAULTS
 from skcodex.design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
-from skcodex.persistence import value_class
 
 __all__ = [
     "BLOCKS",
@@ -81,7 +80,6 @@ EXTRA_PRIOR_DEFAULTS = {name: PRIOR_DEFAULTS[name] for name in ("syn", "fam", "s
 FIRST_MOVE_PRIOR = PRIOR_DEFAULTS["first_move"]
 
 
-@value_class
 @dataclass(frozen=True)
 class SpreadPriors:
     """Normal priors on the log-spreads, ``log sd_x ~ N(loc_x, scale_x)``.

@@ -9,13 +9,15 @@ covered by a manifest of digests and, optionally, a keyed signature.
 
 What an estimator saves is what its class declares: every estimator class
 that can be saved names its fitted attributes in the class attribute
-``_persisted_state`` and registers itself with this module by subclassing
-`PersistenceMixin`. A file's state must name exactly those attributes, so
+``_persisted_state`` (checked by `PersistenceMixin`, which also gives it its
+``save`` method). A file's state must name exactly those attributes, so
 nothing in a file can set any other name, such as a method or ``__class__``.
-Value classes among the fitted attributes (frozen dataclasses such as
-`skcodex.data.Vocabulary`) register themselves with the `value_class`
-decorator and are rebuilt from their fields. This module imports none of the
-classes it saves.
+Which classes a file may hold, estimators and the value classes among their
+fitted attributes (frozen dataclasses such as `skcodex.data.Vocabulary`,
+rebuilt from their fields), is listed in `skcodex.savable`, not read from
+``skcodex.__all__``; `register_savable` adds a class of one's own. The file
+format sits on top of the package: it imports the classes it saves, and the
+only part of it any other module of skcodex imports is `PersistenceMixin`.
 
 Loading executes no code from the file and reads it within fixed bounds: the
 file (`skcodex.safe_files`), its members and their digests (`skcodex.archive`),
@@ -66,7 +68,8 @@ from skcodex.safe_files import (
     check_hdf5_self_contained,
     read_regular_file,
 )
-from skcodex.state_codec import Reader, Writer, value_class
+from skcodex.savable import estimator_class, estimator_names, register_savable
+from skcodex.state_codec import Reader, Writer
 
 __all__ = [
     "FORMAT_NAME",
@@ -81,8 +84,8 @@ __all__ = [
     "check_hdf5_self_contained",
     "load",
     "read_posterior",
+    "register_savable",
     "save",
-    "value_class",
     "write_posterior",
 ]
 
@@ -92,18 +95,17 @@ SUFFIX = ".skcodex"
 #: The largest file `load` reads unless told otherwise (``max_bytes``); it also
 #: bounds the memory the posterior's arrays may take once read.
 MAX_FILE_BYTES = 2 * 1024**3
-#: The estimator classes that can be saved, filled by `PersistenceMixin` as each
-#: class that declares ``_persisted_state`` is defined.
-_REGISTRY: dict[str, type] = {}
 
 
 class PersistenceMixin:
     """Gives an estimator a ``save(path)`` method; `skcodex.load` reads the file back.
 
-    A subclass that declares ``_persisted_state`` (the names of the fitted
-    attributes a saved file holds) can be saved and loaded. The names must be
-    plain instance-attribute names: no dunder, nothing the class itself
-    defines (a method, property or class attribute).
+    A subclass declares ``_persisted_state``, the names of the fitted
+    attributes a saved file holds; they must be plain instance-attribute
+    names: no dunder, nothing the class itself defines (a method, property or
+    class attribute). A class can be saved and loaded once it is listed in
+    `skcodex.savable` (skcodex's own estimators) or registered with
+    `register_savable`.
     """
 
     _persisted_state: ClassVar[tuple[str, ...]] = ()
@@ -126,8 +128,6 @@ class PersistenceMixin:
                 )
         if len(set(names)) != len(names):
             raise TypeError(f"{cls.__name__}._persisted_state names an attribute twice")
-        if cls.__module__.split(".")[0] == "skcodex":
-            _REGISTRY[cls.__name__] = cls
 
     def save(self, path: str | os.PathLike, *, key: bytes | str | None = None) -> Path:
         """Write the fitted estimator to one file, without pickle (see `save`).
@@ -162,10 +162,11 @@ def _versions() -> dict[str, str]:
 
 def _estimator_class(estimator: Any) -> type:
     cls = type(estimator)
-    if _REGISTRY.get(cls.__name__) is not cls:
+    if estimator_class(cls.__name__) is not cls:
         raise PersistenceError(
             f"cannot save a {cls.__module__}.{cls.__name__}: the skcodex file format holds "
-            f"{', '.join(sorted(_REGISTRY))}; use joblib or pickle for other objects"
+            f"{', '.join(estimator_names())} and the classes given to register_savable; "
+            "use joblib or pickle for other objects"
         )
     return cls
 
@@ -258,15 +259,17 @@ def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = N
 # -- loading --------------------------------------------------------------------------
 
 
-def _estimator_for(name: Any) -> type:
-    """The registered estimator class a file names, found through skcodex's public names."""
+def _version() -> str:
     import skcodex
 
-    if not isinstance(name, str) or name not in skcodex.__all__:
+    return skcodex.__version__
+
+
+def _estimator_for(name: Any) -> type:
+    """The estimator class a file names, among those `skcodex.savable` knows."""
+    cls = estimator_class(name) if isinstance(name, str) else None
+    if cls is None:
         raise PersistenceError(f"it holds an unknown estimator class {str(name)[:60]!r}")
-    cls = getattr(skcodex, name)
-    if _REGISTRY.get(name) is not cls:
-        raise PersistenceError(f"it holds an unknown estimator class {name[:60]!r}")
     return cls
 
 
@@ -365,7 +368,7 @@ def load(
         if "\0" in name:
             raise PersistenceError(f"{where}: a file name cannot hold a NUL character")
         raw = read_regular_file(path, where, max_bytes)
-        meta, blobs = read_archive(raw, secret)
+        meta, blobs = read_archive(raw, secret, reader=_version())
         del raw
         return _build(meta, blobs, max_bytes)
     except PersistenceError as err:

@@ -14,9 +14,9 @@ autoescaped); its prose follows the fitted model's options (`describe_model`).
 from __future__ import annotations
 
 import base64
-import dataclasses
 import io
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -243,7 +243,9 @@ def describe_model(clf: Any) -> dict[str, Any]:
         ``method`` (``"nuts"`` or ``"advi"``), ``sampler`` (``"nutpie"``,
         ``"PyMC"``, or None for ADVI), the extensions ``time_varying``,
         ``synergy``, ``familiarity`` and ``first_move`` (bool), ``symmetric``
-        (bool: matchups the same from either side), ``n_epochs``
+        (bool: matchups the same from either side), ``effects`` (the fitted
+        effect blocks in words, their `skcodex.blocks` labels in the game's
+        nouns; empty when unfitted), ``n_epochs``
         (rating periods of the skill walk), ``prior`` (``"lognormal"`` or
         ``"balanced"``), ``prior_kind`` (``"balanced"``, ``"default"``,
         ``"seed"`` or ``"custom"``), ``prior_name`` and ``prior_text`` (the
@@ -255,12 +257,8 @@ def describe_model(clf: Any) -> dict[str, Any]:
     options = layout.options if layout is not None else clf.options
     fitted_method, n_epochs = None, 0
     if getattr(clf, "idata_", None) is not None:  # the posterior records an approximation
-        post = posterior.group(clf.idata_, "posterior")
-        fitted_method = post.attrs.get("inference_method")
-        if "walk" in post:  # ``layout_`` is the layout prediction uses, without the walk
-            options = dataclasses.replace(options, time_varying=True)
-            n_epochs = int(post.sizes["epoch"])
-    if options.time_varying and not n_epochs and layout is not None:
+        fitted_method = posterior.group(clf.idata_, "posterior").attrs.get("inference_method")
+    if options.time_varying and layout is not None:  # ``layout_`` is the layout as sampled
         n_epochs = int(layout.n_epochs)
     extensions = [name for name in _EXTENSIONS if getattr(options, name)]
     symmetric = _is_symmetric(clf)
@@ -269,7 +267,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
     codex = layout is None or game_words(clf)["codex"]
     method = fitted_method or params["method"]
     sampler = params["sampler"]
-    if sampler == "auto":  # the backend's rule: PyMC for the balanced prior, else the fastest
+    if sampler == "auto":  # skcodex.fitting's rule: PyMC for the balanced prior, else the fastest
         from skcodex.inference import resolve_sampler
 
         sampler = "pymc" if options.prior == "balanced" else resolve_sampler("auto")
@@ -290,6 +288,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "sampler": {"nutpie": "nutpie", "pymc": "PyMC"}[sampler] if method == "nuts" else None,
         **{name: bool(getattr(options, name)) for name in _EXTENSIONS},
         "symmetric": symmetric,
+        "effects": _effect_words(clf),
         "n_epochs": n_epochs if options.time_varying else 0,
         "prior": options.prior,
         "prior_kind": kind,
@@ -298,6 +297,24 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "extensions": ", ".join(extensions) or ("none (the seed model)" if codex else "none"),
         "fitting": fitting,
     }
+
+
+def _effect_words(clf: Any) -> list[str]:
+    """The fitted layout's effect blocks in words, as `skcodex.blocks` labels them.
+
+    "starter" and "spec" become the game's own nouns; blocks with no effect
+    in this game (no specs) and blocks without a label are left out.
+    """
+    layout = getattr(clf, "layout_", None)
+    if layout is None:
+        return []
+    words = game_words(clf)
+    nouns = {"starter": words["starter_word"], "spec": words["spec_word"]}
+    return [
+        re.sub(r"\b(starter|spec)\b", lambda found: nouns[found[1]], block.label)
+        for block in layout.declared
+        if block.label and np.prod(layout.shapes[block.name]) > 0
+    ]
 
 
 def _data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[str, Any]:

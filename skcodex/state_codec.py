@@ -3,12 +3,12 @@
 JSON's own values (None, bool, int, finite float, str, list) are written as
 they are; every other value is an object with the key ``"__skcodex__"`` naming
 its type (tuple, dict, NumPy scalar and array, pandas Index, Series and
-DataFrame, timestamps, the game's `Catalogue` and `Deck`, a legacy
-`RandomState`, a registered value class, a posterior). Numeric arrays go to a
-side table of arrays (``arrays.npz`` in a saved file) and posteriors to a side
-table of NetCDF members; the JSON names them. Decoding builds only these
-types: a tag names a method of `Reader` or nothing, and a value class is
-looked up among those registered with `value_class`.
+DataFrame, timestamps, a legacy `RandomState`, a posterior, and the value
+classes `skcodex.savable` lists). Numeric arrays go to a side table of arrays
+(``arrays.npz`` in a saved file) and posteriors to a side table of NetCDF
+members; the JSON names them. Decoding builds only these types: a tag names a
+method of `Reader` or a value class of `skcodex.savable`, or nothing. The
+codec knows no game: the game's values are entries of `skcodex.savable`.
 """
 
 from __future__ import annotations
@@ -24,43 +24,17 @@ import numpy as np
 import pandas as pd
 
 from skcodex.archive import ARRAYS, MAX_JSON_BYTES, METADATA
-from skcodex.codex import Catalogue, Deck, PlainCatalogue
 from skcodex.posterior import group, group_names
 from skcodex.posterior_file import posterior_from_bytes, write_posterior
 from skcodex.safe_files import ARRAY_KINDS, PersistenceError, read_npz
+from skcodex.savable import SavableValue, value_entry, value_entry_for
 
-__all__ = ["Reader", "Writer", "value_class"]
+__all__ = ["Reader", "Writer"]
 
 _TAG = "__skcodex__"
 
-#: Value classes rebuilt from their dataclass fields, by name; filled by `value_class`.
-_VALUE_CLASSES: dict[str, type] = {}
-
 # Pandas dtypes a saved column or index may have (others would not round trip exactly).
 _PANDAS_DTYPES = ("object", "str", "string", "bool", "category")
-
-
-def value_class(cls: type) -> type:
-    """Class decorator: let instances of a dataclass be saved, rebuilt from their fields.
-
-    Parameters
-    ----------
-    cls : type
-        A dataclass whose ``__init__`` fields hold all of its state.
-
-    Returns
-    -------
-    type
-        ``cls`` itself, now known to `skcodex.persistence.save` and ``load`` by its name.
-    """
-    if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__name__} is not a dataclass")
-    _VALUE_CLASSES[cls.__name__] = cls
-    return cls
-
-
-# The game's value classes live below persistence (skcodex.codex imports nothing of it).
-value_class(PlainCatalogue)
 
 
 class Writer:
@@ -151,32 +125,15 @@ class Writer:
                 "data": [self._column(value[c], f"{where}[{c!r}]") for c in value.columns],
                 "attrs": self.encode(dict(value.attrs), f"{where}.attrs"),
             }
-        if type(value) is Catalogue:
-            return {
-                _TAG: "Catalogue",
-                "spec_colours": [[s, c] for s, c in value.spec_colours.items()],
-                "starters": list(value.starters),
-                "nicknames": [
-                    [name, deck.starter, list(deck.specs)] for name, deck in value.nicknames.items()
-                ],
-                "specs_per_deck": int(value.specs_per_deck),
-            }
-        if type(value) is Deck:
-            return {_TAG: "Deck", "starter": value.starter, "specs": list(value.specs)}
         if type(value) is np.random.RandomState:
             name, keys, pos, has_gauss, cached = value.get_state(legacy=True)
             return {
                 _TAG: "RandomState",
                 "state": [name, self.array(keys, where), pos, has_gauss, cached],
             }
-        if _VALUE_CLASSES.get(type(value).__name__) is type(value):
-            cls = type(value)
-            fields = {
-                f.name: self.encode(getattr(value, f.name), f"{where}.{f.name}")
-                for f in dataclasses.fields(value)
-                if f.init
-            }
-            return {_TAG: "dataclass", "class": cls.__name__, "fields": fields}
+        listed = value_entry_for(value)
+        if listed is not None:
+            return self._value(value, *listed, where)
         if type(value).__name__ in ("InferenceData", "DataTree"):
             key = f"{len(self.netcdf)}_{where.rsplit('.', 1)[-1].lstrip('_')}.nc"
             self.netcdf[key] = value
@@ -185,6 +142,24 @@ class Writer:
             f"cannot save {where}: values of type {type(value).__module__}.{type(value).__name__} "
             "are not supported by the skcodex file format"
         )
+
+    def _value(self, value: Any, name: str, entry: SavableValue, where: str) -> dict:
+        """A value of a class `skcodex.savable` lists: its fields, or its own state."""
+        if entry.as_fields:
+            fields = {
+                f.name: self.encode(getattr(value, f.name), f"{where}.{f.name}")
+                for f in dataclasses.fields(value)
+                if f.init
+            }
+            return {_TAG: "dataclass", "class": name, "fields": fields}
+        state = entry.to_state(value)
+        if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+            raise PersistenceError(
+                f"cannot save {where}: {name}'s to_state must return a dict with str keys"
+            )
+        if _TAG in state:
+            raise PersistenceError(f"cannot save {where}: {name}'s state may not use {_TAG!r}")
+        return {_TAG: name, **{k: self.encode(v, f"{where}.{k}") for k, v in state.items()}}
 
     def _scalar(self, value: np.generic, where: str) -> dict:
         kind = value.dtype.kind
@@ -282,9 +257,12 @@ class Reader:
             raise PersistenceError(f"unrecognised value in the metadata: {str(obj)[:80]}")
         tag = obj[_TAG]
         method = getattr(self, f"_read_{tag}", None)
-        if method is None:
+        if method is not None:
+            return method(obj)
+        entry = value_entry(tag) if isinstance(tag, str) else None
+        if entry is None or entry.as_fields:
             raise PersistenceError(f"unrecognised value type {str(tag)[:40]!r} in the metadata")
-        return method(obj)
+        return entry.from_state({k: self.decode(v) for k, v in obj.items() if k != _TAG})
 
     def _read_float(self, obj: dict) -> float:
         text = obj["value"]
@@ -381,17 +359,6 @@ class Reader:
         frame.attrs.update(self.decode(obj["attrs"]))
         return frame
 
-    def _read_Catalogue(self, obj: dict) -> Any:
-        return Catalogue(
-            {str(s): str(c) for s, c in obj["spec_colours"]},
-            tuple(str(s) for s in obj["starters"]),
-            {str(n): Deck(str(st), [str(s) for s in specs]) for n, st, specs in obj["nicknames"]},
-            int(obj["specs_per_deck"]),
-        )
-
-    def _read_Deck(self, obj: dict) -> Any:
-        return Deck(str(obj["starter"]), [str(s) for s in obj["specs"]])
-
     def _read_RandomState(self, obj: dict) -> np.random.RandomState:
         name, keys, pos, has_gauss, cached = obj["state"]
         rng = np.random.RandomState()
@@ -400,11 +367,11 @@ class Reader:
 
     def _read_dataclass(self, obj: dict) -> Any:
         name = str(obj["class"])
-        cls = _VALUE_CLASSES.get(name)
-        if cls is None:
+        entry = value_entry(name)
+        if entry is None or not entry.as_fields:
             raise PersistenceError(f"unknown value class {name[:40]!r} in the metadata")
         fields = {str(k): self.decode(v) for k, v in obj["fields"].items()}
-        return cls(**fields)
+        return entry.cls(**fields)
 
     def _read_posterior(self, obj: dict) -> Any:
         member = str(obj["member"])

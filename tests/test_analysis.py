@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logit
 
-from skcodex import BayesianMatchupClassifier, backend
+from skcodex import BayesianMatchupClassifier, fitting
 from skcodex.analysis import (
     deck_label,
     deck_ranking,
@@ -55,7 +55,7 @@ def test_skill_table_on_known_draws():
     theta = np.zeros((4, layout.size))
     # a is best in every draw; b beats c in draws 0 and 1, c beats b in draws 2 and 3.
     theta[:, :3] = [[2.0, 1.0, 0.0], [2.0, 1.0, 0.5], [2.0, 0.0, 1.0], [3.0, -1.0, 0.0]]
-    clf.idata_ = backend.from_effect_draws(theta, np.ones((4, 4)), layout)
+    clf.idata_ = fitting.from_effect_draws(theta, np.ones((4, 4)), layout)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 0
     table = skill_table(clf)
     assert table.loc["a", "p_best"] == 1.0 and table.loc["b", "p_best"] == 0.0
@@ -82,7 +82,7 @@ def _prior_model(data, **options):
     layout = Layout(*vocab.sizes, vocab.specs_per_deck, clf.options)
     sd = np.exp(rng.normal(-0.3, 0.3, (100, len(layout.spreads))))
     theta = rng.standard_normal((100, layout.size)) * sd[:, layout.group]
-    clf.idata_ = backend.from_effect_draws(theta, sd, layout)
+    clf.idata_ = fitting.from_effect_draws(theta, sd, layout)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 1
     clf.classes_ = np.array([0, 1])
     return clf
@@ -275,7 +275,7 @@ def _world(theta=None, n_draws=10, seed=0, sd=None, decks=(RED, BLUE, MIXED, OFF
         theta = rng.normal(0.0, 0.6, (n_draws, layout.size))
     if sd is None:
         sd = np.exp(rng.normal(-0.5, 0.3, (len(theta), len(layout.spreads))))
-    clf.idata_ = backend.from_effect_draws(theta, sd, layout)
+    clf.idata_ = fitting.from_effect_draws(theta, sd, layout)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 0
     clf.classes_ = np.array([0, 1])
     return clf

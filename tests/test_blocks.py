@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import inspect
 import warnings
 
@@ -10,7 +11,7 @@ import pytest
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, analysis, backend, blocks, posterior
+from skcodex import BayesianMatchupClassifier, analysis, blocks, fitting, posterior
 from skcodex.blocks import BLOCK_TABLE, PRIOR_DEFAULTS, SPREAD_TABLE, EffectBlock
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_game_matches
@@ -102,7 +103,7 @@ def test_a_declared_block_is_laid_out_read_and_predicted(with_strength):
     at = layout.offsets["starter_strength"]
     theta[0, at : at + len(strength)] = strength
     clf = BayesianMatchupClassifier(synergy=True, catalogue=data.catalogue)
-    clf.idata_ = backend.from_effect_draws(theta, np.ones((1, len(layout.spreads))), layout)
+    clf.idata_ = fitting.from_effect_draws(theta, np.ones((1, len(layout.spreads))), layout)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 0
     clf.classes_ = np.array([0, 1])
     want = expit(strength[codes.starter1] - strength[codes.starter2])
@@ -132,6 +133,18 @@ def test_a_declared_block_is_sampled_and_checked(with_strength):
     )
     assert "starter_strength" in monitored_draws(clf.idata_)
     assert np.all(np.isfinite(clf.predict_proba(data.X)))
+    # The report names it, in the game's words, from its declaration alone.
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from skcodex.report import FIGURES, analyse, describe_model, game_words, render_html
+
+    own = f"a {game_words(clf)['starter_word']}'s own strength"
+    assert describe_model(clf)["effects"][-1] == own
+    figs = dict.fromkeys(FIGURES, Figure(figsize=(1, 1)))
+    page = render_html(analyse(clf, data.X, data.y, nash_draws=5), figs=figs)
+    methods = html.unescape(page.split('<section id="methods">')[1].split("</section>")[0])
+    assert f"{own}." in " ".join(methods.split())
 
 
 # -- the layout kept as it was sampled ----------------------------------------------------
@@ -145,7 +158,7 @@ def _drawn(data, layout, saved_layout):
     clf = BayesianMatchupClassifier(draws=6, chains=2, time_varying=True)
     z = rng.standard_normal((12, layout.n_free))
     sd = np.exp(rng.normal(-1, 0.2, (12, len(layout.spreads))))
-    clf.idata_ = backend.from_effect_draws(layout.theta(z, sd), sd, layout, n_chains=2)
+    clf.idata_ = fitting.from_effect_draws(layout.theta(z, sd), sd, layout, n_chains=2)
     clf.vocabulary_ = Vocabulary.from_table(check_match_table(data.X))
     clf.layout_, clf._unseen_seed, clf.classes_ = saved_layout, 11, np.array([0, 1])
     clf.catalogue_ = CODEX

@@ -204,15 +204,16 @@ def test_time_varying_forecasts_add_the_walk_since_the_last_period_played(data, 
     import pandas as pd
     import xarray as xr
 
-    import skcodex.backend as backend_module
+    import skcodex.fitting as fitting_module
     from skcodex.model import BLOCK_DIMS
 
     seen = {}
     rng = np.random.default_rng(8)
     spreads = np.array([1.0, 0.4, 0.25, 0.15, 0.3])  # player, stst, stsp, spsp, step
 
-    def known_posterior(index, y, layout, priors, options, trials=None):
-        seen["layout"], seen["path"] = layout, layout.walk_path(index)
+    def known_posterior(problem):
+        layout = problem.layout
+        seen["layout"], seen["path"] = layout, layout.walk_path(problem.index)
         sd = np.broadcast_to(spreads * np.exp(rng.normal(0, 0.2, (2, 500, 5))), (2, 500, 5))
         z = rng.standard_normal((2, 500, layout.n_free))
         seen["sd"], seen["z"] = sd.reshape(-1, 5), z.reshape(1000, -1)
@@ -227,7 +228,7 @@ def test_time_varying_forecasts_add_the_walk_since_the_last_period_played(data, 
         )
         return {"posterior": post}
 
-    monkeypatch.setattr(backend_module, "sample_posterior", known_posterior)
+    monkeypatch.setattr(fitting_module, "sample_posterior", known_posterior)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf = tiny(time_varying=True).fit(data.X, data.y)

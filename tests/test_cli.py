@@ -443,7 +443,7 @@ def known_model(fitted_dir, tmp_path_factory):
     """
     from scipy.special import expit
 
-    from skcodex import backend
+    from skcodex import fitting
     from skcodex.cli import save_model
 
     clf = load_model(fitted_dir)
@@ -452,7 +452,7 @@ def known_model(fitted_dir, tmp_path_factory):
     skills = np.random.default_rng(5).normal(spread, 0.8, (300, layout.n_players))
     theta = np.zeros((300, layout.size))
     theta[:, : layout.n_players] = skills
-    clf.idata_ = backend.from_effect_draws(theta, np.ones((300, len(layout.spreads))), layout)
+    clf.idata_ = fitting.from_effect_draws(theta, np.ones((300, len(layout.spreads))), layout)
     out = tmp_path_factory.mktemp("known")
     save_model(clf, out)
     skills = skills.astype(np.float32).astype(float)  # as the posterior stores them

@@ -24,7 +24,7 @@ def run(argv, capsys):
 @pytest.fixture(scope="module")
 def known_model(small_matches, tmp_path_factory):
     """A saved model whose draws hold known skills and no deck effects."""
-    from skcodex import BayesianMatchupClassifier, backend
+    from skcodex import BayesianMatchupClassifier, fitting
     from skcodex.cli import save_model
 
     clf = BayesianMatchupClassifier(draws=20, tune=20, chains=1, random_state=0)
@@ -35,7 +35,7 @@ def known_model(small_matches, tmp_path_factory):
     )
     theta = np.zeros((200, layout.size))
     theta[:, : layout.n_players] = skills
-    clf.idata_ = backend.from_effect_draws(theta, np.ones((200, len(layout.spreads))), layout)
+    clf.idata_ = fitting.from_effect_draws(theta, np.ones((200, len(layout.spreads))), layout)
     out = tmp_path_factory.mktemp("model")
     save_model(clf, out)
     skills = skills.astype(np.float32).astype(float)

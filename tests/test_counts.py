@@ -121,21 +121,43 @@ def test_collapse_and_trials_reject_mismatched_inputs():
 
 
 def test_nuts_is_given_each_distinct_row_once_with_its_counts(monkeypatch):
-    from skcodex import backend
-    from skcodex.inference import SamplingOptions
+    from skcodex import fitting
+    from skcodex.inference import FitProblem
 
     layout = Layout(6, 4, 8, 3)
     index = _matches_with_repeats(layout, 300, 40, seed=3)
     y = np.random.default_rng(4).integers(0, 2, len(index)).astype(float)
     seen = {}
 
-    def sample(rows, totals, layout_, priors, options, trials=None):
-        seen.update(rows=rows, totals=totals, trials=trials)
+    def sample(problem):
+        seen.update(rows=problem.index, totals=problem.outcome, trials=problem.trials)
         return {}
 
-    monkeypatch.setattr(backend, "sample_posterior", sample)
-    backend._sample(index, y, layout, default_priors(layout.options), SamplingOptions(), "nuts")
+    monkeypatch.setattr(fitting, "sample_posterior", sample)
+    fitting._sample(FitProblem(index, y, layout, default_priors(layout.options)))
     assert len(seen["rows"]) <= 40 and seen["trials"] is not None
     for row, n, k in zip(seen["rows"], seen["trials"], seen["totals"]):
+        same = (index == row).all(axis=1)
+        assert n == same.sum() and k == y[same].sum()
+
+
+def test_a_fit_problem_checks_its_rows_and_collapses_to_counts():
+    from skcodex.inference import FitProblem
+
+    layout = Layout(6, 4, 8, 3)
+    index = _matches_with_repeats(layout, 200, 30, seed=5)
+    y = np.random.default_rng(6).integers(0, 2, len(index)).astype(float)
+    given = index.copy()
+    problem = FitProblem(index, y, layout, default_priors(layout.options))
+    with pytest.raises(ValueError, match=r"^a fit needs one outcome per index row, got index"):
+        FitProblem(index, y[:-1], layout, default_priors(layout.options))
+    with pytest.raises(ValueError, match=r"^trials must hold one count per index row"):
+        FitProblem(index, y, layout, default_priors(layout.options), trials=np.ones(3))
+    collapsed = problem.collapsed()
+    np.testing.assert_array_equal(index, given)  # what was given is left as it was
+    assert collapsed.n_rows == len(np.unique(index, axis=0)) < problem.n_rows
+    assert collapsed.trials.sum() == len(index) and collapsed.outcome.sum() == y.sum()
+    assert collapsed.layout is layout and collapsed.priors is problem.priors
+    for row, n, k in zip(collapsed.index, collapsed.trials, collapsed.outcome):
         same = (index == row).all(axis=1)
         assert n == same.sum() and k == y[same].sum()

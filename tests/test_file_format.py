@@ -2,7 +2,7 @@
 
 Fitted estimators here are cheap: Elo and Glicko-2 fit in milliseconds, and the
 Bayesian classifier is made fitted from known effect draws
-(`skcodex.backend.from_effect_draws`), so these tests can run for every mutant of
+(`skcodex.fitting.from_effect_draws`), so these tests can run for every mutant of
 the persistence modules (tools/mutation.py).
 """
 
@@ -16,11 +16,14 @@ import os
 import signal
 import struct
 import zipfile
+from numbers import Real
 from types import MappingProxyType
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 import skcodex
@@ -30,7 +33,7 @@ from skcodex import (
     Glicko2Classifier,
     MatchupEncoder,
     archive,
-    backend,
+    fitting,
     persistence,
     posterior,
     safe_files,
@@ -40,7 +43,8 @@ from skcodex.data import Vocabulary, check_match_table
 from skcodex.datasets import make_matches
 from skcodex.design import Layout
 from skcodex.persistence import PersistenceError, load, save
-from skcodex.state_codec import Reader, Writer, value_class
+from skcodex.savable import register_savable as value_class
+from skcodex.state_codec import Reader, Writer
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +64,7 @@ def drawn(data):
     layout = Layout(*vocab.sizes, vocab.specs_per_deck)
     rng = np.random.default_rng(3)
     clf = BayesianMatchupClassifier(draws=6, chains=2)
-    clf.idata_ = backend.from_effect_draws(
+    clf.idata_ = fitting.from_effect_draws(
         rng.standard_normal((12, layout.size)),
         np.exp(rng.normal(-1, 0.2, (12, 4))),
         layout,
@@ -223,7 +227,8 @@ def test_save_refusals(data, elo, tmp_path):
         save(object(), tmp_path / "x")
     assert str(info.value) == (
         "cannot save a builtins.object: the skcodex file format holds BayesianMatchupClassifier, "
-        "EloClassifier, Glicko2Classifier, MatchupEncoder; use joblib or pickle for other objects"
+        "EloClassifier, Glicko2Classifier, MatchupEncoder and the classes given to "
+        "register_savable; use joblib or pickle for other objects"
     )
     with pytest.raises(
         TypeError, match=r"^path must be a file name \(str or path-like\), got int$"
@@ -295,27 +300,124 @@ def test_declared_state_must_be_plain_instance_names(names):
         type("Twice", (persistence.PersistenceMixin,), {"_persisted_state": ("a_", "a_")})
 
 
-def test_only_skcodex_classes_declaring_state_are_registered(data, tmp_path):
-    before = dict(persistence._REGISTRY)
+def test_only_listed_or_registered_classes_are_saved(data, tmp_path):
+    from skcodex import savable
+
     mine = type("Mine", (persistence.PersistenceMixin,), {"_persisted_state": ("a_",)})
     sub = type("SubElo", (EloClassifier,), {})
-    assert persistence._REGISTRY == before
+    inside = type("Inside2", (persistence.PersistenceMixin,), {"__module__": "skcodex.x"})
     with pytest.raises(PersistenceError, match=rf"^cannot save a {__name__}.Mine: the skcodex"):
         mine().save(tmp_path / "x")
     with pytest.raises(PersistenceError, match=rf"^cannot save a {__name__}.SubElo: the skcodex"):
         sub().fit(data.X, data.y).save(tmp_path / "x")
-    assert set(before) == {
+    with pytest.raises(PersistenceError, match=r"^cannot save a skcodex.x.Inside2: the skcodex"):
+        inside().save(tmp_path / "x")
+    assert savable.estimator_names() == [
         "BayesianMatchupClassifier",
         "EloClassifier",
         "Glicko2Classifier",
         "MatchupEncoder",
-    }
-    base = {"_persisted_state": ("c_",), "__module__": "skcodex.x"}
+    ]
+
+
+def test_every_savable_estimator_of_skcodex_is_listed():
+    import importlib
+    import pkgutil
+
+    import skcodex
+    from skcodex import savable
+
+    for info in pkgutil.walk_packages(skcodex.__path__, "skcodex."):
+        if info.name.split(".")[-1] not in ("__main__",):
+            importlib.import_module(info.name)
+    found = set()
+    stack = [persistence.PersistenceMixin]
+    while stack:
+        for cls in stack.pop().__subclasses__():
+            stack.append(cls)
+            if cls.__module__.startswith("skcodex.") and "_persisted_state" in vars(cls):
+                found.add(cls)
+    assert found, "no estimator of skcodex declares its saved state"
+    for cls in found:
+        assert savable.estimator_class(cls.__name__) is cls, cls
+
+
+class _Tally(persistence.PersistenceMixin, BaseEstimator):
+    """An estimator of this test module, in no ``__all__`` of skcodex."""
+
+    _persisted_state = ("total_", "season_")
+    _parameter_constraints: ClassVar[dict] = {"scale": [Real]}
+
+    def __init__(self, scale=1.0):
+        self.scale = scale
+
+    def fit(self, values):
+        self.total_ = float(np.sum(values)) * self.scale
+        self.season_ = _Season(2024, ("spring", "autumn"))
+        return self
+
+
+@__import__("dataclasses").dataclass(frozen=True)
+class _Season:
+    year: int
+    halves: tuple
+
+
+class _Score:  # not a dataclass: saved through the functions it is registered with
+    def __init__(self, points):
+        self.points = int(points)
+
+
+def test_a_registered_class_saves_and_loads_outside_skcodex_all(tmp_path):
+    import skcodex
+    from skcodex import savable
+
+    assert "_Tally" not in skcodex.__all__
+    with pytest.raises(PersistenceError, match=r"cannot save a .*_Tally: the skcodex file"):
+        _Tally(scale=2.0).fit([1, 2]).save(tmp_path / "x")
     try:
-        inside = type("Inside2", (persistence.PersistenceMixin,), base)
-        assert persistence._REGISTRY["Inside2"] is inside
+        assert persistence.register_savable(_Tally) is _Tally
+        assert persistence.register_savable(_Season) is _Season
+        path = _Tally(scale=2.0).fit([1, 2]).save(tmp_path / "t.skcodex")
+        again = load(path)
+        assert type(again) is _Tally and again.scale == 2.0 and again.total_ == 6.0
+        assert again.season_ == _Season(2024, ("spring", "autumn"))
+        register = persistence.register_savable(
+            to_state=lambda score: {"points": score.points},
+            from_state=lambda state: _Score(state["points"]),
+        )
+        assert register(_Score) is _Score
+        assert _round_trip(_Score(7)).points == 7
     finally:
-        persistence._REGISTRY.pop("Inside2", None)
+        savable._estimators.pop("_Tally", None)
+        savable._values.pop("_Season", None)
+        savable._values.pop("_Score", None)
+    with pytest.raises(PersistenceError, match="unknown estimator class '_Tally'"):
+        load(path)
+
+
+def test_register_savable_refusals():
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Layout:  # the name of skcodex's own value class
+        a: int
+
+    with pytest.raises(ValueError, match=r"^cannot register .*Layout: a saved file already names"):
+        persistence.register_savable(Layout)
+    with pytest.raises(ValueError, match=r"^cannot register 'tuple': the file format uses"):
+        persistence.register_savable(
+            type("tuple", (), {}), to_state=lambda v: {}, from_state=lambda s: s
+        )
+    with pytest.raises(TypeError, match=r"^Plain is not a dataclass: register it with to_state"):
+        persistence.register_savable(type("Plain", (), {}))
+    with pytest.raises(TypeError, match=r"^One: give both to_state and from_state, or neither"):
+        persistence.register_savable(type("One", (), {}), to_state=lambda v: {})
+    with pytest.raises(TypeError, match=r"^register_savable takes a class, got int$"):
+        persistence.register_savable(3)
+    bare = type("Bare", (persistence.PersistenceMixin,), {"_persisted_state": ("a_",)})
+    with pytest.raises(TypeError, match=r"^Bare declares _persisted_state but is not a scikit"):
+        persistence.register_savable(bare)
 
 
 @pytest.mark.parametrize(
@@ -1095,6 +1197,16 @@ def test_encoding_tags_are_stable():
     encoded = writer.encode(np.array([1, "a"], dtype=object), "v")
     assert encoded == {"__skcodex__": "object_array", "shape": [2], "items": [1, "a"]}
     assert writer.encode(pd.NaT, "v") == {"__skcodex__": "NaT"}
+    written = {  # a catalogue as files have always held it
+        "__skcodex__": "Catalogue",
+        "spec_colours": [["Anarchy", "Red"], ["Blood", "Red"], ["Fire", "Red"]],
+        "starters": ["Red"],
+        "nicknames": [["Burn", "Red", ["Anarchy", "Blood", "Fire"]]],
+        "specs_per_deck": 3,
+    }
+    catalogue = Reader({}, 10**6).decode(written)
+    assert catalogue.nicknames == {"Burn": Deck("Red", ("Anarchy", "Blood", "Fire"))}
+    assert Writer().encode(catalogue, "v") == written
 
 
 @pytest.mark.parametrize(
@@ -1170,14 +1282,14 @@ def test_subclasses_are_not_taken_for_their_base():
 
     with pytest.raises(PersistenceError, match="are not supported by the skcodex file format"):
         Writer().encode(_Point(1, ()), "v")
-    with pytest.raises(TypeError, match=r"^int is not a dataclass$"):
+    with pytest.raises(TypeError, match=r"^int is not a dataclass: register it with to_state"):
         value_class(int)
 
 
 def test_registering_a_value_class():
     import dataclasses
 
-    from skcodex import state_codec
+    from skcodex import savable
 
     @dataclasses.dataclass(frozen=True)
     class Fresh:
@@ -1187,7 +1299,7 @@ def test_registering_a_value_class():
         assert value_class(Fresh) is Fresh
         assert _round_trip(Fresh(3)) == Fresh(3)
     finally:
-        state_codec._VALUE_CLASSES.pop("Fresh")
+        savable._values.pop("Fresh")
 
 
 @pytest.mark.parametrize(
@@ -1319,3 +1431,39 @@ def test_long_names_in_refusals_are_cut(saved, tmp_path):
     assert str(info.value) == (
         f"{path} is corrupted or malformed and cannot be loaded (TypeError: {detail})"
     )
+
+
+def test_the_file_format_sits_on_top_of_the_package():
+    """Only the file format imports itself, except estimators taking `PersistenceMixin`."""
+    import ast
+    from pathlib import Path
+
+    package = Path(persistence.__file__).parent
+    file_format = {"persistence", "state_codec", "archive", "savable", "posterior_file"}
+    file_format |= {"safe_files"}
+    seen = []
+    for path in sorted(package.rglob("*.py")):
+        if path.parent == package and path.stem in file_format:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if len(parts) > 1 and parts[0] == "skcodex" and parts[1] in file_format:
+                    seen.append((path.relative_to(package).as_posix(), name))
+    allowed = {"skcodex.persistence.PersistenceMixin"}
+    assert [s for s in seen if s[1] not in allowed] == []
+    for name in file_format - {"persistence"}:  # only the front reads the package's root
+        tree = ast.parse((package / f"{name}.py").read_text())
+        roots = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import) and any(a.name == "skcodex" for a in node.names)
+        ]
+        assert roots == [], name
+    assert {s[0] for s in seen} == {"classifier.py", "preprocessing.py", "ratings/_base.py"}

@@ -14,6 +14,7 @@ from skcodex import BayesianMatchupClassifier, inference, nutpie_compile
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
 from skcodex.inference import (
+    FitProblem,
     SamplingOptions,
     compile_count,
     embedding,
@@ -162,7 +163,9 @@ def test_swapped_data_give_the_same_draws_as_a_fresh_compile(data):
 def test_sampled_posterior_is_in_the_data_layout(data):
     index, layout = index_of(data.X)
     groups = sample_posterior(
-        index, data.y, layout, SpreadPriors(), SamplingOptions(draws=20, tune=20, chains=1)
+        FitProblem(
+            index, data.y, layout, SpreadPriors(), SamplingOptions(draws=20, tune=20, chains=1)
+        )
     )
     post = groups["posterior"]
     assert "z" not in post  # the standard normals are not stored beside the effects

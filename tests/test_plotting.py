@@ -14,7 +14,7 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.figure import Figure
 
-from skcodex import BayesianMatchupClassifier, backend
+from skcodex import BayesianMatchupClassifier, fitting
 from skcodex.analysis import (
     matchup_table,
     nash_weights,
@@ -43,7 +43,7 @@ def prior_model(small_matches):
     sd = np.exp(rng.normal(0.0, 0.5, (200, 4)))
     clf = BayesianMatchupClassifier()
     theta = rng.standard_normal((200, layout.size)) * sd[:, layout.group]
-    clf.idata_ = backend.from_effect_draws(theta, sd, layout)
+    clf.idata_ = fitting.from_effect_draws(theta, sd, layout)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 1
     clf.classes_ = np.array([0, 1])
     return clf

@@ -8,7 +8,7 @@ import pytest
 import xarray as xr
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, backend, load, posterior
+from skcodex import BayesianMatchupClassifier, fit_readers, fitting, load, posterior
 from skcodex.datasets import make_matches
 
 TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0}
@@ -160,8 +160,8 @@ def test_saved_file_holds_the_posterior_once_and_loads_identically(fitted, data,
 
 
 def test_from_effect_draws_round_trips(fitted):
-    idata = backend.from_effect_draws(
+    idata = fitting.from_effect_draws(
         fitted.effect_draws_, fitted.spread_draws_, fitted.layout_, n_chains=2
     )
-    theta = backend.effect_draws(idata, fitted.layout_)
+    theta = fit_readers.effect_draws(idata, fitted.layout_)
     np.testing.assert_array_equal(theta, fitted.effect_draws_)

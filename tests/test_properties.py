@@ -353,7 +353,7 @@ def test_variational_refuses_the_skill_walk(data):
 
 def test_few_steps_warn(data):
     from skcodex import approximate
-    from skcodex.inference import SamplingOptions
+    from skcodex.inference import FitProblem, SamplingOptions
     from skcodex.model import Layout, default_priors
 
     table = check_match_table(data.X)
@@ -362,11 +362,13 @@ def test_few_steps_warn(data):
     index = layout.index_matrix(encode(table, vocab))
     with pytest.warns(ConvergenceWarning, match="may not have converged"):
         approximate.advi_posterior(
-            index,
-            data.y.astype(float),
-            layout,
-            default_priors(layout.options),
-            SamplingOptions(draws=10, chains=1),
+            FitProblem(
+                index,
+                data.y.astype(float),
+                layout,
+                default_priors(layout.options),
+                SamplingOptions(draws=10, chains=1),
+            ),
             steps=30,
         )
 

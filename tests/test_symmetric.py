@@ -100,14 +100,14 @@ def test_never_seen_levels_keep_antisymmetry_in_any_batch():
         "starter": ["S1", "S2", "N1", "N2"],
         "spec": ["s1", "s2", "s3", "n1", "n2", "n3"],
     }
-    b = new.unflatten(extend_effects(theta, sd, old, new, 7, levels))
+    b = new.unflatten(extend_effects(theta, sd, old, new, levels=levels, seed=7))
     for name in ("stst", "spsp"):
         np.testing.assert_array_equal(b[name], -b[name].transpose(0, 2, 1))
     np.testing.assert_array_equal(b["spst"], -b["stsp"].transpose(0, 2, 1))
     # The new levels listed in another order get the same effects (keyed to names).
     order = [0, 1, 3, 2]
     swapped = {**levels, "starter": [levels["starter"][i] for i in order]}
-    again = new.unflatten(extend_effects(theta, sd, old, new, 7, swapped))
+    again = new.unflatten(extend_effects(theta, sd, old, new, levels=swapped, seed=7))
     np.testing.assert_array_equal(again["stst"], b["stst"][:, order][:, :, order])
     # Fresh cells are N(0, sd) draws, not zeros.
     assert np.std(b["stst"][:, 2, 3] / sd[:, 1]) == pytest.approx(1.0, abs=0.3)

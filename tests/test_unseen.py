@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, backend, design, load
+from skcodex import BayesianMatchupClassifier, design, fitting, load
 from skcodex.data import Vocabulary, check_match_table
 from skcodex.datasets import make_matches
 from skcodex.design import Layout
@@ -94,11 +94,13 @@ def test_unseen_draws_are_keyed_to_names_not_positions():
     levels = {"player": ["a", "b", "x", "y"], "starter": ["s"], "spec": ["h0", "h1", "h2"]}
     swapped = {**levels, "player": ["a", "b", "y", "x"]}
     theta = rng.standard_normal((50, old.size))
-    one = new.unflatten(design.extend_effects(theta, sd, old, new, 7, levels))["skill"]
-    two = new.unflatten(design.extend_effects(theta, sd, old, new, 7, swapped))["skill"]
+    one = new.unflatten(design.extend_effects(theta, sd, old, new, levels=levels, seed=7))["skill"]
+    two = new.unflatten(design.extend_effects(theta, sd, old, new, levels=swapped, seed=7))["skill"]
     np.testing.assert_array_equal(one[:, 2], two[:, 3])  # player "x" wherever it sits
     np.testing.assert_array_equal(one[:, 3], two[:, 2])
-    other_seed = new.unflatten(design.extend_effects(theta, sd, old, new, 8, levels))["skill"]
+    other_seed = new.unflatten(design.extend_effects(theta, sd, old, new, levels=levels, seed=8))[
+        "skill"
+    ]
     assert not np.array_equal(one[:, 2], other_seed[:, 2])
 
 
@@ -112,7 +114,7 @@ def test_forecasts_for_many_newcomers_stay_in_bounded_memory(data):
     sd = np.exp(rng.normal(-1, 0.2, (n_draws, 4)))
     theta = rng.standard_normal((n_draws, layout.size)) * sd[:, layout.group]
     clf = BayesianMatchupClassifier()
-    clf.idata_ = backend.from_effect_draws(theta, sd, layout, n_chains=4)
+    clf.idata_ = fitting.from_effect_draws(theta, sd, layout, n_chains=4)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 9
     clf.classes_ = np.array([0, 1])
     n = 20_000
@@ -149,7 +151,7 @@ def test_a_failed_refit_leaves_the_fitted_state_as_it_was(fitted, data, monkeypa
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(backend, "run", interrupted)
+    monkeypatch.setattr(fitting, "run", interrupted)
     with pytest.raises(KeyboardInterrupt):
         fitted.fit(data.X, data.y)
     assert all(vars(fitted)[k] is before[k] for k in before)

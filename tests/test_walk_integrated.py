@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, backend, load, posterior
+from skcodex import BayesianMatchupClassifier, fit_readers, fitting, load, posterior
 from skcodex.codex import CODEX
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
@@ -137,7 +137,7 @@ def test_two_fits_with_other_periods_played_compile_once(data):
         moved = (np.diff(walk, axis=-1) != 0).any(axis=(0, 1))
         np.testing.assert_array_equal(moved, _played(codes, layout)[:, 1:])
         np.testing.assert_array_equal(
-            backend.last_periods_played(walk.reshape(-1, *walk.shape[2:])),
+            fit_readers.last_periods_played(walk.reshape(-1, *walk.shape[2:])),
             np.maximum.accumulate(
                 np.where(_played(codes, layout), np.arange(layout.n_epochs), 0), 1
             )[:, -1],
@@ -154,7 +154,7 @@ def _every_period_estimator(data) -> BayesianMatchupClassifier:
     sd = np.exp(rng.normal(-1, 0.2, (12, 5)))
     clf = BayesianMatchupClassifier(draws=6, chains=2, time_varying=True)
     theta = layout.theta(rng.standard_normal((12, layout.n_free)), sd)
-    clf.idata_ = backend.from_effect_draws(theta, sd, layout, n_chains=2)
+    clf.idata_ = fitting.from_effect_draws(theta, sd, layout, n_chains=2)
     clf.vocabulary_, clf.layout_, clf._unseen_seed = vocab, layout, 11
     clf.classes_ = np.array([0, 1])
     clf.catalogue_ = CODEX
@@ -209,7 +209,7 @@ def test_files_with_the_every_period_walk_forecast_as_before(data, tmp_path):
     # the forecast as the every-period walk always made it: the last period's skill plus
     # one fresh step N(0, sd_step), whether or not the player played in the last period
     layout = clf.layout_
-    blocks = layout.unflatten(backend.effect_draws(clf.idata_, layout))
+    blocks = layout.unflatten(fit_readers.effect_draws(clf.idata_, layout))
     sd = posterior.draws(clf.idata_, "sd").astype(float)
     noise = np.random.default_rng([11, 1]).standard_normal(blocks["skill"].shape)
     expected = blocks["skill"] + blocks["walk"][..., -1] + noise * sd[:, [4]]

@@ -248,9 +248,9 @@ DEFECTS = [
     Defect(
         "matches as counts",
         "distinct rows fitted as one match each",
-        "skcodex/backend.py",
-        "return sample_posterior(rows, totals, layout, priors, policy, trials=trials)",
-        "return sample_posterior(rows, totals, layout, priors, policy)",
+        "skcodex/inference.py",
+        "return replace(self, index=rows, outcome=totals, trials=trials)",
+        "return replace(self, index=rows, outcome=totals)",
         ("tests/test_counts.py",),
         "counts",
     ),
@@ -258,7 +258,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "forecasts without the extra step of the walk",
-        "skcodex/backend.py",
+        "skcodex/fit_readers.py",
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise',
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1]',
         CLASSIFIER,
@@ -267,7 +267,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "forecasts ignore the walk",
-        "skcodex/backend.py",
+        "skcodex/fit_readers.py",
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise',
         'current["skill"] = blocks["skill"] + noise',
         CLASSIFIER,
@@ -276,7 +276,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "forecasts from the first epoch's skill",
-        "skcodex/backend.py",
+        "skcodex/fit_readers.py",
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise',
         'current["skill"] = blocks["skill"] + blocks["walk"][..., 0] + noise',
         CLASSIFIER,
@@ -386,7 +386,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "the forecast's extra step of the walk drawn from an unseeded generator",
-        "skcodex/backend.py",
+        "skcodex/fit_readers.py",
         "rng = np.random.default_rng([seed, 1])",
         "rng = np.random.default_rng()",
         CLASSIFIER,

@@ -28,13 +28,13 @@ MODEL_FILE = "model.skcodex"
 
 
 def save_model(clf: Any, folder: str | os.PathLike) -> Path:
-    """Write a fitted classifier into a folder (`skcodex.persistence`); return the file."""
+    """Write a fitted classifier into a folder (its ``save`` method); return the file."""
     return clf.save(Path(folder) / MODEL_FILE)
 
 
 def load_model(path: str | os.PathLike) -> Any:
     """Read a classifier written by `save_model`, from its file or its folder."""
-    from skcodex.persistence import load
+    from skcodex import load
 
     p = Path(path)
     if p.is_dir():

@@ -16,12 +16,10 @@ import numpy as np
 import pandas as pd
 
 from skcodex.data.table import MatchTableError, time_order
-from skcodex.persistence import value_class
 
 __all__ = ["MatchCodes", "Vocabulary", "encode", "epochs", "period_labels", "walk_size"]
 
 
-@value_class
 @dataclass(frozen=True)
 class Vocabulary:
     """The levels seen in training: players, starters and specs, each in a fixed order.
