@@ -36,6 +36,7 @@ Usage::
     python benchmarks/fit_speed.py --sections real    # one section
     python benchmarks/fit_speed.py --sections scaling --update  # keep the others
     python benchmarks/fit_speed.py --quick            # tiny draws, a smoke test
+    python benchmarks/fit_speed.py --sections firstfit --repeats 2  # cold first fits only
 
 Writes ``benchmarks/results/fit_speed.json`` and prints Markdown tables.
 Timings are wall-clock seconds on a shared machine: compare ratios within
@@ -876,6 +877,11 @@ def main(argv=None) -> None:
         write_results(args.output, results)
     if "scaling" in sections:
         scaling(args, results)
+    if "firstfit" in sections:  # only the first fit from empty caches, --repeats times
+        results["first_fit_cold"] = [
+            first_fit_in_subprocess("real", args.draws, args.tune) for _ in range(args.repeats)
+        ]
+        print("first fit, empty caches:", results["first_fit_cold"], flush=True)
     print("\nwrote", write_results(args.output, results))
 
 

@@ -262,9 +262,10 @@ def main(argv=None) -> None:
 
     line = f"py{sys.version_info.major}{sys.version_info.minor}"
     stan = {}
-    fit_file = RESULTS / f"fit_speed-{line}.json"
+    # the interleaved real-data run of fit_speed.py (Stan runs on the 3.11 line)
+    fit_file = RESULTS / f"fit_speed-real-{line}.json"
     if not fit_file.exists():
-        fit_file = RESULTS / "fit_speed-py311.json"
+        fit_file = RESULTS / "fit_speed-real-py311.json"
     if fit_file.exists():
         real = json.loads(fit_file.read_text()).get("real", {})
         for impl in real.get("table", []):
