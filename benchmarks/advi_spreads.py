@@ -11,6 +11,12 @@ script fits
 - ``fullrank_advi``: ADVI with a normal of full covariance (PyMC's
   ``FullRankADVI``, `skcodex.approximate.advi_posterior` with ``full_rank=True``;
   not a ``method`` of the estimator);
+- ``pathfinder``: multi-path Pathfinder (pymc-extras' ``fit_pathfinder``, 4
+  paths, PSIS importance resampling of their draws) on the model of
+  `skcodex.model.build_model` with one term per distinct match row; its
+  approximation of each path is a normal whose covariance is diagonal plus
+  low rank (from L-BFGS's history). Not a ``method`` of the estimator: it
+  needs ``pymc-extras``, a benchmark extra (``pip install -e ".[bench]"``).
 
 and reports, for each, the wall time of the fit (compilation included; the
 median of ``--repeats`` fits for the approximations, which give the same draws
@@ -73,6 +79,49 @@ def _fit(method: str, data, args):
     warned = [str(w.message) for w in caught if issubclass(w.category, ApproximationWarning)]
     unconverged = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     return clf, seconds, warned, unconverged
+
+
+class _Draws:
+    """The parts of a fitted estimator `_summary` reads, from another fit's draws."""
+
+    def __init__(self, layout, log_sd: np.ndarray, z: np.ndarray) -> None:
+        self.layout_ = layout
+        self.spread_draws_ = np.exp(log_sd)
+        self.effect_draws_ = layout.theta(z, self.spread_draws_)
+
+
+def _pathfinder(data, args):
+    """Multi-path Pathfinder on the estimator's layout: (draws, seconds, encoded index)."""
+    import pymc_extras as pmx
+
+    from skcodex.data import Vocabulary, check_match_table, encode
+    from skcodex.design import Layout, collapse_matches
+    from skcodex.model import build_model, default_priors
+
+    start = time.perf_counter()
+    table = check_match_table(data.X)
+    vocab = Vocabulary.from_table(table)
+    layout = Layout(*vocab.sizes, vocab.specs_per_deck)
+    index = layout.index_matrix(encode(table, vocab))
+    rows, trials, totals = collapse_matches(index, np.asarray(data.y, dtype=float))
+    model = build_model(rows, totals, layout, default_priors(layout.options), trials=trials)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        idata = pmx.fit(
+            method="pathfinder",
+            model=model,
+            num_paths=4,
+            num_draws=args.draws * args.chains,
+            random_seed=args.seed,
+            progressbar=False,
+            concurrent=None,
+            display_summary=False,
+        )
+    seconds = time.perf_counter() - start
+    post = idata.posterior
+    log_sd = post["log_sd"].to_numpy().reshape(-1, len(layout.spreads))
+    z = post["z"].to_numpy().reshape(-1, layout.n_free)
+    return _Draws(layout, log_sd, z), seconds, index
 
 
 def _read_levels(clf, X) -> np.ndarray:
@@ -172,10 +221,17 @@ def main() -> None:
         repeats = 1 if method == "nuts" else args.repeats
         times, load = [], os.getloadavg()[0]
         for _ in range(repeats):
-            clf, seconds, warned, unconverged = _fit(method, data, args)
+            if method == "pathfinder":
+                clf, seconds, index = _pathfinder(data, args)
+                warned, unconverged = [], []
+            else:
+                clf, seconds, warned, unconverged = _fit(method, data, args)
             times.append(seconds)
-        index = _read_levels(clf, data.X)
-        attrs = posterior.group(clf.idata_, "posterior").attrs
+        if method == "pathfinder":
+            attrs = {}
+        else:
+            index = _read_levels(clf, data.X)
+            attrs = posterior.group(clf.idata_, "posterior").attrs
         runs[method] = {
             **({"steps": attrs["advi_steps"]} if "advi_steps" in attrs else {}),
             "seconds": times,

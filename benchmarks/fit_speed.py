@@ -23,6 +23,12 @@ skcodex's compile time is given three ways: *cold* (an empty compile cache,
 a first fit on a new machine, measured in a subprocess with its own PyTensor
 compile directory), *disk* (a new process that finds the cache on disk) and,
 for comparison, nutpie's own ``compile_pymc_model`` (not disk-cacheable).
+The whole first fit from cold caches is timed as well: a new process with
+empty PyTensor, numba and skcodex cache folders (set through
+``PYTENSOR_FLAGS``, ``NUMBA_CACHE_DIR`` and ``XDG_CACHE_HOME``) runs one default
+``fit``. Per leapfrog step, both samplers' cost is the sampling time over the
+steps taken (2 cores running the 4 chains); Stan's own estimate of one gradient
+(printed when each chain starts) is recorded beside it.
 
 Usage::
 
@@ -30,6 +36,7 @@ Usage::
     python benchmarks/fit_speed.py --sections real    # one section
     python benchmarks/fit_speed.py --sections scaling --update  # keep the others
     python benchmarks/fit_speed.py --quick            # tiny draws, a smoke test
+    python benchmarks/fit_speed.py --sections firstfit --repeats 2  # cold first fits only
 
 Writes ``benchmarks/results/fit_speed.json`` and prints Markdown tables.
 Timings are wall-clock seconds on a shared machine: compare ratios within
@@ -39,9 +46,12 @@ one run, not absolute numbers across runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -248,6 +258,19 @@ def agreement(a: dict, b: dict) -> dict:
     }
 
 
+#: Cores the chains share (the benchmark machine's two).
+CORES = 2
+
+
+def step_ms(sample_s: float, n_steps: float, *, chains: int, iterations: int) -> float:
+    """Milliseconds of one core per leapfrog step: sampling time over the steps taken.
+
+    ``n_steps`` is the mean number of steps per kept draw, taken for tuning
+    draws too; the chains run ``min(chains, CORES)`` at a time.
+    """
+    return 1e3 * sample_s * min(chains, CORES) / (chains * iterations * n_steps)
+
+
 def rates(row: dict) -> dict:
     """Add ESS per second of sampling and of compile + sampling."""
     row["ess_per_s"] = row["min_ess"] / row["sample_s"]
@@ -266,10 +289,12 @@ def skcodex_fit(X, y, catalogue, *, draws, tune, seed):
     from skcodex import BayesianMatchupClassifier
 
     clf = BayesianMatchupClassifier(draws=draws, tune=tune, random_state=seed, catalogue=catalogue)
+    cpu = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         with Timer() as t:
             clf.fit(X, y)
+    cpu = time.process_time() - cpu
     from skcodex.diagnostics import monitored_draws
 
     # The standard normals behind the effects: each effect over its spread, in layout order.
@@ -279,10 +304,63 @@ def skcodex_fit(X, y, catalogue, *, draws, tune, seed):
     stats = skposterior.group(clf.idata_, "sample_stats")
     row = {
         "sample_s": t.seconds,
+        "cpu_s": cpu,
+        "load_average": os.getloadavg()[0],
         **diagnostics({"log_sd": log_sd, "z": z}, stats["diverging"].sum()),
     }
     row["n_steps"] = float(np.asarray(stats["n_steps"]).mean())
+    chains = log_sd.shape[0]
+    row["step_ms"] = step_ms(t.seconds, row["n_steps"], chains=chains, iterations=draws + tune)
     return row, summary_of(clf.layout_, log_sd, z)
+
+
+def _cold_env(folder: str) -> dict:
+    """Environment of a new process with empty PyTensor, numba and skcodex caches."""
+    root = Path(folder)
+    for sub in ("pytensor", "numba", "xdg"):
+        (root / sub).mkdir(exist_ok=True)
+    return dict(
+        os.environ,
+        PYTENSOR_FLAGS=f"base_compiledir={root / 'pytensor'}",
+        NUMBA_CACHE_DIR=str(root / "numba"),
+        XDG_CACHE_HOME=str(root / "xdg"),
+        PYTHONPATH=str(HERE.parent),
+    )
+
+
+def first_fit_in_subprocess(dataset: str, draws: int, tune: int) -> dict:
+    """One default fit in a new process whose compile caches are all empty.
+
+    Returns the seconds of the ``fit`` call (compile included), of the whole
+    process (Python and library imports included) and the process's CPU seconds.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, __file__, "--first-fit-only", dataset, str(draws), str(tune)]
+        with Timer() as t:
+            out = subprocess.run(
+                cmd, env=_cold_env(tmp), capture_output=True, text=True, check=True
+            )
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    row["process_s"] = t.seconds
+    return row
+
+
+def _first_fit_only(dataset: str, draws: str, tune: str) -> None:
+    from sklearn.exceptions import ConvergenceWarning
+
+    from skcodex import BayesianMatchupClassifier
+
+    X, y, catalogue = load(dataset)
+    clf = BayesianMatchupClassifier(draws=int(draws), tune=int(tune), catalogue=catalogue)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with Timer() as t:
+            clf.fit(X, y)
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps({"fit_s": t.seconds, "cpu_s": cpu, "load_average": os.getloadavg()[0]}))
 
 
 def compile_in_subprocess(dataset: str, compiledir: str) -> float:
@@ -367,14 +445,27 @@ def _stan_draws(fit, name: str, chains: int) -> np.ndarray:
     return values.reshape(n, total // chains, chains).transpose(2, 1, 0)
 
 
+#: Stan's own estimate of one gradient, printed as each chain starts.
+STAN_GRADIENT = re.compile(r"Gradient evaluation took ([0-9.eE+-]+) seconds")
+
+
 def stan_fit(posterior, layout, *, draws, tune, chains):
-    with Timer() as t:
+    messages = io.StringIO()
+    with Timer() as t, contextlib.redirect_stderr(messages):
         fit = posterior.sample(num_chains=chains, num_samples=draws, num_warmup=tune)
+    sys.stderr.write(messages.getvalue())
+    gradients = [float(v) for v in STAN_GRADIENT.findall(messages.getvalue())]
     log_sd = _stan_draws(fit, "log_sd", chains)
     z = _stan_draws(fit, "z", chains)
     divergences = int(np.sum(fit["divergent__"]))
-    row = {"sample_s": t.seconds, **diagnostics({"log_sd": log_sd, "z": z}, divergences)}
+    row = {
+        "sample_s": t.seconds,
+        "load_average": os.getloadavg()[0],
+        **diagnostics({"log_sd": log_sd, "z": z}, divergences),
+    }
     row["n_steps"] = float(np.mean(fit["n_leapfrog__"]))
+    row["step_ms"] = step_ms(t.seconds, row["n_steps"], chains=chains, iterations=draws + tune)
+    row["stan_gradient_ms"] = 1e3 * median(gradients) if gradients else None
     return row, summary_of(layout, log_sd, z)
 
 
@@ -404,7 +495,11 @@ def stan_in_other_python(python, index, y, layout, seed, program, *, draws, tune
         (Path(tmp) / "program.stan").write_text(program)
         settings = json.dumps({"draws": draws, "tune": tune, "chains": chains})
         cmd = [python, __file__, "--stan-worker", tmp, settings]
-        subprocess.run(cmd, check=True, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+        # STAN_PYTHONPATH: where that interpreter finds PyStan, when not in its own site
+        path = os.pathsep.join(
+            p for p in (str(HERE.parent), os.environ.get("STAN_PYTHONPATH")) if p
+        )
+        subprocess.run(cmd, check=True, env={**os.environ, "PYTHONPATH": path})
         result = json.loads(out.read_text())
     summary = {k: np.asarray(v) if k != "names" else v for k, v in result["summary"].items()}
     row = {**result["row"], "stan_python": result["machine"]}
@@ -506,6 +601,8 @@ def compare_on(name, X, y, catalogue, args, results):
     with Timer() as t:
         precompile(layout)  # this process: from the disk cache (or compiled here)
     section["skcodex_compile"] = {"cold_s": cold, "disk_s": disk, "this_process_s": t.seconds}
+    section["skcodex_first_fit_cold"] = first_fit_in_subprocess(name, draws, tune)
+    print("skcodex first fit, cold caches:", section["skcodex_first_fit_cold"], flush=True)
     if args.nutpie_own and name == "real":
         section["skcodex_compile"]["nutpie_own_s"] = nutpie_own_compile(index, yy, layout)
     print("skcodex compile:", section["skcodex_compile"], flush=True)
@@ -558,7 +655,9 @@ def compare_on(name, X, y, catalogue, args, results):
     for impl, rows in runs.items():
         if not rows:
             continue
-        keys = ["sample_s", "min_ess", "max_rhat", "divergences", "n_steps"]
+        keys = ["sample_s", "min_ess", "max_rhat", "divergences", "n_steps", "step_ms"]
+        if impl == "stan":
+            keys.append("stan_gradient_ms")
         med = {k: median([r[k] for r in rows]) for k in keys}
         med["max_rhat"] = max(r["max_rhat"] for r in rows)
         med["divergences"] = int(max(r["divergences"] for r in rows))
@@ -607,6 +706,8 @@ def render_fit_table(name, section) -> str:
         ("max_rhat", "max R-hat", ".3f"),
         ("divergences", "divergences", "d"),
         ("n_steps", "leapfrog steps/draw", ".1f"),
+        ("step_ms", "ms per leapfrog step and core", ".3f"),
+        ("stan_gradient_ms", "Stan's own gradient estimate (ms)", ".3f"),
     ]
     out = [f"\n### {name}\n", markdown(section["table"], cols)]
     comp = section["skcodex_compile"]
@@ -614,6 +715,12 @@ def render_fit_table(name, section) -> str:
         f"\nskcodex compile: cold {comp['cold_s']:.1f} s, from disk cache {comp['disk_s']:.1f} s"
         + (f", nutpie's own compile {comp['nutpie_own_s']:.1f} s" if "nutpie_own_s" in comp else "")
     )
+    if "skcodex_first_fit_cold" in section:
+        ff = section["skcodex_first_fit_cold"]
+        out.append(
+            f"first fit with empty caches: fit {ff['fit_s']:.1f} s, whole process "
+            f"{ff['process_s']:.1f} s, CPU {ff['cpu_s']:.1f} s (load {ff['load_average']:.1f})"
+        )
     if "ratio_ess_per_s_vs_stan" in section:
         out.append(f"ESS/s ratio skcodex / Stan: {section['ratio_ess_per_s_vs_stan']:.2f}")
         ff = section["first_fit_s"]
@@ -735,10 +842,14 @@ def main(argv=None) -> None:
         help="run Stan in this interpreter (one with PyStan), for Pythons PyStan lacks",
     )
     parser.add_argument("--compile-only", help=argparse.SUPPRESS)
+    parser.add_argument("--first-fit-only", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--stan-worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.compile_only:
         _compile_only(args.compile_only)
+        return
+    if args.first_fit_only:
+        _first_fit_only(*args.first_fit_only)
         return
     if args.stan_worker:
         _stan_worker(*args.stan_worker)
@@ -766,6 +877,11 @@ def main(argv=None) -> None:
         write_results(args.output, results)
     if "scaling" in sections:
         scaling(args, results)
+    if "firstfit" in sections:  # only the first fit from empty caches, --repeats times
+        results["first_fit_cold"] = [
+            first_fit_in_subprocess("real", args.draws, args.tune) for _ in range(args.repeats)
+        ]
+        print("first fit, empty caches:", results["first_fit_cold"], flush=True)
     print("\nwrote", write_results(args.output, results))
 
 

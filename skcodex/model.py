@@ -310,4 +310,6 @@ def quasi_loglik(r, q, xp=np, trials=None):
         from scipy.special import log_expit
 
         return np.sum(r * log_expit(q) + (n - r) * log_expit(-q), axis=-1)
-    return xp.sum(-r * xp.softplus(-q) - (n - r) * xp.softplus(q))
+    # r log sigmoid(q) + (n - r) log sigmoid(-q) = r q - n softplus(q): one softplus per
+    # row, and a gradient r - n sigmoid(q) of one sigmoid.
+    return xp.sum(r * q - n * xp.softplus(q))

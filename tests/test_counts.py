@@ -161,3 +161,32 @@ def test_a_fit_problem_checks_its_rows_and_collapses_to_counts():
     for row, n, k in zip(collapsed.index, collapsed.trials, collapsed.outcome):
         same = (index == row).all(axis=1)
         assert n == same.sum() and k == y[same].sum()
+
+
+@pytest.mark.parametrize("luck", [False, True], ids=["wins", "luck-adjusted"])
+def test_gradient_matches_central_differences_of_the_independent_density(luck):
+    """The compiled gradient against the NumPy density's central differences, large q included."""
+    layout = Layout(6, 4, 8, 3)
+    index = _matches_with_repeats(layout, 300, 40, seed=3)
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, len(index)).astype(float)
+    if luck:
+        y = y + rng.normal(0.0, 0.4, len(index))
+    rows, trials, totals = collapse_matches(index, y)
+    model = build_model(rows, totals, layout, trials=trials)
+    dlogp = model.compile_dlogp()
+    n_sd = len(layout.spreads)
+    # spreads up to e^1.5 put some log-odds far from zero, where softplus(q) is close to q
+    point = {"log_sd": rng.normal(1.0, 0.3, n_sd), "z": rng.normal(0, 1.5, layout.n_free)}
+    flat = np.concatenate([point["log_sd"], point["z"]])
+
+    def density(x):
+        return _independent_log_density({"log_sd": x[:n_sd], "z": x[n_sd:]}, index, y, layout)
+
+    h = 1e-5
+    numeric = np.array(
+        [(density(flat + h * e) - density(flat - h * e)) / (2 * h) for e in np.eye(len(flat))]
+    )
+    q = layout.theta(point["z"], np.exp(point["log_sd"]))[index] @ layout.signs
+    assert np.max(np.abs(q)) > 10  # the test reaches the tails of the softplus
+    np.testing.assert_allclose(dlogp(point), numeric, rtol=1e-6, atol=1e-5)
