@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from skcodex import backend, posterior
 from skcodex._sklearn import Interval, StrOptions, fit_context, validate_parameter_constraints
 from skcodex.approximate import METHODS
-from skcodex.blocks import BLOCK_TABLE, SPREAD_TABLE
+from skcodex.blocks import BLOCK_TABLE, DEBUT_LEVELS, SPREAD_TABLE
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
     MatchCodes,
@@ -150,6 +150,18 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         against a, with one effect per unordered pair of components and
         mirror matchups exactly zero. Swapping the two sides of any match then
         gives exactly ``1 - p``. Cannot be combined with ``first_move=True``.
+    debut : bool, default False
+        Add one learned offset to a player's skill in the matches of their
+        first rating period (their debut): the log-odds a debutant gains or
+        loses against a seasoned player of the same skill. A player never
+        seen in fit is a debutant in every forecast; a player seen in fit is
+        one in the matches of the period they first played in. Needs a
+        ``period`` column to tell debuts in training; without one the offset
+        is left out of the fitted model (``layout_.options.debut`` is False).
+    debut_loc : float, default 0.0
+        Mean of the normal prior on the debut offset (``debut=True``).
+    debut_scale : float, default 0.5
+        Standard deviation of the normal prior on the debut offset.
     draws : int, default 1000
         Posterior draws kept per chain. ``fit`` refuses, before sampling,
         ``chains * draws`` whose draws would not fit in the memory available
@@ -253,6 +265,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         "prior": [StrOptions(set(PRIORS))],
         "first_move": ["boolean"],
         "symmetric": ["boolean"],
+        "debut": ["boolean"],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
         "chains": [Interval(Integral, 1, None, closed="left")],
@@ -292,6 +305,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         first_move_loc: float = 0.0,
         first_move_scale: float = 0.5,
         symmetric: bool = False,
+        debut: bool = False,
+        debut_loc: float = 0.0,
+        debut_scale: float = 0.5,
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,
@@ -327,6 +343,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         self.first_move_loc = first_move_loc
         self.first_move_scale = first_move_scale
         self.symmetric = symmetric
+        self.debut = debut
+        self.debut_loc = debut_loc
+        self.debut_scale = debut_scale
         self.draws = draws
         self.tune = tune
         self.chains = chains
@@ -350,12 +369,17 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             prior=self.prior,
             first_move=bool(self.first_move),
             symmetric=bool(self.symmetric),
+            debut=bool(self.debut),
         )
 
     @property
     def priors(self) -> SpreadPriors:
         """The spread priors the parameters describe, in the model's order."""
-        names = [_PRIOR_PARAMS_BY_NAME[n] for n in self.options.prior_names]
+        return self._priors_for(self.options)
+
+    def _priors_for(self, options: ModelOptions) -> SpreadPriors:
+        """The priors the parameters give each entry of ``options.prior_names``."""
+        names = [_PRIOR_PARAMS_BY_NAME[n] for n in options.prior_names]
         return SpreadPriors(
             loc=tuple(float(getattr(self, f"{n}_loc")) for n in names),
             scale=tuple(float(getattr(self, f"{n}_scale")) for n in names),
@@ -394,17 +418,17 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             time_order(table)  # a skill walk follows time: refuse a match without a date
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
-        layout = self._training_layout(vocab, codes)
+        layout = self._training_layout(vocab, codes, has_periods="period" in table.columns)
         rng = check_random_state(self.random_state)
         seed, unseen_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
         idata = backend.run(
             layout.index_matrix(codes),
             outcome,
             layout,
-            self.priors,
+            self._priors_for(layout.options),
             self._sampling_options(seed),
             method=self.method,
-            coords=backend.level_names(vocab, layout, table),
+            coords={**backend.level_names(vocab, layout, table), "stage": list(DEBUT_LEVELS)},
         )
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
         # methods check their own optimisation and warn from fit_approximate.
@@ -424,8 +448,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         )
         return self
 
-    def _training_layout(self, vocab: Vocabulary, codes) -> Layout:
+    def _training_layout(self, vocab: Vocabulary, codes, has_periods: bool = True) -> Layout:
         model_options = self.options
+        if model_options.debut and not has_periods:  # no period: no debut to tell apart
+            model_options = dataclasses.replace(model_options, debut=False)
         if model_options.time_varying and codes.epoch is None:
             raise MatchTableError(
                 "time_varying=True needs a 'period' column (rating period or tournament)"
@@ -543,6 +569,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             "player": [*vocab.players, *codes.unseen_players],
             "starter": [*vocab.starters, *codes.unseen_starters],
             "spec": [*vocab.specs, *codes.unseen_specs],
+            "stage": list(DEBUT_LEVELS),
         }
 
     # -- prediction ----------------------------------------------------------

@@ -58,6 +58,10 @@ class ModelOptions:
     ``symmetric=True`` is for games where no side moves first: the matchup of
     deck a against deck b is minus that of b against a (see `Layout`), so it
     cannot be combined with ``first_move=True``.
+
+    ``debut=True`` adds one learned offset to a player's skill in the matches
+    of their first rating period (the ``debut`` block of `skcodex.blocks`);
+    it needs each match's debut flags (`skcodex.data.MatchCodes`).
     """
 
     time_varying: bool = False
@@ -66,6 +70,7 @@ class ModelOptions:
     prior: str = "lognormal"
     first_move: bool = False
     symmetric: bool = False
+    debut: bool = False
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:
@@ -234,6 +239,7 @@ class Layout:
             "starter": self.n_starters,
             "spec": self.n_specs,
             "epoch": self.n_epochs,
+            "stage": len(blocks.DEBUT_LEVELS),
         }
 
     @property
@@ -283,7 +289,7 @@ class Layout:
         if mirror is not None:
             return tuple(np.zeros(0, dtype=np.int64) for _ in shape)
         mask = np.ones(shape, dtype=bool)
-        if block.form == "walk":
+        if block.form in ("walk", "baseline"):
             mask[..., 0] = False
         return np.nonzero(mask) if shape else ()
 
@@ -314,6 +320,11 @@ class Layout:
         groups = dict(self.blocks)
         parts = [np.full(self.n_free_cells(b), groups[b.name]) for b in self.declared]
         return np.concatenate(parts).astype(np.int64)
+
+    @property
+    def _has_fixed_cells(self) -> bool:
+        """Whether a static block has cells fixed at 0 (a ``"baseline"`` block's first level)."""
+        return any(b.form == "baseline" for b in self.declared)
 
     def _static_map(self) -> tuple[np.ndarray, np.ndarray]:
         """For each entry of the static part of ``theta``: its entry of ``z`` (-1: 0) and sign."""
@@ -420,7 +431,7 @@ class Layout:
             static = z * self._scale(sd, group)
         else:
             static = z[..., :n_static_free] * self._scale(sd, group[:n_static_free])
-        if self.options.symmetric:
+        if self.options.symmetric or self._has_fixed_cells:
             src, sign = self._static_map()
             if xp is np:
                 lead = z.shape[:-1]
@@ -777,6 +788,7 @@ def _positional_levels(layout: Layout) -> dict:
         "starter": range(layout.n_starters),
         "spec": range(layout.n_specs),
         "epoch": range(layout.n_epochs),
+        "stage": blocks.DEBUT_LEVELS,
     }
 
 
