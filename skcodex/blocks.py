@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 #: The kinds of levels an effect can belong to.
-LEVEL_KINDS = ("player", "starter", "spec", "epoch", "stage")
+LEVEL_KINDS = ("player", "starter", "spec", "epoch", "stage", "period")
 
 #: The two levels of the ``stage`` kind: a side's player is playing their first rating
 #: period (``"debut"``) or not (``"seasoned"``, the baseline, an effect of 0).
@@ -146,7 +146,8 @@ class EffectBlock:
 
 # -- how a match reads each block ------------------------------------------------------
 # ``codes`` is a `skcodex.data.MatchCodes`: players f (1) and s (2), starters g and t,
-# spec matrices h and u (one column per spec), the period of each match, and whether each
+# spec matrices h and u (one column per spec), the rating epoch of each match (epoch), its
+# period against the training periods (period), and whether each
 # side's player is in their debut period (debut1, debut2; None: not known).
 
 
@@ -216,6 +217,14 @@ def _read_walk(codes, layout) -> Reads:
     return [((f, e), 1.0), ((s, e), -1.0)]
 
 
+def _read_period_skill(codes, layout) -> Reads:
+    if codes.period is None:
+        raise ValueError("a per-period skill offset needs a period for every match")
+    f, s = _players(codes)
+    p = codes.period[:, None]
+    return [((f, p), 1.0), ((s, p), -1.0)]
+
+
 def _read_debut(codes, layout) -> Reads:
     n = len(codes)
     zeros = np.zeros(n, dtype=np.int64)
@@ -234,6 +243,7 @@ SPREAD_TABLE = (
     Spread("spsp", (-2.0, 0.5), label="spec-vs-spec effects"),
     Spread("syn", (-1.5, 0.5), "synergy", "within-deck pair effects"),
     Spread("fam", (-2.0, 0.5), "familiarity", "player-component familiarity"),
+    Spread("period", (-1.5, 0.5), "period_offset", "per-period skill offsets"),
     Spread("step", (-2.0, 0.5), "time_varying", "steps of the skill walk"),
 )
 
@@ -310,6 +320,14 @@ BLOCK_TABLE = (
         _read_fam_sp,
         option="familiarity",
         label="familiarity with a spec",
+    ),
+    EffectBlock(
+        "period_skill",
+        ("player", "period"),
+        "period",
+        _read_period_skill,
+        option="period_offset",
+        label="a player's skill offset in one rating period",
     ),
     EffectBlock(
         "walk",

@@ -158,6 +158,18 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         one in the matches of the period they first played in. Needs a
         ``period`` column to tell debuts in training; without one the offset
         is left out of the fitted model (``layout_.options.debut`` is False).
+    period_offset : bool, default False
+        Shift each player's skill in each rating period by an effect of its
+        own, pooled by its own spread (``log_sd_period_loc``,
+        ``log_sd_period_scale``): a player's form in one tournament. A
+        forecast for a period never seen in fit integrates the new offsets
+        out. Needs a ``period`` column; without one the offsets are left out
+        of the fitted model.
+    log_sd_period_loc : float, default -1.5
+        Mean of the prior on the log of the per-period offsets' spread
+        (``period_offset=True``).
+    log_sd_period_scale : float, default 0.5
+        Standard deviation of the prior on the log of the per-period offsets' spread.
     debut_loc : float, default 0.0
         Mean of the normal prior on the debut offset (``debut=True``).
     debut_scale : float, default 0.5
@@ -266,6 +278,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         "first_move": ["boolean"],
         "symmetric": ["boolean"],
         "debut": ["boolean"],
+        "period_offset": ["boolean"],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
         "chains": [Interval(Integral, 1, None, closed="left")],
@@ -308,6 +321,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         debut: bool = False,
         debut_loc: float = 0.0,
         debut_scale: float = 0.5,
+        period_offset: bool = False,
+        log_sd_period_loc: float = -1.5,
+        log_sd_period_scale: float = 0.5,
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,
@@ -346,6 +362,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         self.debut = debut
         self.debut_loc = debut_loc
         self.debut_scale = debut_scale
+        self.period_offset = period_offset
+        self.log_sd_period_loc = log_sd_period_loc
+        self.log_sd_period_scale = log_sd_period_scale
         self.draws = draws
         self.tune = tune
         self.chains = chains
@@ -370,6 +389,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             first_move=bool(self.first_move),
             symmetric=bool(self.symmetric),
             debut=bool(self.debut),
+            period_offset=bool(self.period_offset),
         )
 
     @property
@@ -428,7 +448,11 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             self._priors_for(layout.options),
             self._sampling_options(seed),
             method=self.method,
-            coords={**backend.level_names(vocab, layout, table), "stage": list(DEBUT_LEVELS)},
+            coords={
+                **backend.level_names(vocab, layout, table),
+                "stage": list(DEBUT_LEVELS),
+                "period": list(vocab.periods),
+            },
         )
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
         # methods check their own optimisation and warn from fit_approximate.
@@ -450,8 +474,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     def _training_layout(self, vocab: Vocabulary, codes, has_periods: bool = True) -> Layout:
         model_options = self.options
-        if model_options.debut and not has_periods:  # no period: no debut to tell apart
-            model_options = dataclasses.replace(model_options, debut=False)
+        if not has_periods:  # no period: no debut to tell apart, no period to offset
+            model_options = dataclasses.replace(model_options, debut=False, period_offset=False)
         if model_options.time_varying and codes.epoch is None:
             raise MatchTableError(
                 "time_varying=True needs a 'period' column (rating period or tournament)"
@@ -461,7 +485,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         if model_options.time_varying:
             warn_if_walk_is_large(codes)
             walk_steps = walk_size(codes)[0]
-        return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs, walk_steps)
+        n_periods = codes.n_periods if model_options.period_offset else 0
+        return Layout(
+            *vocab.sizes, vocab.specs_per_deck, model_options, n_epochs, walk_steps, n_periods
+        )
 
     def _sampling_options(self, seed: int) -> SamplingOptions:
         return SamplingOptions(
@@ -561,6 +588,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             n_players=codes.n_players,
             n_starters=codes.n_starters,
             n_specs=codes.n_specs,
+            n_periods=self._forecast_layout.n_periods and codes.n_periods,
         )
 
     def _levels(self, codes) -> dict:
@@ -570,6 +598,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             "starter": [*vocab.starters, *codes.unseen_starters],
             "spec": [*vocab.specs, *codes.unseen_specs],
             "stage": list(DEBUT_LEVELS),
+            "period": [*vocab.periods, *codes.unseen_periods],
         }
 
     # -- prediction ----------------------------------------------------------

@@ -62,6 +62,8 @@ class ModelOptions:
     ``debut=True`` adds one learned offset to a player's skill in the matches
     of their first rating period (the ``debut`` block of `skcodex.blocks`);
     it needs each match's debut flags (`skcodex.data.MatchCodes`).
+    ``period_offset=True`` shifts a player's skill in each rating period by
+    an effect of its own, ``N(0, sd_period)`` (the ``period_skill`` block).
     """
 
     time_varying: bool = False
@@ -71,6 +73,7 @@ class ModelOptions:
     first_move: bool = False
     symmetric: bool = False
     debut: bool = False
+    period_offset: bool = False
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:
@@ -197,6 +200,7 @@ class Layout:
     options: ModelOptions = field(default_factory=ModelOptions)
     n_epochs: int = 1
     walk_steps: int | None = None
+    n_periods: int = 0
 
     def __post_init__(self) -> None:
         if self.specs_per_deck < 0:
@@ -240,6 +244,7 @@ class Layout:
             "spec": self.n_specs,
             "epoch": self.n_epochs,
             "stage": len(blocks.DEBUT_LEVELS),
+            "period": self.n_periods,
         }
 
     @property
@@ -371,6 +376,8 @@ class Layout:
             1,
             epoch=np.zeros(1, dtype=np.int64),
             n_epochs=1,
+            period=np.zeros(1, dtype=np.int64),
+            n_periods=1,
         )
         return np.concatenate([np.full(cols.shape[1], sign) for cols, sign in self._columns(one)])
 
@@ -379,7 +386,14 @@ class Layout:
         if not self.options.time_varying:
             return self
         opts = replace(self.options, time_varying=False)
-        return Layout(self.n_players, self.n_starters, self.n_specs, self.specs_per_deck, opts)
+        return Layout(
+            self.n_players,
+            self.n_starters,
+            self.n_specs,
+            self.specs_per_deck,
+            opts,
+            n_periods=self.n_periods,
+        )
 
     def _columns(self, codes: MatchCodes):
         """Each block's index-matrix columns for ``codes``, with their sign, in column order.
@@ -789,6 +803,7 @@ def _positional_levels(layout: Layout) -> dict:
         "spec": range(layout.n_specs),
         "epoch": range(layout.n_epochs),
         "stage": blocks.DEBUT_LEVELS,
+        "period": range(layout.n_periods),
     }
 
 

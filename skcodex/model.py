@@ -197,6 +197,7 @@ def build_model(
         "spec2": coords["spec"],
         "epoch": list(range(layout.n_epochs)),
         "stage": list(DEBUT_LEVELS),
+        "period": list(range(layout.n_periods)),
     }
     with pm.Model(coords=full_coords) as model:
         idx = pm.Data("index", np.asarray(index, dtype=np.int64))

@@ -38,7 +38,8 @@ class Vocabulary:
     ties by first appearance), with their counts in ``deck_counts``.
     ``debut_periods`` holds each player's first rating period (the ``period``
     of their earliest match in time, as text), in the order of ``players``;
-    it is empty when the table has no ``period`` column.
+    it is empty when the table has no ``period`` column. ``periods`` holds
+    the table's periods (as text) in the order they began.
     """
 
     players: tuple
@@ -48,6 +49,7 @@ class Vocabulary:
     decks: tuple = ()
     deck_counts: tuple = ()
     debut_periods: tuple = ()
+    periods: tuple = ()
 
     @classmethod
     def from_table(cls, table: pd.DataFrame) -> Vocabulary:
@@ -69,6 +71,7 @@ class Vocabulary:
             decks=tuple(played.index),
             deck_counts=tuple(int(c) for c in played.to_numpy()),
             debut_periods=_debut_periods(table, players),
+            periods=_period_order(table),
         )
 
     @property
@@ -86,7 +89,9 @@ class MatchCodes:
     row it appears in, so a model can give it one fresh effect per posterior
     draw; ``n_players`` etc. count both. ``debut1`` and ``debut2`` flag the
     matches in which player 1 (player 2) plays their first rating period
-    (see `debut_flags`).
+    (see `debut_flags`). ``period`` codes each match's period against the
+    vocabulary's periods, a period never seen numbered on from their count
+    (None without a ``period`` column).
     """
 
     player1: np.ndarray
@@ -105,6 +110,9 @@ class MatchCodes:
     n_epochs: int = 0
     debut1: np.ndarray | None = None
     debut2: np.ndarray | None = None
+    period: np.ndarray | None = None
+    n_periods: int = 0
+    unseen_periods: tuple = ()
 
     def __len__(self) -> int:
         return len(self.player1)
@@ -123,6 +131,13 @@ def _both_players(table: pd.DataFrame) -> pd.Series:
 def _period_text(table: pd.DataFrame) -> np.ndarray:
     """The ``period`` of each row as text (how `Vocabulary.debut_periods` keeps it)."""
     return table["period"].astype(str).to_numpy(dtype=object)
+
+
+def _period_order(table: pd.DataFrame) -> tuple:
+    """The table's periods as text, in the order they began (empty without periods)."""
+    if "period" not in table.columns:
+        return ()
+    return tuple(str(p) for p in period_labels(table))
 
 
 def _debut_periods(table: pd.DataFrame, players: tuple) -> tuple:
@@ -215,6 +230,11 @@ def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
         else None
     )
     debut1, debut2 = debut_flags(table, vocab, players[:n], players[n:])
+    period, unseen_periods = None, ()
+    if "period" in table.columns:
+        period_rows, period_names = pd.factorize(_period_text(table))
+        period, unseen_periods = _codes(np.asarray(period_names, dtype=object), vocab.periods)
+        period = period[period_rows]
     return MatchCodes(
         player1=players[:n],
         player2=players[n:],
@@ -232,6 +252,9 @@ def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
         n_epochs=0 if epoch is None else int(epoch.max()) + 1,
         debut1=debut1,
         debut2=debut2,
+        period=period,
+        n_periods=len(vocab.periods) + len(unseen_periods),
+        unseen_periods=unseen_periods,
     )
 
 
