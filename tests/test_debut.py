@@ -33,7 +33,8 @@ def debut_matches(offset: float, *, n_players=60, n_periods=12, per_period=120, 
 
     Players enter at a random tournament (eight in the first) and may play in
     every tournament after; each match pairs two random entrants. A player
-    debuts in the first tournament they play in. Decks have no effect. Returns the table, outcomes and the true debut flags of both sides.
+    debuts in the first tournament they play in. Decks have no effect.
+    Returns the table, outcomes and the true debut flags of both sides.
     """
     rng = np.random.default_rng(seed)
     base = make_matches(
@@ -80,7 +81,8 @@ def test_the_debut_block_is_one_unscaled_offset_from_a_zero_baseline():
 def _players_only(layout, seed):
     """Effect draws of ``layout`` with every deck effect 0, and their blocks."""
     theta = layout.theta(
-        np.random.default_rng(seed).standard_normal((3, layout.n_free)), np.ones((3, 4))
+        np.random.default_rng(seed).standard_normal((3, layout.n_free)),
+        np.ones((3, len(layout.spreads))),
     )
     blocks = layout.unflatten(theta)
     for name in ("stst", "stsp", "spst", "spsp"):
@@ -231,3 +233,76 @@ def test_a_newcomer_forecast_integrates_skill_around_the_offset():
     assert p == pytest.approx(expected, abs=0.01)
     in_training_period = clf.predict_proba(match.assign(period=X["period"].iloc[0]))[0, 1]
     assert in_training_period == pytest.approx(p)  # a never-seen player always debuts
+
+
+# -- the per-period skill offset ----------------------------------------------------------
+
+
+def test_a_period_offset_is_read_for_the_match_period_by_label():
+    table = check_match_table(_table(["a", "b", "a"], ["b", "c", "c"], ["t1", "t2", "t1"]))
+    vocab = Vocabulary.from_table(table)
+    assert vocab.periods == ("t1", "t2")
+    codes = encode(table, vocab)
+    layout = Layout(
+        *vocab.sizes,
+        vocab.specs_per_deck,
+        ModelOptions(period_offset=True),
+        n_periods=codes.n_periods,
+    )
+    theta, blocks = _players_only(layout, 3)
+    shift = blocks["period_skill"]
+    a, b, c = (vocab.players.index(p) for p in "abc")
+    skill = blocks["skill"]
+    q = _log_odds(layout, codes, theta)
+    np.testing.assert_allclose(q[:, 0], skill[:, a] + shift[:, a, 0] - skill[:, b] - shift[:, b, 0])
+    np.testing.assert_allclose(q[:, 1], skill[:, b] + shift[:, b, 1] - skill[:, c] - shift[:, c, 1])
+    later = encode(check_match_table(_table(["a"], ["b"], ["t9"])), vocab)
+    assert later.period.tolist() == [2] and later.unseen_periods == ("t9",)
+    assert later.n_periods == 3
+
+
+def test_the_period_offset_has_its_own_spread_and_prior():
+    clf = BayesianMatchupClassifier(period_offset=True, log_sd_period_loc=-1.0)
+    assert "period" in clf.options.spreads
+    at = clf.options.prior_names.index("period")
+    assert clf.priors.loc[at] == -1.0 and clf.priors.scale[at] == 0.5
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_table_without_periods_fits_without_debut_or_period_offsets():
+    X, y, *_ = debut_matches(0.0, n_periods=4, per_period=40, seed=7)
+    clf = BayesianMatchupClassifier(
+        debut=True, period_offset=True, draws=100, tune=100, chains=1, random_state=0
+    ).fit(X.drop(columns=["period"]), y)
+    assert not clf.layout_.options.debut and not clf.layout_.options.period_offset
+    p = clf.predict_proba(X.drop(columns=["period"]).assign(player1="someone new"))
+    assert np.all((p > 0) & (p < 1))
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_forecast_for_a_new_period_integrates_the_new_offsets():
+    X, y, *_ = debut_matches(0.0, n_periods=5, per_period=60, seed=11)
+    train = X["period"] != X["period"].iloc[-1]
+    clf = BayesianMatchupClassifier(
+        period_offset=True, draws=300, tune=300, chains=2, random_state=0
+    ).fit(X[train], y[train])
+    test = X[~train].head(20)
+    p = clf.predict_proba(test)[:, 1]
+    # independent computation: per draw, a fresh N(0, sd_period) shift for each player
+    from skcodex import posterior
+
+    sd_period = posterior.draws(clf.idata_, "sd")[:, clf.layout_.spreads.index("period")]
+    known = clf.predict_proba_draws(test.assign(period=X["period"][train].iloc[-1]))
+    shifts = clf.idata_.posterior["period_skill"].isel(period=-1)
+    q = np.log(known / (1 - known))  # with the last training period's shifts: take them out
+    players = list(clf.vocabulary_.players)
+    flat = shifts.stack(sample=("chain", "draw")).transpose("sample", "player").to_numpy()
+    f = [players.index(name) for name in test["player1"]]
+    s = [players.index(name) for name in test["player2"]]
+    q = q - flat[:, f] + flat[:, s]
+    rng = np.random.default_rng(0)
+    noise = rng.standard_normal((400, *q.shape)) * np.sqrt(2.0) * sd_period[None, :, None]
+    expected = expit(q[None] + noise).mean(axis=(0, 1))
+    np.testing.assert_allclose(p, expected, atol=0.01)
