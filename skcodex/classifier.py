@@ -158,6 +158,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         one in the matches of the period they first played in. Needs a
         ``period`` column to tell debuts in training; without one the offset
         is left out of the fitted model (``layout_.options.debut`` is False).
+    debut_loc : float, default 0.0
+        Mean of the normal prior on the debut offset (``debut=True``).
+    debut_scale : float, default 0.5
+        Standard deviation of the normal prior on the debut offset.
     period_offset : bool, default False
         Shift each player's skill in each rating period by an effect of its
         own, pooled by its own spread (``log_sd_period_loc``,
@@ -170,10 +174,6 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         (``period_offset=True``).
     log_sd_period_scale : float, default 0.5
         Standard deviation of the prior on the log of the per-period offsets' spread.
-    debut_loc : float, default 0.0
-        Mean of the normal prior on the debut offset (``debut=True``).
-    debut_scale : float, default 0.5
-        Standard deviation of the normal prior on the debut offset.
     draws : int, default 1000
         Posterior draws kept per chain. ``fit`` refuses, before sampling,
         ``chains * draws`` whose draws would not fit in the memory available
