@@ -19,10 +19,12 @@ Run: python benchmarks/newcomer.py [--draws 1000] [--chains 4] [--cache DIR]
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from pathlib import Path
 
+import forecast
 import numpy as np
 import pandas as pd
 from forecast import DEFAULT_DATA, HERE, cached_forecasts, rating_systems
@@ -49,6 +51,16 @@ def parse_variant(text: str) -> tuple[str, dict]:
         key, _, value = item.partition(":")
         params[key] = json.loads(value)
     return name, params
+
+
+def cache_key(model, X, y, cv) -> str:
+    """A name for a model's forecasts: its class, the parameters it sets away from their
+    defaults, the data's size and the split; so a parameter added later with a default
+    that changes nothing keeps every earlier forecast."""
+    defaults = type(model)().get_params(deep=False)
+    params = {k: v for k, v in model.get_params(deep=False).items() if defaults.get(k) != v}
+    what = (type(model).__name__, sorted(params.items(), key=str), len(X), int(sum(y)), repr(cv))
+    return hashlib.sha256(repr(what).encode()).hexdigest()[:16]
 
 
 def bayesian(params: dict, draws: int, chains: int, catalogue) -> BayesianMatchupClassifier:
@@ -125,6 +137,7 @@ def main(argv: list[str] | None = None) -> dict:
     cv = TournamentSplit(n_splits=args.splits)
     start = time.perf_counter()
     cache = Path(args.cache) if args.cache else None
+    forecast.cache_key = cache_key  # keyed by the parameters set, see cache_key
     forecasts = cached_forecasts(models, X, y, cv, cache)
     seconds = time.perf_counter() - start
     names = list(models)

@@ -225,9 +225,12 @@ def test_a_newcomer_forecast_integrates_skill_around_the_offset():
     skill = posterior.draws(clf.idata_, "skill")[:, 0].astype(float)
     offset = _offset_draws(clf)
     sd_player = posterior.draws(clf.idata_, "sd")[:, 0].astype(float)
-    # the deck part per draw: the seen player against themselves (skills and debuts cancel)
-    mirror = clf.predict_proba_draws(match.assign(player1=seen))[:, 0]
-    deck_logit = np.log(mirror / (1 - mirror))
+    # another seen player in the newcomer's place, neither debuting in a new period:
+    # their log-odds per draw are skill[other] - skill[seen] + the deck part
+    other = clf.vocabulary_.players[1]
+    known = clf.predict_proba_draws(match.assign(player1=other))[:, 0]
+    other_skill = posterior.draws(clf.idata_, "skill")[:, 1].astype(float)
+    deck_logit = np.log(known / (1 - known)) - other_skill + skill
     x = np.random.default_rng(0).standard_normal((400, len(skill))) * sd_player
     expected = expit(offset + x - skill + deck_logit).mean()
     assert p == pytest.approx(expected, abs=0.01)
@@ -288,7 +291,8 @@ def test_a_forecast_for_a_new_period_integrates_the_new_offsets():
     clf = BayesianMatchupClassifier(
         period_offset=True, draws=300, tune=300, chains=2, random_state=0
     ).fit(X[train], y[train])
-    test = X[~train].head(20)
+    seen = set(X["player1"][train]) | set(X["player2"][train])
+    test = X[~train & X["player1"].isin(seen) & X["player2"].isin(seen)].head(20)
     p = clf.predict_proba(test)[:, 1]
     # independent computation: per draw, a fresh N(0, sd_period) shift for each player
     from skcodex import posterior
