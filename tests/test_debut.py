@@ -193,12 +193,20 @@ def _offset_draws(clf) -> np.ndarray:
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_a_known_debut_handicap_is_recovered():
+def test_a_known_debut_handicap_is_recovered(tmp_path):
     X, y, *_ = debut_matches(-0.8)
-    draws = _offset_draws(_fit(X, y))
+    clf = _fit(X, y)
+    draws = _offset_draws(clf)
     mean, sd = draws.mean(), draws.std()
     assert abs(mean - (-0.8)) < 3 * sd  # the truth within three posterior sds
     assert np.quantile(draws, 0.975) < 0.0  # and the handicap is found
+    # saved and loaded, the model still knows who debuts when
+    import skcodex
+
+    again = skcodex.load(clf.save(tmp_path / "debut.skcodex"))
+    assert again.vocabulary_.debut_periods == clf.vocabulary_.debut_periods
+    later = X.tail(5).assign(player1="someone new")
+    np.testing.assert_array_equal(again.predict_proba(later), clf.predict_proba(later))
 
 
 @pytest.mark.slow
@@ -234,8 +242,15 @@ def test_a_newcomer_forecast_integrates_skill_around_the_offset():
     x = np.random.default_rng(0).standard_normal((400, len(skill))) * sd_player
     expected = expit(offset + x - skill + deck_logit).mean()
     assert p == pytest.approx(expected, abs=0.01)
-    in_training_period = clf.predict_proba(match.assign(period=X["period"].iloc[0]))[0, 1]
-    assert in_training_period == pytest.approx(p)  # a never-seen player always debuts
+    # a never-seen player debuts in a training period too; the seen player does not
+    # (their debut period is the first), so the forecast is the same
+    last = X["period"].iloc[-1]
+    assert clf.vocabulary_.debut_periods[0] != str(last)
+    in_training_period = clf.predict_proba(match.assign(period=last))[0, 1]
+    assert in_training_period == pytest.approx(p)
+    # in the seen player's own debut period both sides debut: the offsets cancel
+    both = clf.predict_proba(match.assign(period=clf.vocabulary_.debut_periods[0]))[0, 1]
+    assert both > p
 
 
 # -- the per-period skill offset ----------------------------------------------------------
