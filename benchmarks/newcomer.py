@@ -37,7 +37,7 @@ from skcodex.evaluation import paired_bootstrap, score_table
 #: Optional blocks compared with the defaults, by the name they carry in the table.
 VARIANTS = {
     "skcodex + debut": {"debut": True},
-    "skcodex, no debut": {"debut": False},
+    "skcodex + period offset": {"period_offset": True},
 }
 
 REFERENCE = "WHR"
