@@ -35,6 +35,7 @@ import numpy as np
 
 __all__ = [
     "BLOCK_TABLE",
+    "DEBUT_LEVELS",
     "LEVEL_KINDS",
     "PRIOR_DEFAULTS",
     "SPREAD_TABLE",
@@ -45,7 +46,11 @@ __all__ = [
 ]
 
 #: The kinds of levels an effect can belong to.
-LEVEL_KINDS = ("player", "starter", "spec", "epoch")
+LEVEL_KINDS = ("player", "starter", "spec", "epoch", "stage", "period")
+
+#: The two levels of the ``stage`` kind: a side's player is playing their first rating
+#: period (``"debut"``) or not (``"seasoned"``, the baseline, an effect of 0).
+DEBUT_LEVELS = ("seasoned", "debut")
 
 
 def level_kind(dim: str) -> str:
@@ -99,11 +104,13 @@ class EffectBlock:
         ``(coordinates, sign)`` (see `skcodex.design.Layout.index_matrix`).
     option : str or None
         The `ModelOptions` field that switches it on; None: always there.
-    form : {"independent", "walk"}
+    form : {"independent", "walk", "baseline"}
         ``"independent"``: every cell its own draw. ``"walk"``: a Gaussian
         random walk along the last dimension, starting at 0, with steps of
         the block's spread; it is dropped for forecasts (see
-        `skcodex.design.Layout.static`).
+        `skcodex.design.Layout.static`). ``"baseline"``: every cell its own
+        draw except the first along the last dimension, which is 0 (the
+        level the others are measured from).
     mirror : str or None
         In a symmetric game (``ModelOptions.symmetric``): the block this one
         is minus the transpose of, ``x[i, j] = -mirror[j, i]``. Its own name:
@@ -139,7 +146,9 @@ class EffectBlock:
 
 # -- how a match reads each block ------------------------------------------------------
 # ``codes`` is a `skcodex.data.MatchCodes`: players f (1) and s (2), starters g and t,
-# spec matrices h and u (one column per spec), and the period of each match.
+# spec matrices h and u (one column per spec), the rating epoch of each match (epoch), its
+# period against the training periods (period), and whether each
+# side's player is in their debut period (debut1, debut2; None: not known).
 
 
 def _players(codes):
@@ -208,6 +217,22 @@ def _read_walk(codes, layout) -> Reads:
     return [((f, e), 1.0), ((s, e), -1.0)]
 
 
+def _read_period_skill(codes, layout) -> Reads:
+    if codes.period is None:
+        raise ValueError("a per-period skill offset needs a period for every match")
+    f, s = _players(codes)
+    p = codes.period[:, None]
+    return [((f, p), 1.0), ((s, p), -1.0)]
+
+
+def _read_debut(codes, layout) -> Reads:
+    n = len(codes)
+    zeros = np.zeros(n, dtype=np.int64)
+    d1 = zeros if codes.debut1 is None else codes.debut1.astype(np.int64)
+    d2 = zeros if codes.debut2 is None else codes.debut2.astype(np.int64)
+    return [((d1[:, None],), 1.0), ((d2[:, None],), -1.0)]
+
+
 # -- the tables --------------------------------------------------------------------------
 
 #: Every spread, in the order of the spread vector.
@@ -218,6 +243,7 @@ SPREAD_TABLE = (
     Spread("spsp", (-2.0, 0.5), label="spec-vs-spec effects"),
     Spread("syn", (-1.5, 0.5), "synergy", "within-deck pair effects"),
     Spread("fam", (-2.0, 0.5), "familiarity", "player-component familiarity"),
+    Spread("period", (-1.5, 0.5), "period_offset", "per-period skill offsets"),
     Spread("step", (-2.0, 0.5), "time_varying", "steps of the skill walk"),
 )
 
@@ -254,6 +280,16 @@ BLOCK_TABLE = (
         label="first-move advantage",
     ),
     EffectBlock(
+        "debut",
+        ("stage",),
+        None,
+        _read_debut,
+        option="debut",
+        form="baseline",
+        prior=(0.0, 0.5),
+        label="debut offset (a player's first rating period)",
+    ),
+    EffectBlock(
         "syn_stsp",
         ("starter1", "spec2"),
         "syn",
@@ -284,6 +320,14 @@ BLOCK_TABLE = (
         _read_fam_sp,
         option="familiarity",
         label="familiarity with a spec",
+    ),
+    EffectBlock(
+        "period_skill",
+        ("player", "period"),
+        "period",
+        _read_period_skill,
+        option="period_offset",
+        label="a player's skill offset in one rating period",
     ),
     EffectBlock(
         "walk",

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from skcodex import fit_readers, fitting, posterior
 from skcodex._sklearn import Interval, StrOptions, fit_context, validate_parameter_constraints
 from skcodex.approximate import METHODS
-from skcodex.blocks import BLOCK_TABLE, SPREAD_TABLE
+from skcodex.blocks import BLOCK_TABLE, DEBUT_LEVELS, SPREAD_TABLE
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
     MatchCodes,
@@ -150,6 +150,30 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         against a, with one effect per unordered pair of components and
         mirror matchups exactly zero. Swapping the two sides of any match then
         gives exactly ``1 - p``. Cannot be combined with ``first_move=True``.
+    debut : bool, default False
+        Add one learned offset to a player's skill in the matches of their
+        first rating period (their debut): the log-odds a debutant gains or
+        loses against a seasoned player of the same skill. A player never
+        seen in fit is a debutant in every forecast; a player seen in fit is
+        one in the matches of the period they first played in. Needs a
+        ``period`` column to tell debuts in training; without one the offset
+        is left out of the fitted model (``layout_.options.debut`` is False).
+    debut_loc : float, default 0.0
+        Mean of the normal prior on the debut offset (``debut=True``).
+    debut_scale : float, default 0.5
+        Standard deviation of the normal prior on the debut offset.
+    period_offset : bool, default False
+        Shift each player's skill in each rating period by an effect of its
+        own, pooled by its own spread (``log_sd_period_loc``,
+        ``log_sd_period_scale``): a player's form in one tournament. A
+        forecast for a period never seen in fit integrates the new offsets
+        out. Needs a ``period`` column; without one the offsets are left out
+        of the fitted model.
+    log_sd_period_loc : float, default -1.5
+        Mean of the prior on the log of the per-period offsets' spread
+        (``period_offset=True``).
+    log_sd_period_scale : float, default 0.5
+        Standard deviation of the prior on the log of the per-period offsets' spread.
     draws : int, default 1000
         Posterior draws kept per chain. ``fit`` refuses, before sampling,
         ``chains * draws`` whose draws would not fit in the memory available
@@ -253,6 +277,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         "prior": [StrOptions(set(PRIORS))],
         "first_move": ["boolean"],
         "symmetric": ["boolean"],
+        "debut": ["boolean"],
+        "period_offset": ["boolean"],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
         "chains": [Interval(Integral, 1, None, closed="left")],
@@ -292,6 +318,12 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         first_move_loc: float = 0.0,
         first_move_scale: float = 0.5,
         symmetric: bool = False,
+        debut: bool = False,
+        debut_loc: float = 0.0,
+        debut_scale: float = 0.5,
+        period_offset: bool = False,
+        log_sd_period_loc: float = -1.5,
+        log_sd_period_scale: float = 0.5,
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,
@@ -327,6 +359,12 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         self.first_move_loc = first_move_loc
         self.first_move_scale = first_move_scale
         self.symmetric = symmetric
+        self.debut = debut
+        self.debut_loc = debut_loc
+        self.debut_scale = debut_scale
+        self.period_offset = period_offset
+        self.log_sd_period_loc = log_sd_period_loc
+        self.log_sd_period_scale = log_sd_period_scale
         self.draws = draws
         self.tune = tune
         self.chains = chains
@@ -350,12 +388,18 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             prior=self.prior,
             first_move=bool(self.first_move),
             symmetric=bool(self.symmetric),
+            debut=bool(self.debut),
+            period_offset=bool(self.period_offset),
         )
 
     @property
     def priors(self) -> SpreadPriors:
         """The spread priors the parameters describe, in the model's order."""
-        names = [_PRIOR_PARAMS_BY_NAME[n] for n in self.options.prior_names]
+        return self._priors_for(self.options)
+
+    def _priors_for(self, options: ModelOptions) -> SpreadPriors:
+        """The priors the parameters give each entry of ``options.prior_names``."""
+        names = [_PRIOR_PARAMS_BY_NAME[n] for n in options.prior_names]
         return SpreadPriors(
             loc=tuple(float(getattr(self, f"{n}_loc")) for n in names),
             scale=tuple(float(getattr(self, f"{n}_scale")) for n in names),
@@ -394,17 +438,21 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             time_order(table)  # a skill walk follows time: refuse a match without a date
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
-        layout = self._training_layout(vocab, codes)
+        layout = self._training_layout(vocab, codes, has_periods="period" in table.columns)
         rng = check_random_state(self.random_state)
         seed, unseen_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
         problem = FitProblem(
             index=layout.index_matrix(codes),
             outcome=outcome,
             layout=layout,
-            priors=self.priors,
+            priors=self._priors_for(layout.options),
             sampling=self._sampling_options(seed),
             method=self.method,
-            level_names=fitting.level_names(vocab, layout, table),
+            level_names={
+                **fitting.level_names(vocab, layout, table),
+                "stage": list(DEBUT_LEVELS),
+                "period": list(vocab.periods),
+            },
         )
         idata = fitting.run(problem)
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
@@ -425,8 +473,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         )
         return self
 
-    def _training_layout(self, vocab: Vocabulary, codes) -> Layout:
+    def _training_layout(self, vocab: Vocabulary, codes, has_periods: bool = True) -> Layout:
         model_options = self.options
+        if not has_periods:  # no period: no debut to tell apart, no period to offset
+            model_options = dataclasses.replace(model_options, debut=False, period_offset=False)
         if model_options.time_varying and codes.epoch is None:
             raise MatchTableError(
                 "time_varying=True needs a 'period' column (rating period or tournament)"
@@ -436,7 +486,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         if model_options.time_varying:
             warn_if_walk_is_large(codes)
             walk_steps = walk_size(codes)[0]
-        return Layout(*vocab.sizes, vocab.specs_per_deck, model_options, n_epochs, walk_steps)
+        n_periods = codes.n_periods if model_options.period_offset else 0
+        return Layout(
+            *vocab.sizes, vocab.specs_per_deck, model_options, n_epochs, walk_steps, n_periods
+        )
 
     def _sampling_options(self, seed: int) -> SamplingOptions:
         return SamplingOptions(
@@ -536,6 +589,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             n_players=codes.n_players,
             n_starters=codes.n_starters,
             n_specs=codes.n_specs,
+            n_periods=self._forecast_layout.n_periods and codes.n_periods,
         )
 
     def _levels(self, codes) -> dict:
@@ -544,6 +598,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             "player": [*vocab.players, *codes.unseen_players],
             "starter": [*vocab.starters, *codes.unseen_starters],
             "spec": [*vocab.specs, *codes.unseen_specs],
+            "stage": list(DEBUT_LEVELS),
+            "period": [*vocab.periods, *codes.unseen_periods],
         }
 
     # -- prediction ----------------------------------------------------------

@@ -56,6 +56,12 @@ class ModelOptions:
     ``symmetric=True`` is for games where no side moves first: the matchup of
     deck a against deck b is minus that of b against a (see `Layout`), so it
     cannot be combined with ``first_move=True``.
+
+    ``debut=True`` adds one learned offset to a player's skill in the matches
+    of their first rating period (the ``debut`` block of `skcodex.blocks`);
+    it needs each match's debut flags (`skcodex.data.MatchCodes`).
+    ``period_offset=True`` shifts a player's skill in each rating period by
+    an effect of its own, ``N(0, sd_period)`` (the ``period_skill`` block).
     """
 
     time_varying: bool = False
@@ -64,6 +70,8 @@ class ModelOptions:
     prior: str = "lognormal"
     first_move: bool = False
     symmetric: bool = False
+    debut: bool = False
+    period_offset: bool = False
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:
@@ -189,6 +197,7 @@ class Layout:
     options: ModelOptions = field(default_factory=ModelOptions)
     n_epochs: int = 1
     walk_steps: int | None = None
+    n_periods: int = 0
 
     def __post_init__(self) -> None:
         if self.specs_per_deck < 0:
@@ -231,6 +240,8 @@ class Layout:
             "starter": self.n_starters,
             "spec": self.n_specs,
             "epoch": self.n_epochs,
+            "stage": len(blocks.DEBUT_LEVELS),
+            "period": self.n_periods,
         }
 
     @property
@@ -280,7 +291,7 @@ class Layout:
         if mirror is not None:
             return tuple(np.zeros(0, dtype=np.int64) for _ in shape)
         mask = np.ones(shape, dtype=bool)
-        if block.form == "walk":
+        if block.form in ("walk", "baseline"):
             mask[..., 0] = False
         return np.nonzero(mask) if shape else ()
 
@@ -311,6 +322,11 @@ class Layout:
         groups = dict(self.blocks)
         parts = [np.full(self.n_free_cells(b), groups[b.name]) for b in self.declared]
         return np.concatenate(parts).astype(np.int64)
+
+    @property
+    def _has_fixed_cells(self) -> bool:
+        """Whether a static block has cells fixed at 0 (a ``"baseline"`` block's first level)."""
+        return any(b.form == "baseline" for b in self.declared)
 
     def _static_map(self) -> tuple[np.ndarray, np.ndarray]:
         """For each entry of the static part of ``theta``: its entry of ``z`` (-1: 0) and sign."""
@@ -357,6 +373,8 @@ class Layout:
             1,
             epoch=np.zeros(1, dtype=np.int64),
             n_epochs=1,
+            period=np.zeros(1, dtype=np.int64),
+            n_periods=1,
         )
         return np.concatenate([np.full(cols.shape[1], sign) for cols, sign in self._columns(one)])
 
@@ -365,7 +383,14 @@ class Layout:
         if not self.options.time_varying:
             return self
         opts = replace(self.options, time_varying=False)
-        return Layout(self.n_players, self.n_starters, self.n_specs, self.specs_per_deck, opts)
+        return Layout(
+            self.n_players,
+            self.n_starters,
+            self.n_specs,
+            self.specs_per_deck,
+            opts,
+            n_periods=self.n_periods,
+        )
 
     def _columns(self, codes: MatchCodes):
         """Each block's index-matrix columns for ``codes``, with their sign, in column order.
@@ -417,7 +442,7 @@ class Layout:
             static = z * self._scale(sd, group)
         else:
             static = z[..., :n_static_free] * self._scale(sd, group[:n_static_free])
-        if self.options.symmetric:
+        if self.options.symmetric or self._has_fixed_cells:
             src, sign = self._static_map()
             if xp is np:
                 lead = z.shape[:-1]
@@ -776,6 +801,8 @@ def _positional_levels(layout: Layout) -> dict:
         "starter": range(layout.n_starters),
         "spec": range(layout.n_specs),
         "epoch": range(layout.n_epochs),
+        "stage": blocks.DEBUT_LEVELS,
+        "period": range(layout.n_periods),
     }
 
 

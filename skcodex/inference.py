@@ -248,6 +248,9 @@ def padded_layout(layout: Layout) -> Layout:
     n_epochs = layout.n_epochs
     if layout.options.time_varying:
         n_epochs = _next_power_of_two(n_epochs, 2)
+    n_periods = layout.n_periods
+    if layout.options.period_offset:
+        n_periods = _next_power_of_two(n_periods, 2)
     walk_steps = layout.walk_steps
     if layout.integrated_walk:
         walk_steps = _quarter_power_of_two(walk_steps, 8)
@@ -259,6 +262,7 @@ def padded_layout(layout: Layout) -> Layout:
         layout.options,
         n_epochs,
         walk_steps,
+        n_periods,
     )
 
 
@@ -289,7 +293,7 @@ def embedding(layout: Layout, padded: Layout) -> tuple[np.ndarray, np.ndarray]:
         The same for the standard normals ``z``; ``z_padded[..., z_pos]`` are
         ``layout``'s ``z``.
     """
-    sizes = ("n_players", "n_starters", "n_specs", "n_epochs")
+    sizes = ("n_players", "n_starters", "n_specs", "n_epochs", "n_periods")
     if (
         any(getattr(padded, s) < getattr(layout, s) for s in sizes)
         or padded.options != layout.options

@@ -33,7 +33,11 @@ Optional extensions (`ModelOptions`), each a block of effects of its own:
   part is the starter-vs-starter spread);
 - ``first_move``: one more effect ``w`` added to every match's log-odds, the
   advantage of moving first (or of playing white, or of being player 1), with
-  its own prior ``w ~ N(loc, scale)``; not pooled, not scaled by a spread.
+  its own prior ``w ~ N(loc, scale)``; not pooled, not scaled by a spread;
+- ``debut``: one more effect ``v`` added to a player's skill in the matches of
+  their first rating period, entering as ``v (debut_1 - debut_2)`` with the
+  sides' debut flags, with its own prior ``v ~ N(loc, scale)`` like the
+  first-move effect.
 
 A deck holds a starter and k >= 0 specs (side components): k = 0 is a game of
 characters or factions alone, where the deck matchup is the starter-vs-starter
@@ -53,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skcodex.blocks import PRIOR_DEFAULTS
+from skcodex.blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
 from skcodex.design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
 
 __all__ = [
@@ -190,6 +194,8 @@ def build_model(
         "spec1": coords["spec"],
         "spec2": coords["spec"],
         "epoch": list(range(layout.n_epochs)),
+        "stage": list(DEBUT_LEVELS),
+        "period": list(range(layout.n_periods)),
     }
     with pm.Model(coords=full_coords) as model:
         idx = pm.Data("index", np.asarray(index, dtype=np.int64))

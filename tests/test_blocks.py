@@ -50,7 +50,7 @@ def test_every_block_is_declared_consistently():
         assert block.spread in spreads or (block.spread is None and block.prior is not None)
         assert block.option is None or block.option in options
         assert set(block.kinds) <= set(blocks.LEVEL_KINDS)
-        assert block.form in ("independent", "walk") and block.label
+        assert block.form in ("independent", "walk", "baseline") and block.label
         if block.mirror is not None:  # mirrored blocks are square in their kinds
             mirror = next(b for b in BLOCK_TABLE if b.name == block.mirror)
             assert block.kinds == mirror.kinds[::-1]

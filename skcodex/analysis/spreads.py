@@ -10,6 +10,7 @@ import pandas as pd
 from scipy.special import expit, softmax
 
 from skcodex.analysis._base import check_count, check_fitted
+from skcodex.blocks import BLOCK_TABLE
 
 __all__ = [
     "PRIOR_DRAWS",
@@ -133,8 +134,9 @@ def prior_spread_draws(
     priors = clf.priors
     k = _specs_per_deck(clf)
     rng = np.random.default_rng(random_state)
-    # One prior a spread; the first-move effect's own prior, last when present, is not one.
-    n = len(options.prior_names) - int(options.first_move)
+    # One prior a spread; the own priors of unscaled effects (first move, debut), last, are not.
+    own = {b.name for b in BLOCK_TABLE if b.spread is None}
+    n = sum(name not in own for name in options.prior_names)
     loc, scale = np.asarray(priors.loc)[:n], np.asarray(priors.scale)[:n]
     if options.prior == "lognormal":
         return np.exp(rng.normal(loc, scale, size=(n_draws, n)))

@@ -17,7 +17,15 @@ import pandas as pd
 
 from skcodex.data.table import MatchTableError, time_order
 
-__all__ = ["MatchCodes", "Vocabulary", "encode", "epochs", "period_labels", "walk_size"]
+__all__ = [
+    "MatchCodes",
+    "Vocabulary",
+    "debut_flags",
+    "encode",
+    "epochs",
+    "period_labels",
+    "walk_size",
+]
 
 
 @dataclass(frozen=True)
@@ -26,6 +34,10 @@ class Vocabulary:
 
     ``decks`` are the decks played, most played first (both seats counted,
     ties by first appearance), with their counts in ``deck_counts``.
+    ``debut_periods`` holds each player's first rating period (the ``period``
+    of their earliest match in time, as text), in the order of ``players``;
+    it is empty when the table has no ``period`` column. ``periods`` holds
+    the table's periods (as text) in the order they began.
     """
 
     players: tuple
@@ -34,6 +46,8 @@ class Vocabulary:
     specs_per_deck: int
     decks: tuple = ()
     deck_counts: tuple = ()
+    debut_periods: tuple = ()
+    periods: tuple = ()
 
     @classmethod
     def from_table(cls, table: pd.DataFrame) -> Vocabulary:
@@ -46,13 +60,16 @@ class Vocabulary:
             sort=False
         )
         played = played.sort_values(ascending=False, kind="stable")
+        players = tuple(sorted(players, key=str))
         return cls(
-            players=tuple(sorted(players, key=str)),
+            players=players,
             starters=tuple(starters),
             specs=tuple(specs),
             specs_per_deck=len(decks[0].specs),
             decks=tuple(played.index),
             deck_counts=tuple(int(c) for c in played.to_numpy()),
+            debut_periods=_debut_periods(table, players),
+            periods=_period_order(table),
         )
 
     @property
@@ -68,7 +85,11 @@ class MatchCodes:
     Codes below a vocabulary's size are levels seen in training. A level not in
     the vocabulary gets a code from the size upwards, the same code for every
     row it appears in, so a model can give it one fresh effect per posterior
-    draw; ``n_players`` etc. count both.
+    draw; ``n_players`` etc. count both. ``debut1`` and ``debut2`` flag the
+    matches in which player 1 (player 2) plays their first rating period
+    (see `debut_flags`). ``period`` codes each match's period against the
+    vocabulary's periods, a period never seen numbered on from their count
+    (None without a ``period`` column).
     """
 
     player1: np.ndarray
@@ -85,6 +106,11 @@ class MatchCodes:
     unseen_specs: tuple = ()
     epoch: np.ndarray | None = None
     n_epochs: int = 0
+    debut1: np.ndarray | None = None
+    debut2: np.ndarray | None = None
+    period: np.ndarray | None = None
+    n_periods: int = 0
+    unseen_periods: tuple = ()
 
     def __len__(self) -> int:
         return len(self.player1)
@@ -98,6 +124,72 @@ def _both_players(table: pd.DataFrame) -> pd.Series:
     copied once for every match it appears in.
     """
     return pd.concat([table["player1"], table["player2"]], ignore_index=True)
+
+
+def _period_text(table: pd.DataFrame) -> np.ndarray:
+    """The ``period`` of each row as text (how `Vocabulary.debut_periods` keeps it)."""
+    return table["period"].astype(str).to_numpy(dtype=object)
+
+
+def _period_order(table: pd.DataFrame) -> tuple:
+    """The table's periods as text, in the order they began (empty without periods)."""
+    if "period" not in table.columns:
+        return ()
+    return tuple(str(p) for p in period_labels(table))
+
+
+def _debut_periods(table: pd.DataFrame, players: tuple) -> tuple:
+    """Each player's first rating period: the period of their earliest match in time."""
+    if "period" not in table.columns:
+        return ()
+    n = len(table)
+    order = time_order(table, strict=False)
+    rank = np.arange(n) if order is None else np.argsort(order, kind="stable")
+    period = _period_text(table)
+    rows = pd.DataFrame(
+        {
+            "player": _both_players(table),
+            "period": np.concatenate([period, period]),
+            "rank": np.concatenate([rank, rank]),
+        }
+    )
+    first = rows.sort_values("rank", kind="stable").drop_duplicates("player")
+    return tuple(first.set_index("player")["period"].loc[list(players)])
+
+
+def debut_flags(
+    table: pd.DataFrame, vocab: Vocabulary, player1: np.ndarray, player2: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each side's player plays their first rating period in each match.
+
+    A player never seen in training (a code from the vocabulary's size up)
+    always debuts. A player seen in training debuts in the matches of their
+    first period (`Vocabulary.debut_periods`); when the vocabulary or the
+    table has no periods, a seen player never debuts.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A checked match table.
+    vocab : Vocabulary
+        The levels seen in training.
+    player1, player2 : ndarray of int
+        The players' codes against ``vocab``.
+
+    Returns
+    -------
+    debut1, debut2 : ndarray of bool
+    """
+    n_seen = len(vocab.players)
+    flags = [code >= n_seen for code in (player1, player2)]
+    if not vocab.debut_periods or "period" not in table.columns:
+        return flags[0], flags[1]
+    period = _period_text(table)
+    first = np.asarray(vocab.debut_periods, dtype=object)
+    for side, code in zip(flags, (player1, player2)):
+        seen = ~side
+        side[seen] = first[code[seen]] == period[seen]
+    return flags[0], flags[1]
 
 
 def _codes(values: np.ndarray, levels: tuple) -> tuple[np.ndarray, tuple]:
@@ -135,6 +227,12 @@ def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
         if "period" in table.columns
         else None
     )
+    debut1, debut2 = debut_flags(table, vocab, players[:n], players[n:])
+    period, unseen_periods = None, ()
+    if "period" in table.columns:
+        period_rows, period_names = pd.factorize(_period_text(table))
+        period, unseen_periods = _codes(np.asarray(period_names, dtype=object), vocab.periods)
+        period = period[period_rows]
     return MatchCodes(
         player1=players[:n],
         player2=players[n:],
@@ -150,6 +248,11 @@ def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
         unseen_specs=unseen_sp,
         epoch=epoch,
         n_epochs=0 if epoch is None else int(epoch.max()) + 1,
+        debut1=debut1,
+        debut2=debut2,
+        period=period,
+        n_periods=len(vocab.periods) + len(unseen_periods),
+        unseen_periods=unseen_periods,
     )
 
 

@@ -1,0 +1,172 @@
+"""The debut offset on the forward folds, beside the other projects' rating systems.
+
+Same folds as benchmarks/forecast.py: the last 8 tournaments of the shared data, each
+forecast by models fitted on every match that ended before it started. Compared: the
+Bayesian model with the estimator's defaults, the model with each optional block named on
+the command line switched on, Whole-History Rating, TrueSkill Through Time and OpenSkill
+(benchmarks/rating_systems.py, settings as in benchmarks/forecast.py). Prints the Brier
+score per tournament and pooled, the pooled log loss, the Brier of the matches with a
+newcomer (a player never seen in training) and between players both seen, and a paired
+bootstrap interval over matches of each model's pooled Brier minus WHR's.
+
+Writes benchmarks/results/newcomer.json (``--out``); ``--markdown`` prints the docs'
+table (docs/real-data.md) from it.
+
+Run: python benchmarks/newcomer.py [--draws 1000] [--chains 4] [--cache DIR]
+     [--variant NAME=PARAM:VALUE,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import forecast
+import numpy as np
+import pandas as pd
+from forecast import DEFAULT_DATA, HERE, cached_forecasts, rating_systems
+from forecast_player_part import newcomers
+
+from skcodex import BayesianMatchupClassifier, TournamentSplit, brier_score
+from skcodex.datasets import load_codex_matches
+from skcodex.evaluation import paired_bootstrap, score_table
+
+#: Optional blocks compared with the defaults, by the name they carry in the table.
+VARIANTS = {
+    "skcodex + debut": {"debut": True},
+    "skcodex + period offset": {"period_offset": True},
+}
+
+REFERENCE = "WHR"
+
+
+def parse_variant(text: str) -> tuple[str, dict]:
+    """``"name=param:value,param:value"`` as a name and estimator parameters."""
+    name, _, spec = text.partition("=")
+    params = {}
+    for item in filter(None, spec.split(",")):
+        key, _, value = item.partition(":")
+        params[key] = json.loads(value)
+    return name, params
+
+
+def cache_key(model, X, y, cv) -> str:
+    """A name for a model's forecasts: its class, the parameters it sets away from their
+    defaults, the data's size and the split; so a parameter added later with a default
+    that changes nothing keeps every earlier forecast."""
+    defaults = type(model)().get_params(deep=False)
+    params = {k: v for k, v in model.get_params(deep=False).items() if defaults.get(k) != v}
+    what = (type(model).__name__, sorted(params.items(), key=str), len(X), int(sum(y)), repr(cv))
+    return hashlib.sha256(repr(what).encode()).hexdigest()[:16]
+
+
+def bayesian(params: dict, draws: int, chains: int, catalogue) -> BayesianMatchupClassifier:
+    """The Bayesian model with ``params`` on top of the defaults, sampled as asked."""
+    return BayesianMatchupClassifier(
+        catalogue=catalogue, draws=draws, tune=draws, chains=chains, random_state=0, **params
+    )
+
+
+def newcomer_split(forecasts: pd.DataFrame, new: np.ndarray, models: list[str]) -> dict:
+    """Each model's Brier over the matches with a newcomer and over those between seen players."""
+    y = forecasts["y"].to_numpy()
+    with_new = new.any(axis=1)
+    return {
+        m: {
+            "with a newcomer": brier_score(y[with_new], forecasts[m].to_numpy()[with_new]),
+            "seen players": brier_score(y[~with_new], forecasts[m].to_numpy()[~with_new]),
+        }
+        for m in models
+    }
+
+
+def markdown(result: dict) -> str:
+    """The per-tournament table and the comparison with WHR, as Markdown."""
+    scores = pd.DataFrame(result["scores"]).T
+    models = [c for c in scores.columns if c != "matches"]
+    lines = [
+        "| tournament | matches | " + " | ".join(models) + " |",
+        "|---|---:|" + "---:|" * len(models),
+    ]
+    for label, row in scores.iterrows():
+        best = row[models].astype(float).idxmin()
+        cells = [f"**{row[m]:.4f}**" if m == best else f"{row[m]:.4f}" for m in models]
+        lines.append(f"| {label} | {int(row['matches'])} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"| model | Brier with a newcomer | Brier, seen players | minus {REFERENCE} | interval |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for m in models:
+        split, boot = result["newcomer split"][m], result["against reference"].get(m)
+        diff = "" if boot is None else f"{boot['difference']:+.4f}"
+        interval = "" if boot is None else f"[{boot['lower']:+.4f}, {boot['upper']:+.4f}]"
+        lines.append(
+            f"| {m} | {split['with a newcomer']:.4f} | {split['seen players']:.4f} | "
+            f"{diff} | {interval} |"
+        )
+    return "\n".join(lines).replace("-0.", "\u22120.")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
+    parser.add_argument("--splits", type=int, default=8)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--chains", type=int, default=4)
+    parser.add_argument("--cache", default=None, help="folder for each model's forecasts")
+    parser.add_argument("--variant", action="append", default=[], help="NAME=param:value,...")
+    parser.add_argument("--markdown", action="store_true", help="print the docs' table and stop")
+    parser.add_argument("--out", default=str(HERE / "results" / "newcomer.json"))
+    args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(Path(args.out).read_text())))
+        return {}
+
+    X, y = load_codex_matches(args.data, return_X_y=True)
+    catalogue = X.attrs["catalogue"]
+    variants = dict(VARIANTS)
+    variants.update(parse_variant(v) for v in args.variant)
+    models = {"skcodex default": bayesian({}, args.draws, args.chains, catalogue)}
+    for name, params in variants.items():
+        models[name] = bayesian(params, args.draws, args.chains, catalogue)
+    models.update(rating_systems())
+    cv = TournamentSplit(n_splits=args.splits)
+    start = time.perf_counter()
+    cache = Path(args.cache) if args.cache else None
+    forecast.cache_key = cache_key  # keyed by the parameters set, see cache_key
+    forecasts = cached_forecasts(models, X, y, cv, cache)
+    seconds = time.perf_counter() - start
+    names = list(models)
+    table = score_table(forecasts)
+    result = {
+        "data": args.data,
+        "matches": len(forecasts),
+        "splits": args.splits,
+        "draws": args.draws,
+        "chains": args.chains,
+        "variants": {"skcodex default": {}, **variants},
+        "scores": table.drop(index="log loss (pooled)").to_dict(orient="index"),
+        "log loss (pooled)": table.loc["log loss (pooled)", names].to_dict(),
+        "newcomer split": newcomer_split(forecasts, newcomers(X, y, cv), names),
+        "against reference": {
+            m: paired_bootstrap(forecasts, m, REFERENCE) for m in names if m != REFERENCE
+        }
+        if REFERENCE in names
+        else {},
+        "forecast sd": {m: float(forecasts[m].std()) for m in names},
+        "convergence warnings": forecasts.attrs.get("convergence", {}),
+        "seconds": seconds,
+    }
+    print(markdown(result))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1, default=float))
+    return result
+
+
+if __name__ == "__main__":
+    main()
