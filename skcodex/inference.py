@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from skcodex.blocks import block_dims
+from skcodex.geometry import centred_levels, choose_centring, standard_normals
 from skcodex.model import Layout, SpreadPriors, build_model, walk_data
 from skcodex.nutpie_compile import clear_numba_cache, compile_nutpie
 
@@ -67,6 +68,8 @@ class SamplingOptions:
     seed: int = 0
     progressbar: bool = False
     cores: int | None = None
+    parameterisation: str = "auto"
+    low_rank_mass_matrix: bool = False
 
 
 def available_memory() -> int | None:
@@ -383,6 +386,7 @@ def _sample_nutpie(compiled, data: dict, options: SamplingOptions):
         progress_bar=options.progressbar,
         target_accept=options.target_accept,
         save_warmup=False,
+        low_rank_modified_mass_matrix=options.low_rank_mass_matrix,
     )
 
 
@@ -425,10 +429,15 @@ _KEPT_STATS = (
 )
 
 
-def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray, path=None) -> dict:
+def _posterior_in_layout(
+    sampled, layout: Layout, z_pos: np.ndarray, path=None, centring=None, padded=None
+) -> dict:
     """The padded model's draws restricted to ``layout``: named effect blocks, no ``z``.
 
-    ``path`` is the integrated walk's `skcodex.design.WalkPath` for ``layout``.
+    ``path`` is the integrated walk's `skcodex.design.WalkPath` for ``layout``;
+    ``centring`` the centring weights (`skcodex.geometry`) of the ``padded``
+    layout the model was sampled in (None: all non-centred), recorded per
+    block in the attributes ``centred_<block>`` (levels sampled centred).
 
     Returns ``{"posterior": Dataset, "sample_stats": Dataset}``; the effect blocks
     carry integer coordinates (the estimator names them).
@@ -444,11 +453,17 @@ def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray, path=None) 
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     out = out.assign_coords(chain=np.arange(n_chains), draw=np.arange(n_draws))
     out = out.assign_coords(spread=list(layout.spreads))
-    z = post["z"].transpose("chain", "draw", ...).to_numpy()[..., z_pos]
-    theta = layout.theta(z, post["sd"].transpose("chain", "draw", ...).to_numpy(), path=path)
+    z = post["z"].transpose("chain", "draw", ...).to_numpy()
+    sd = post["sd"].transpose("chain", "draw", ...).to_numpy()
+    if centring is not None:  # the sampled coordinates back to standard normals
+        z = standard_normals(z, sd, centring, padded)
+    theta = layout.theta(z[..., z_pos], sd, path=path)
     for name, block in layout.unflatten(theta).items():
         out[name] = xr.DataArray(block, dims=("chain", "draw", *effects[name]))
     out.attrs = {k: v for k, v in post.attrs.items() if isinstance(v, (str, int, float))}
+    if centring is not None:
+        for name, n in centred_levels(centring[z_pos], layout).items():
+            out.attrs[f"centred_{name}"] = n
     groups = {"posterior": out}
     stats = posterior.group(sampled, "sample_stats")
     if stats is not None:
@@ -503,10 +518,13 @@ def sample_posterior(
     index = np.asarray(index, dtype=np.int64)
     data = _data(theta_pos[index] if index.size else index, y, priors, trials)
     data.update(walk_data(padded, data["index"]))
+    data["centring"] = choose_centring(
+        data["index"], data["trials"], padded, priors.loc, options.parameterisation
+    )
     compiled = _compiled(sampler, padded, data["index"], data["y"])
     if sampler == "nutpie":
         sampled = _sample_nutpie(compiled, data, options)
     else:
         sampled = _sample_pymc(compiled, data, options)
     path = layout.walk_path(index) if layout.integrated_walk else None
-    return _posterior_in_layout(sampled, layout, z_pos, path)
+    return _posterior_in_layout(sampled, layout, z_pos, path, data["centring"], padded)
