@@ -72,9 +72,9 @@ def _true_spreads(data) -> dict[str, float]:
 def fit_once(n_matches: int, args) -> dict:
     """One timed fit of the ``n_matches`` table and its convergence figures."""
     from skcodex.diagnostics import convergence_statistics, monitored_draws
-    from skcodex.posterior import from_groups
     from skcodex.inference import SamplingOptions, precompile, sample_posterior
     from skcodex.model import default_priors
+    from skcodex.posterior import from_groups
 
     rows, trials, totals, layout, truth = table(n_matches)
     precompile(layout)
@@ -97,18 +97,20 @@ def fit_once(n_matches: int, args) -> dict:
     load_after = os.getloadavg()
     post, stats = groups["posterior"], groups["sample_stats"]
     monitored = monitored_draws(from_groups({"posterior": post}), layout)
-    ess, rhat = [], []
-    for values in monitored.values():
+    ess, rhat = {}, {}
+    for name, values in monitored.items():
         found = convergence_statistics(values.reshape(values.shape[0], values.shape[1], -1))
-        ess.append(np.nanmin(found["ess_bulk"]))
-        rhat.append(np.nanmax(found["rhat"]))
+        ess[name] = float(np.nanmin(found["ess_bulk"]))
+        rhat[name] = float(np.nanmax(found["rhat"]))
     sd = post["sd"].mean(("chain", "draw"))
     return {
         "matches": n_matches,
         "distinct_rows": len(rows),
         "seconds": seconds,
-        "min_ess_bulk": float(min(ess)),
-        "max_rhat": float(max(rhat)),
+        "min_ess_bulk": min(ess.values()),
+        "max_rhat": max(rhat.values()),
+        "min_ess_bulk_by_block": ess,
+        "max_rhat_by_block": rhat,
         "divergences": int(np.asarray(stats["diverging"]).sum()),
         "steps_per_draw": float(np.asarray(stats["n_steps"]).mean()),
         "spread_means": {str(k): float(v) for k, v in zip(post["spread"].values, sd.values)},

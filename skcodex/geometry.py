@@ -21,6 +21,17 @@ of its standard-normal vector ``z`` (the ``centring`` data: 0 non-centred,
 ``z ~ N(0, sd**c)``, ``theta = sd**(1 - c) * z``), so one compiled model serves
 every choice.
 
+One direction of some blocks carries no information at all: where a block
+enters every match as a difference (player 1's skill minus player 2's), adding
+the same number to all its levels changes no match, so the levels' common mean
+is set by the prior alone. Sampled level by level, that mean is a long
+direction shared by every level, which a diagonal mass matrix cannot follow
+(the slowest-mixing quantity of data-rich tables). `mean_rotations` turns the
+levels the matches read by a reflection (orthogonal, so the prior
+``N(0, 1)`` of the standard normals and the density are unchanged) that
+makes their mean one coordinate of its own: the first level read becomes the
+mean direction, sampled non-centred; the others stay nearly their levels.
+
 `choose_centring` makes the choice from the data: a level is centred when
 the information its matches carry about its effect, ``0.25 * n`` for ``n``
 matches reading it (the Fisher information of a Bernoulli log-odds at even
@@ -41,7 +52,10 @@ __all__ = [
     "balanced_prior_spreads",
     "centred_levels",
     "choose_centring",
+    "differenced_blocks",
     "level_information",
+    "mean_rotations",
+    "rotate",
     "standard_normals",
     "typical_spreads",
 ]
@@ -88,6 +102,68 @@ def level_information(index: np.ndarray, trials: np.ndarray | None, layout: Layo
     else:
         out[:n_static] = per_cell[:n_static]
     return out
+
+
+def differenced_blocks(index: np.ndarray, layout: Layout) -> list[str]:
+    """The blocks every match reads as a difference: their signed reads sum to 0 in each row.
+
+    Only blocks whose levels are each their own standard normal (not mirrored
+    in a symmetric game, not a walk) are considered.
+    """
+    index = np.asarray(index, dtype=np.int64)
+    signs = layout.signs
+    out = []
+    for block in layout.declared:
+        if block.form != "independent" or layout.mirror_of(block) is not None:
+            continue
+        start = layout.offsets[block.name]
+        size = int(np.prod(layout.shapes[block.name], dtype=np.int64))
+        inside = (index >= start) & (index < start + size)
+        if inside.any() and not np.any((inside * signs).sum(axis=1)):
+            out.append(block.name)
+    return out
+
+
+def mean_rotations(index: np.ndarray, trials: np.ndarray | None, layout: Layout) -> np.ndarray:
+    """The reflections that give each differenced block's mean a coordinate of its own.
+
+    For a block the matches read only as differences (`differenced_blocks`),
+    with ``m`` the unit vector along the levels the matches read and ``e`` the
+    first of them, the reflection ``H = I - 2 v v' / (v' v)``, ``v = m - e``,
+    swaps ``e`` and ``m``. It is returned scaled, ``w = v * sqrt(2 / (v' v))``,
+    one row per declared block (zeros: no reflection), so that
+    ``rotate(x, w) = x - (x w') w`` applies them all.
+
+    Returns
+    -------
+    ndarray of float, shape (len(layout.declared), layout.n_free)
+    """
+    info = level_information(index, trials, layout)
+    out = np.zeros((len(layout.declared), layout.n_free))
+    flat = set(differenced_blocks(index, layout))
+    for row, block in enumerate(layout.declared):
+        if block.name not in flat:
+            continue
+        start = layout.free_offsets[block.name]
+        read = np.flatnonzero(info[start : start + layout.n_free_cells(block)] > 0) + start
+        if len(read) < 2:
+            continue
+        v = np.zeros(layout.n_free)
+        v[read] = 1 / np.sqrt(len(read))
+        v[read[0]] -= 1.0
+        out[row] = v * np.sqrt(2 / (v @ v))
+    return out
+
+
+def rotate(x, rotations, xp=np):
+    """``x`` (..., n_free) reflected by every row of ``rotations`` (`mean_rotations`).
+
+    Each reflection is its own inverse, and the rows act on disjoint blocks,
+    so ``rotate(rotate(x, w), w) == x``.
+    """
+    if xp is np:
+        return x - (x @ rotations.T) @ rotations
+    return x - xp.dot(xp.dot(rotations, x), rotations)
 
 
 def balanced_prior_spreads(loc: np.ndarray, layout: Layout) -> np.ndarray:
@@ -148,17 +224,24 @@ def choose_centring(
         centred = info > 0
     else:
         centred = info * spread**2 > 1.0
-    return (centred & (group >= 0)).astype(float)
+    centred &= group >= 0
+    # the mean direction of a differenced block (see `mean_rotations`) has no data
+    rotations = mean_rotations(index, trials, layout)
+    for w in rotations[rotations.any(axis=1)]:
+        centred[np.flatnonzero(w)[0]] = False
+    return centred.astype(float)
 
 
-def standard_normals(z, sd, centring, layout: Layout, xp=np):
-    """The non-centred ``z_std = z / sd**c`` of sampled ``z`` (NumPy draws or a PyTensor point).
+def standard_normals(z, sd, centring, layout: Layout, rotations=None, xp=np):
+    """The standard normals ``z_std`` behind sampled ``z`` (NumPy draws or a PyTensor point).
 
+    ``z / sd**c``, reflected by ``rotations`` (`mean_rotations`; None: none).
     ``sd`` is ``(..., n_spreads)``; ``centring`` one weight per entry of ``z``.
-    ``layout.theta(z_std, sd)`` is then the effects, whatever the centring.
+    ``layout.theta(z_std, sd)`` is then the effects, whatever the geometry.
     """
     scale = layout._scale(sd, layout.free_group)
-    return z * xp.exp(-centring * xp.log(scale))
+    z_std = z * xp.exp(-centring * xp.log(scale))
+    return z_std if rotations is None else rotate(z_std, rotations, xp)
 
 
 def centred_levels(centring: np.ndarray, layout: Layout) -> dict[str, int]:

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from skcodex.blocks import block_dims
-from skcodex.geometry import centred_levels, choose_centring, standard_normals
+from skcodex.geometry import centred_levels, choose_centring, mean_rotations, standard_normals
 from skcodex.model import Layout, SpreadPriors, build_model, walk_data
 from skcodex.nutpie_compile import clear_numba_cache, compile_nutpie
 
@@ -430,14 +430,15 @@ _KEPT_STATS = (
 
 
 def _posterior_in_layout(
-    sampled, layout: Layout, z_pos: np.ndarray, path=None, centring=None, padded=None
+    sampled, layout: Layout, z_pos: np.ndarray, path=None, geometry=None
 ) -> dict:
     """The padded model's draws restricted to ``layout``: named effect blocks, no ``z``.
 
     ``path`` is the integrated walk's `skcodex.design.WalkPath` for ``layout``;
-    ``centring`` the centring weights (`skcodex.geometry`) of the ``padded``
-    layout the model was sampled in (None: all non-centred), recorded per
-    block in the attributes ``centred_<block>`` (levels sampled centred).
+    ``geometry`` is ``(centring, rotations, padded)``: how the model was
+    sampled (`skcodex.geometry`) in the ``padded`` layout (None: non-centred,
+    no rotations); the levels sampled centred are recorded per block in the
+    attributes ``centred_<block>``.
 
     Returns ``{"posterior": Dataset, "sample_stats": Dataset}``; the effect blocks
     carry integer coordinates (the estimator names them).
@@ -455,13 +456,14 @@ def _posterior_in_layout(
     out = out.assign_coords(spread=list(layout.spreads))
     z = post["z"].transpose("chain", "draw", ...).to_numpy()
     sd = post["sd"].transpose("chain", "draw", ...).to_numpy()
-    if centring is not None:  # the sampled coordinates back to standard normals
-        z = standard_normals(z, sd, centring, padded)
+    if geometry is not None:  # the sampled coordinates back to standard normals
+        centring, rotations, padded = geometry
+        z = standard_normals(z, sd, centring, padded, rotations)
     theta = layout.theta(z[..., z_pos], sd, path=path)
     for name, block in layout.unflatten(theta).items():
         out[name] = xr.DataArray(block, dims=("chain", "draw", *effects[name]))
     out.attrs = {k: v for k, v in post.attrs.items() if isinstance(v, (str, int, float))}
-    if centring is not None:
+    if geometry is not None:
         for name, n in centred_levels(centring[z_pos], layout).items():
             out.attrs[f"centred_{name}"] = n
     groups = {"posterior": out}
@@ -521,10 +523,14 @@ def sample_posterior(
     data["centring"] = choose_centring(
         data["index"], data["trials"], padded, priors.loc, options.parameterisation
     )
+    data["rotations"] = mean_rotations(data["index"], data["trials"], padded)
+    if options.parameterisation == "noncentred":
+        data["rotations"][:] = 0.0
     compiled = _compiled(sampler, padded, data["index"], data["y"])
     if sampler == "nutpie":
         sampled = _sample_nutpie(compiled, data, options)
     else:
         sampled = _sample_pymc(compiled, data, options)
     path = layout.walk_path(index) if layout.integrated_walk else None
-    return _posterior_in_layout(sampled, layout, z_pos, path, data["centring"], padded)
+    geometry = (data["centring"], data["rotations"], padded)
+    return _posterior_in_layout(sampled, layout, z_pos, path, geometry)

@@ -55,6 +55,7 @@ import numpy as np
 
 from skcodex.blocks import PRIOR_DEFAULTS
 from skcodex.design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
+from skcodex.geometry import rotate
 from skcodex.persistence import value_class
 
 __all__ = [
@@ -132,6 +133,7 @@ def build_model(
     batch_rows=None,
     trials=None,
     centring=None,
+    rotations=None,
 ):
     """Build the PyMC model for matches given as an index matrix.
 
@@ -165,6 +167,9 @@ def build_model(
         (``z`` standard normal, the effect ``sd * z``; the default), 1 centred
         (``z ~ N(0, sd)`` is the effect itself). The effects and spreads mean
         the same whatever the centring.
+    rotations : ndarray of float, shape (len(layout.declared), layout.n_free), optional
+        Reflections of the standard normals (`skcodex.geometry.mean_rotations`;
+        none by default). Orthogonal: they change the coordinates, not the model.
 
     Returns
     -------
@@ -173,8 +178,9 @@ def build_model(
         parameters (``log_sd``; or ``log_total``, ``skill_share_logit``,
         ``deck_split_logits`` and ``log_sd_extra`` under the balanced prior);
         deterministics ``sd`` and one per effect block with named dims. The
-        data (``index``, ``y``, ``trials``, ``centring``) and the prior locations and scales are
-        ``pm.Data`` containers, so one compiled model serves new data and priors.
+        data (``index``, ``y``, ``trials``, ``centring``, ``rotations``) and the
+        prior locations and scales are ``pm.Data`` containers, so one compiled
+        model serves new data and priors.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -233,6 +239,8 @@ def build_model(
             sd = pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
         # z = sd**c * z_std with z_std ~ N(0, 1): centred (c = 1) or non-centred (c = 0)
         c = pm.Data("centring", _centring(centring, layout))
+        # reflections giving a differenced block's mean a coordinate of its own
+        w = pm.Data("rotations", _rotations(rotations, layout))
         centred_scale = pt.exp(c * pt.log(layout._scale(sd, layout.free_group)))
         own = [b.name for b in layout.declared if b.spread is None]
         if own:
@@ -248,7 +256,7 @@ def build_model(
         path = None
         if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
             path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
-        theta = layout.theta(z / centred_scale, sd, pt, path)
+        theta = layout.theta(rotate(z / centred_scale, w, pt), sd, pt, path)
         signs = pt.as_tensor_variable(layout.signs)
         q = (theta[idx] * signs).sum(axis=1)
         # Binomial log-likelihood (without its constant) of k = y wins in n = trials
@@ -295,6 +303,17 @@ def _centring(centring, layout: Layout) -> np.ndarray:
             f"centring must be {layout.n_free} weights between 0 and 1, one per entry of z"
         )
     return centring
+
+
+def _rotations(rotations, layout: Layout) -> np.ndarray:
+    """The reflections of ``z``, checked (none when None)."""
+    shape = (len(layout.declared), layout.n_free)
+    if rotations is None:
+        return np.zeros(shape)
+    rotations = np.asarray(rotations, dtype=float)
+    if rotations.shape != shape or not np.all(np.isfinite(rotations)):
+        raise ValueError(f"rotations must be finite numbers of shape {shape}")
+    return rotations
 
 
 def default_priors(options: ModelOptions) -> SpreadPriors:
