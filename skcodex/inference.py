@@ -58,7 +58,15 @@ _LOCK = threading.RLock()
 
 @dataclass(frozen=True)
 class SamplingOptions:
-    """How to sample: the estimator's sampling parameters."""
+    """How to sample: the estimator's sampling parameters.
+
+    ``parameterisation`` is how NUTS samples the effects (`skcodex.geometry`):
+    ``"auto"`` centres each level the data pin down and turns a differenced
+    block's mean apart; ``"noncentred"`` samples every effect's standard normal
+    as earlier versions did; ``"centred"`` centres every level some match
+    reads. ``low_rank_mass_matrix`` turns on nutpie's low-rank modified
+    mass-matrix adaptation (nutpie only).
+    """
 
     draws: int = 1000
     tune: int = 1000

@@ -209,3 +209,5 @@ def test_saved_fit_predicts_identically(fitted, rich, tmp_path):
     X = rich.X.iloc[:50]
     assert np.array_equal(again.predict_proba(X), fitted.predict_proba(X))
     assert again.layout_ == fitted.layout_
+    recorded = {k: v for k, v in fitted.idata_.posterior.attrs.items() if k.startswith("centred_")}
+    assert recorded and all(again.idata_.posterior.attrs[k] == v for k, v in recorded.items())
