@@ -46,6 +46,7 @@ import numpy as np
 
 from skcodex.blocks import block_dims
 from skcodex.design import collapse_matches
+from skcodex.geometry import centred_levels, choose_centring, mean_rotations, standard_normals
 from skcodex.model import Layout, SpreadPriors, build_model, walk_data
 from skcodex.nutpie_compile import clear_numba_cache, compile_nutpie
 
@@ -59,7 +60,15 @@ _LOCK = threading.RLock()
 
 @dataclass(frozen=True)
 class SamplingOptions:
-    """How to sample: the estimator's sampling parameters."""
+    """How to sample: the estimator's sampling parameters.
+
+    ``parameterisation`` is how NUTS samples the effects (`skcodex.geometry`):
+    ``"auto"`` centres each level the data pin down and turns a differenced
+    block's mean apart; ``"noncentred"`` samples every effect's standard normal
+    as earlier versions did; ``"centred"`` centres every level some match
+    reads. ``low_rank_mass_matrix`` turns on nutpie's low-rank modified
+    mass-matrix adaptation (nutpie only).
+    """
 
     draws: int = 1000
     tune: int = 1000
@@ -69,6 +78,8 @@ class SamplingOptions:
     seed: int = 0
     progressbar: bool = False
     cores: int | None = None
+    parameterisation: str = "auto"
+    low_rank_mass_matrix: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -463,6 +474,7 @@ def _sample_nutpie(compiled, data: dict, options: SamplingOptions):
         progress_bar=options.progressbar,
         target_accept=options.target_accept,
         save_warmup=False,
+        low_rank_modified_mass_matrix=options.low_rank_mass_matrix,
     )
 
 
@@ -505,10 +517,16 @@ _KEPT_STATS = (
 )
 
 
-def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray, path=None) -> dict:
+def _posterior_in_layout(
+    sampled, layout: Layout, z_pos: np.ndarray, path=None, geometry=None
+) -> dict:
     """The padded model's draws restricted to ``layout``: named effect blocks, no ``z``.
 
-    ``path`` is the integrated walk's `skcodex.design.WalkPath` for ``layout``.
+    ``path`` is the integrated walk's `skcodex.design.WalkPath` for ``layout``;
+    ``geometry`` is ``(centring, rotations, padded)``: how the model was
+    sampled (`skcodex.geometry`) in the ``padded`` layout (None: non-centred,
+    no rotations); the levels sampled centred are recorded per block in the
+    attributes ``centred_<block>``.
 
     Returns ``{"posterior": Dataset, "sample_stats": Dataset}``; the effect blocks
     carry integer coordinates (the estimator names them).
@@ -524,11 +542,18 @@ def _posterior_in_layout(sampled, layout: Layout, z_pos: np.ndarray, path=None) 
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     out = out.assign_coords(chain=np.arange(n_chains), draw=np.arange(n_draws))
     out = out.assign_coords(spread=list(layout.spreads))
-    z = post["z"].transpose("chain", "draw", ...).to_numpy()[..., z_pos]
-    theta = layout.theta(z, post["sd"].transpose("chain", "draw", ...).to_numpy(), path=path)
+    z = post["z"].transpose("chain", "draw", ...).to_numpy()
+    sd = post["sd"].transpose("chain", "draw", ...).to_numpy()
+    if geometry is not None:  # the sampled coordinates back to standard normals
+        centring, rotations, padded = geometry
+        z = standard_normals(z, sd, centring, padded, rotations)
+    theta = layout.theta(z[..., z_pos], sd, path=path)
     for name, block in layout.unflatten(theta).items():
         out[name] = xr.DataArray(block, dims=("chain", "draw", *effects[name]))
     out.attrs = {k: v for k, v in post.attrs.items() if isinstance(v, (str, int, float))}
+    if geometry is not None:
+        for name, n in centred_levels(centring[z_pos], layout).items():
+            out.attrs[f"centred_{name}"] = n
     groups = {"posterior": out}
     stats = posterior.group(sampled, "sample_stats")
     if stats is not None:
@@ -572,10 +597,17 @@ def sample_posterior(problem: FitProblem):
         theta_pos[index] if index.size else index, problem.outcome, problem.priors, problem.trials
     )
     data.update(walk_data(padded, data["index"]))
+    data["centring"] = choose_centring(
+        data["index"], data["trials"], padded, problem.priors.loc, options.parameterisation
+    )
+    data["rotations"] = mean_rotations(data["index"], data["trials"], padded)
+    if options.parameterisation == "noncentred":
+        data["rotations"][:] = 0.0
     compiled = _compiled(sampler, padded, data["index"], data["y"])
     if sampler == "nutpie":
         sampled = _sample_nutpie(compiled, data, options)
     else:
         sampled = _sample_pymc(compiled, data, options)
     path = layout.walk_path(index) if layout.integrated_walk else None
-    return _posterior_in_layout(sampled, layout, z_pos, path)
+    geometry = (data["centring"], data["rotations"], padded)
+    return _posterior_in_layout(sampled, layout, z_pos, path, geometry)

@@ -59,6 +59,7 @@ import numpy as np
 
 from skcodex.blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
 from skcodex.design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
+from skcodex.geometry import rotate
 
 __all__ = [
     "BLOCKS",
@@ -133,6 +134,8 @@ def build_model(
     *,
     batch_rows=None,
     trials=None,
+    centring=None,
+    rotations=None,
 ):
     """Build the PyMC model for matches given as an index matrix.
 
@@ -161,16 +164,25 @@ def build_model(
         ``n`` matches with outcomes summing to ``k`` adds
         ``k log sigmoid(q) + (n - k) log sigmoid(-q)``, which is exactly the sum
         of its matches' terms (`quasi_loglik`).
+    centring : ndarray of float, shape (layout.n_free,), optional
+        How each entry of ``z`` is sampled (`skcodex.geometry`): 0 non-centred
+        (``z`` standard normal, the effect ``sd * z``; the default), 1 centred
+        (``z ~ N(0, sd)`` is the effect itself). The effects and spreads mean
+        the same whatever the centring.
+    rotations : ndarray of float, shape (len(layout.declared), layout.n_free), optional
+        Reflections of the standard normals (`skcodex.geometry.mean_rotations`;
+        none by default). Orthogonal: they change the coordinates, not the model.
 
     Returns
     -------
     pymc.Model
-        Free variables ``z`` (the standard-normal effects) and the spread
+        Free variables ``z`` (the effects as sampled, see ``centring``) and the spread
         parameters (``log_sd``; or ``log_total``, ``skill_share_logit``,
         ``deck_split_logits`` and ``log_sd_extra`` under the balanced prior);
         deterministics ``sd`` and one per effect block with named dims. The
-        data (``index``, ``y``, ``trials``) and the prior locations and scales are
-        ``pm.Data`` containers, so one compiled model serves new data and priors.
+        data (``index``, ``y``, ``trials``, ``centring``, ``rotations``) and the
+        prior locations and scales are ``pm.Data`` containers, so one compiled
+        model serves new data and priors.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -229,6 +241,11 @@ def build_model(
                 extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])
                 parts.append(pt.exp(extra))
             sd = pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
+        # z = sd**c * z_std with z_std ~ N(0, 1): centred (c = 1) or non-centred (c = 0)
+        c = pm.Data("centring", _centring(centring, layout))
+        # reflections giving a differenced block's mean a coordinate of its own
+        w = pm.Data("rotations", _rotations(rotations, layout))
+        centred_scale = pt.exp(c * pt.log(layout._scale(sd, layout.free_group)))
         own = [b.name for b in layout.declared if b.spread is None]
         if own:
             # An effect no spread scales (the first-move effect) is its entry of z drawn
@@ -237,13 +254,13 @@ def build_model(
             which = [opts.prior_names.index(name) for name in own]
             z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[which])
             z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[which])
-            z = pm.Normal("z", z_loc, z_scale, shape=layout.n_free)
+            z = pm.Normal("z", z_loc, z_scale * centred_scale, shape=layout.n_free)
         else:
-            z = pm.Normal("z", 0.0, 1.0, shape=layout.n_free)
+            z = pm.Normal("z", 0.0, centred_scale, shape=layout.n_free)
         path = None
         if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
             path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
-        theta = layout.theta(z, sd, pt, path)
+        theta = layout.theta(rotate(z / centred_scale, w, pt), sd, pt, path)
         signs = pt.as_tensor_variable(layout.signs)
         q = (theta[idx] * signs).sum(axis=1)
         # Binomial log-likelihood (without its constant) of k = y wins in n = trials
@@ -278,6 +295,29 @@ def _trials(trials, y) -> np.ndarray:
     if trials.shape != (n,) or not np.all(np.isfinite(trials)) or np.any(trials < 0):
         raise ValueError(f"trials must be {n} non-negative numbers, one per row of the index")
     return trials
+
+
+def _centring(centring, layout: Layout) -> np.ndarray:
+    """The centring weight of each entry of ``z``, checked (all 0, non-centred, when None)."""
+    if centring is None:
+        return np.zeros(layout.n_free)
+    centring = np.asarray(centring, dtype=float)
+    if centring.shape != (layout.n_free,) or np.any((centring < 0) | (centring > 1)):
+        raise ValueError(
+            f"centring must be {layout.n_free} weights between 0 and 1, one per entry of z"
+        )
+    return centring
+
+
+def _rotations(rotations, layout: Layout) -> np.ndarray:
+    """The reflections of ``z``, checked (none when None)."""
+    shape = (len(layout.declared), layout.n_free)
+    if rotations is None:
+        return np.zeros(shape)
+    rotations = np.asarray(rotations, dtype=float)
+    if rotations.shape != shape or not np.all(np.isfinite(rotations)):
+        raise ValueError(f"rotations must be finite numbers of shape {shape}")
+    return rotations
 
 
 def default_priors(options: ModelOptions) -> SpreadPriors:
