@@ -146,15 +146,15 @@ def _debut_periods(table: pd.DataFrame, players: tuple) -> tuple:
     order = time_order(table, strict=False)
     rank = np.arange(n) if order is None else np.argsort(order, kind="stable")
     period = _period_text(table)
-    rows = pd.DataFrame(
-        {
-            "player": _both_players(table),
-            "period": np.concatenate([period, period]),
-            "rank": np.concatenate([rank, rank]),
-        }
-    )
-    first = rows.sort_values("rank", kind="stable").drop_duplicates("player")
-    return tuple(first.set_index("player")["period"].loc[list(players)])
+    # players as codes (hashing each distinct name once, never copying it per row)
+    rows, names = pd.factorize(_both_players(table))
+    code = pd.Index(players).get_indexer(names)[rows]
+    rank2, period2 = np.concatenate([rank, rank]), np.concatenate([period, period])
+    earliest = np.full(len(players), 2 * n, dtype=np.int64)
+    np.minimum.at(earliest, code, rank2)
+    row_of_rank = np.empty(2 * n, dtype=np.int64)
+    row_of_rank[rank2[:n]] = np.arange(n)  # each rank is one row; both sides share it
+    return tuple(period2[row_of_rank[earliest]])
 
 
 def debut_flags(
