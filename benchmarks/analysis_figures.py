@@ -61,8 +61,8 @@ def _spread_summary(clf) -> dict:
 def prior_figures() -> dict:
     """P(skill matters more) under the default priors and under the seed's priors alone."""
     from skcodex import BayesianMatchupClassifier
+    from skcodex._classifier import SEED_PRIORS
     from skcodex.analysis import prior_spread_comparison_draws
-    from skcodex.classifier import SEED_PRIORS
 
     out = {}
     for name, params in (("default", {}), ("seed", SEED_PRIORS)):

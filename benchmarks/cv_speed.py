@@ -50,8 +50,9 @@ def main(argv=None) -> None:
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.model_selection import GridSearchCV, TimeSeriesSplit, cross_val_score
 
-    from skcodex import BayesianMatchupClassifier, brier_scorer, inference
-    from skcodex.inference import compile_count, padded_layout, precompile
+    from skcodex import BayesianMatchupClassifier, brier_scorer
+    from skcodex import _inference as inference
+    from skcodex._inference import compile_count, padded_layout, precompile
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     X, y, catalogue = load_real()

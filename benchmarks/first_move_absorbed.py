@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from skcodex import BayesianMatchupClassifier, brier_score, posterior
+from skcodex import BayesianMatchupClassifier, brier_score
+from skcodex import _posterior as posterior
 from skcodex.datasets import make_game_matches
 
 RESULTS = Path(__file__).resolve().parent / "results" / "first_move_absorbed.json"

@@ -5,7 +5,7 @@ same data with the same number of draws (4 chains x 1,000 tuning + 1,000 kept
 draws, chains in parallel on up to 2 cores):
 
 - **skcodex**: ``BayesianMatchupClassifier().fit`` with its defaults (nutpie,
-  the numba log-density of `skcodex.model.build_model`, padded layout);
+  the numba log-density of `skcodex._model.build_model`, padded layout);
 - **Stan**: the reference program `STAN_PROGRAM` below, run with PyStan;
 - **PyMC plain**: the model written the obvious way, one variable per effect
   block and advanced indexing per component, sampled by ``pm.sample()``.
@@ -62,7 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skcodex import posterior as skposterior
+from skcodex import _posterior as skposterior
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -71,7 +71,7 @@ CODEXDATA = HERE.parents[1] / "shared" / "data" / "codexdata"
 # The seed model in Stan, non-centred like skcodex's: every effect is z * sd of its
 # block, z ~ N(0, 1), log sd ~ N(loc, scale) with skcodex's default priors passed as
 # data. The effects sit in one vector (skill, stst, stsp, spst, spsp, row-major, as in
-# skcodex.model.Layout), and a match reads its 18 entries through a column-major
+# skcodex._model.Layout), and a match reads its 18 entries through a column-major
 # index array, so q is built from 18 vectorised gathers; the likelihood is one
 # vectorised bernoulli_logit.
 STAN_PROGRAM = """
@@ -131,8 +131,8 @@ def load(name: str):
 
 def encoded(X, y, catalogue=None):
     """Index matrix, outcomes and layout of a match table, as the classifier builds them."""
+    from skcodex._model import Layout
     from skcodex.data import Vocabulary, check_match_table, encode
-    from skcodex.model import Layout
 
     table = check_match_table(X, catalogue)
     vocab = Vocabulary.from_table(table)
@@ -214,10 +214,10 @@ def median(values) -> float:
 def diagnostics(draws: dict[str, np.ndarray], divergences: int) -> dict:
     """Min bulk ESS, max R-hat over the free parameters; ``draws`` are (chain, draw, ...).
 
-    Computed by `skcodex.diagnostics` (equal to ArviZ's rank-normalised split
+    Computed by `skcodex._diagnostics` (equal to ArviZ's rank-normalised split
     R-hat and bulk ESS), the same on either ArviZ line.
     """
-    from skcodex.diagnostics import convergence_statistics
+    from skcodex._diagnostics import convergence_statistics
 
     stats = [
         convergence_statistics(np.asarray(v).reshape(v.shape[0], v.shape[1], -1))
@@ -295,7 +295,7 @@ def skcodex_fit(X, y, catalogue, *, draws, tune, seed):
         with Timer() as t:
             clf.fit(X, y)
     cpu = time.process_time() - cpu
-    from skcodex.diagnostics import monitored_draws
+    from skcodex._diagnostics import monitored_draws
 
     # The standard normals behind the effects: each effect over its spread, in layout order.
     monitored = monitored_draws(clf.idata_)
@@ -379,7 +379,7 @@ def compile_in_subprocess(dataset: str, compiledir: str) -> float:
 def _compile_only(dataset: str) -> None:
     X, y, catalogue = load(dataset)
     _, _, layout = encoded(X, y, catalogue)
-    from skcodex.inference import precompile
+    from skcodex._inference import precompile
 
     with Timer() as t:
         precompile(layout)
@@ -390,8 +390,8 @@ def nutpie_own_compile(index, y, layout) -> float:
     """Seconds for nutpie's own ``compile_pymc_model`` of the same (padded) model."""
     import nutpie
 
-    from skcodex.inference import embedding, padded_layout
-    from skcodex.model import build_model
+    from skcodex._inference import embedding, padded_layout
+    from skcodex._model import build_model
 
     padded = padded_layout(layout)
     theta_pos, _ = embedding(layout, padded)
@@ -508,7 +508,7 @@ def stan_in_other_python(python, index, y, layout, seed, program, *, draws, tune
 
 def _stan_worker(folder: str, settings: str) -> None:
     """The other side of `stan_in_other_python`."""
-    from skcodex.model import Layout
+    from skcodex._model import Layout
 
     spec = np.load(Path(folder) / "spec.npz")
     layout = Layout(*(int(v) for v in spec["sizes"]))
@@ -529,8 +529,8 @@ def pymc_plain_fit(X, y, catalogue, *, draws, tune, chains, seed):
     import pymc as pm
     import pytensor.tensor as pt
 
+    from skcodex._model import Layout
     from skcodex.data import Vocabulary, check_match_table, encode
-    from skcodex.model import Layout
 
     table = check_match_table(X, catalogue)
     vocab = Vocabulary.from_table(table)
@@ -588,7 +588,7 @@ def pymc_plain_fit(X, y, catalogue, *, draws, tune, chains, seed):
 
 def compare_on(name, X, y, catalogue, args, results):
     """The three implementations side by side on one data set."""
-    from skcodex.inference import precompile
+    from skcodex._inference import precompile
 
     draws, tune, chains = args.draws, args.tune, 4
     index, yy, layout = encoded(X, y, catalogue)
@@ -741,7 +741,7 @@ def render_fit_table(name, section) -> str:
 
 def padding_cost(X, y, catalogue, args, results):
     """skcodex with its padded layout against the exact layout, side by side."""
-    from skcodex import inference
+    from skcodex import _inference as inference
 
     exact = {}
     rows: dict[str, list] = {"padded": [], "exact": []}
@@ -789,7 +789,7 @@ def padding_cost(X, y, catalogue, args, results):
 
 def scaling(args, results):
     """Fit time against the number of synthetic matches (one run each)."""
-    from skcodex.inference import compile_count, precompile
+    from skcodex._inference import compile_count, precompile
 
     table_rows = []
     for n in args.scaling:

@@ -44,7 +44,7 @@ from skcodex import (
     brier_score,
     brier_scorer,
 )
-from skcodex.classifier import SEED_PRIORS
+from skcodex._classifier import SEED_PRIORS
 from skcodex.datasets import load_codex_matches
 from skcodex.evaluation import bootstrap_against_best_other, forward_forecasts, score_table
 

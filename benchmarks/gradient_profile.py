@@ -3,7 +3,7 @@
 NUTS spends nearly all of a fit in the log density of the model and its
 gradient (about 15 leapfrog steps per draw, each one evaluation). This script
 times one evaluation of the function nutpie calls, the C-callable numba
-function `skcodex.nutpie_compile` builds around PyTensor's compiled log
+function `skcodex._nutpie_compile` builds around PyTensor's compiled log
 density and gradient, on the 771 default-filtered codexdata matches in the
 padded layout of the default fit, and sets it beside
 
@@ -53,9 +53,9 @@ from fit_speed import RESULTS, encoded, load_real, machine, markdown, median, wr
 
 def real_problem(collapse: bool = True):
     """Padded layout, data dict and sizes of the default fit on the real data."""
-    from skcodex.design import collapse_matches
-    from skcodex.inference import _data, embedding, padded_layout
-    from skcodex.model import default_priors
+    from skcodex._design import collapse_matches
+    from skcodex._inference import _data, embedding, padded_layout
+    from skcodex._model import default_priors
 
     X, y, catalogue = load_real()
     index, y, layout = encoded(X, y, catalogue)
@@ -77,8 +77,8 @@ def two_softplus_loglik(r, q, xp=np, trials=None):
 
 @contextmanager
 def likelihood_written_as(function):
-    """Build models with ``function`` in place of `skcodex.model.quasi_loglik`."""
-    from skcodex import model
+    """Build models with ``function`` in place of `skcodex._model.quasi_loglik`."""
+    from skcodex import _model as model
 
     kept = model.quasi_loglik
     model.quasi_loglik = function
@@ -90,9 +90,9 @@ def likelihood_written_as(function):
 
 def compiled_model(padded, data):
     """The nutpie model of the default fit (compiled here, not taken from the cache)."""
-    from skcodex.inference import _stored_names, ieee_float_math
-    from skcodex.model import build_model
-    from skcodex.nutpie_compile import compile_nutpie
+    from skcodex._inference import _stored_names, ieee_float_math
+    from skcodex._model import build_model
+    from skcodex._nutpie_compile import compile_nutpie
 
     model = build_model(data["index"], data["y"], padded, trials=data["trials"])
     with ieee_float_math():

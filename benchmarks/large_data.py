@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"ADVI vs NUTS on the subsample: |P(win) difference| mean {gap.mean():.4f}, "
         f"90th percentile {np.quantile(gap, 0.9):.4f}, max {gap.max():.4f}"
     )
-    from skcodex.model import SPREADS
+    from skcodex._model import SPREADS
 
     truth = {k: float(data.params["sd"][k]) for k in SPREADS}
     print("spreads (posterior mean):" + "".join(f"{k:>8}" for k in SPREADS))

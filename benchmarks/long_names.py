@@ -40,7 +40,8 @@ def child(n_players: int, long_name: bool, as_lists: bool) -> None:
     """Fit once and print the peak resident memory of this process as JSON."""
     import numpy as np
 
-    from skcodex import BayesianMatchupClassifier, fitting
+    from skcodex import BayesianMatchupClassifier
+    from skcodex import _fitting as fitting
     from skcodex.datasets import make_matches
 
     if as_lists:  # the earlier coordinates: level names as lists of str

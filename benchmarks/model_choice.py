@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, Glicko2Classifier, TournamentSplit, posterior
+from skcodex import BayesianMatchupClassifier, Glicko2Classifier, TournamentSplit
+from skcodex import _posterior as posterior
 from skcodex.datasets import load_codex_matches, make_matches
 from skcodex.evaluation import forward_forecasts, paired_bootstrap, score_table
 

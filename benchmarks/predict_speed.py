@@ -80,10 +80,10 @@ def main(argv=None) -> None:
     from sklearn.exceptions import ConvergenceWarning
 
     from skcodex import BayesianMatchupClassifier
+    from skcodex._model import Layout
+    from skcodex._prediction import mean_win_probability, unique_rows
     from skcodex.data import check_match_table, encode
     from skcodex.datasets import make_matches
-    from skcodex.model import Layout
-    from skcodex.prediction import mean_win_probability, unique_rows
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     train = make_matches(n_matches=args.train, random_state=0)

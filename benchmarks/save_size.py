@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from skcodex import BayesianMatchupClassifier, load, posterior
+from skcodex import BayesianMatchupClassifier, load
+from skcodex import _posterior as posterior
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

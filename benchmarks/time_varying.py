@@ -32,10 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
-from skcodex import BayesianMatchupClassifier, brier_score, posterior
+from skcodex import BayesianMatchupClassifier, brier_score
+from skcodex import _posterior as posterior
+from skcodex._diagnostics import convergence_statistics
 from skcodex.analysis import convergence_summary
 from skcodex.datasets import make_matches
-from skcodex.diagnostics import convergence_statistics
 from skcodex.model_selection import latest_share_split
 
 RESULTS = Path(__file__).resolve().parent / "results" / "time_varying.json"

@@ -26,7 +26,7 @@ import pandas as pd
 from skcodex import BayesianMatchupClassifier
 from skcodex.datasets import make_matches
 from skcodex.tournament import simulate_tournament
-from skcodex.tournament.probabilities import check_entrants, win_probability_draws
+from skcodex.tournament._probabilities import check_entrants, win_probability_draws
 
 OUT = Path(__file__).resolve().parent / "results" / "tournament_speed.json"
 FORMAT = "swiss:5+knockout:8"

@@ -39,10 +39,10 @@ import numpy as np
 from scipy.special import expit
 
 from skcodex import brier_score
+from skcodex._diagnostics import convergence_statistics
 from skcodex.data import check_match_table, encode
-from skcodex.data.codes import Vocabulary
+from skcodex.data._codes import Vocabulary
 from skcodex.datasets import make_matches
-from skcodex.diagnostics import convergence_statistics
 from skcodex.model_selection import latest_share_split
 
 RESULTS = Path(__file__).resolve().parent / "results" / "walk_parameterisation.json"

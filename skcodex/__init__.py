@@ -9,7 +9,7 @@ from skcodex._lazy import lazy_exports
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "BayesianMatchupClassifier": "skcodex.classifier",
+    "BayesianMatchupClassifier": "skcodex._classifier",
     "Glicko2Classifier": "skcodex.ratings",
     "EloClassifier": "skcodex.ratings",
     "TournamentSplit": "skcodex.model_selection",
@@ -17,7 +17,7 @@ _EXPORTS = {
     "brier_score": "skcodex.metrics",
     "brier_skill_score": "skcodex.metrics",
     "brier_scorer": "skcodex.metrics",
-    "load": "skcodex.persistence",
+    "load": "skcodex._persistence",
 }
 
 __all__ = [*sorted(_EXPORTS), "__version__"]

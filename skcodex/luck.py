@@ -36,8 +36,8 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from skcodex._model import quasi_loglik_terms
 from skcodex.data import MatchTableError, check_luck, check_match_table, check_outcome
-from skcodex.model import quasi_loglik_terms
 
 __all__ = [
     "adjusted_outcome",

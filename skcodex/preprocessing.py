@@ -10,6 +10,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from skcodex._design import Layout, old_positions
+from skcodex._persistence import PersistenceMixin
 from skcodex._sklearn import (
     dense_output_requested,
     fit_context,
@@ -17,9 +19,7 @@ from skcodex._sklearn import (
 )
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, encode
-from skcodex.data.catalogues import checked_with_catalogue
-from skcodex.design import Layout, old_positions
-from skcodex.persistence import PersistenceMixin
+from skcodex.data._catalogues import checked_with_catalogue
 
 
 class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
@@ -48,7 +48,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     ----------
     vocabulary_ : skcodex.data.Vocabulary
         Players, starters and specs seen in fit.
-    layout_ : skcodex.model.Layout
+    layout_ : skcodex._model.Layout
         Where each column of the design sits: the players, then the deck effects.
 
     Examples
@@ -63,7 +63,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     (1, 2)
     """
 
-    #: The fitted attributes a saved file holds (see `skcodex.persistence`).
+    #: The fitted attributes a saved file holds (see `skcodex._persistence`).
     _persisted_state: ClassVar[tuple[str, ...]] = ("vocabulary_", "layout_")
 
     _parameter_constraints: ClassVar[dict] = {

@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex import analysis, posterior
-from skcodex.report_page import TOP_PLAYERS as _TOP_PLAYERS
-from skcodex.report_page import csv_tables, render_page
+from skcodex import _posterior as posterior
+from skcodex import analysis
+from skcodex._report_page import TOP_PLAYERS as _TOP_PLAYERS
+from skcodex._report_page import csv_tables, render_page
 
 __all__ = [
     "CSV_FILES",
@@ -213,7 +214,7 @@ def _prior_kind(clf: Any, options: Any) -> str:
     """``"balanced"``, or whether the log-normal priors are the defaults, the seed's or custom."""
     if options.prior == "balanced":
         return "balanced"
-    from skcodex.classifier import SEED_PRIORS
+    from skcodex._classifier import SEED_PRIORS
 
     structure = {name: getattr(options, name) for name in _EXTENSIONS}
     own = clf.priors
@@ -244,7 +245,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
         ``"PyMC"``, or None for ADVI), the extensions ``time_varying``,
         ``synergy``, ``familiarity`` and ``first_move`` (bool), ``symmetric``
         (bool: matchups the same from either side), ``effects`` (the fitted
-        effect blocks in words, their `skcodex.blocks` labels in the game's
+        effect blocks in words, their `skcodex._blocks` labels in the game's
         nouns; empty when unfitted), ``n_epochs``
         (rating periods of the skill walk), ``prior`` (``"lognormal"`` or
         ``"balanced"``), ``prior_kind`` (``"balanced"``, ``"default"``,
@@ -267,8 +268,8 @@ def describe_model(clf: Any) -> dict[str, Any]:
     codex = layout is None or game_words(clf)["codex"]
     method = fitted_method or params["method"]
     sampler = params["sampler"]
-    if sampler == "auto":  # skcodex.fitting's rule: PyMC for the balanced prior, else the fastest
-        from skcodex.inference import resolve_sampler
+    if sampler == "auto":  # skcodex._fitting's rule: PyMC for the balanced prior, else the fastest
+        from skcodex._inference import resolve_sampler
 
         sampler = "pymc" if options.prior == "balanced" else resolve_sampler("auto")
         setting = f"auto: {sampler}"
@@ -300,7 +301,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
 
 
 def _effect_words(clf: Any) -> list[str]:
-    """The fitted layout's effect blocks in words, as `skcodex.blocks` labels them.
+    """The fitted layout's effect blocks in words, as `skcodex._blocks` labels them.
 
     "starter" and "spec" become the game's own nouns; blocks with no effect
     in this game (no specs) and blocks without a label are left out.

@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logit
 
-from skcodex import BayesianMatchupClassifier, fitting
+from skcodex import BayesianMatchupClassifier
+from skcodex import _fitting as fitting
+from skcodex._model import Layout
 from skcodex.analysis import (
     deck_label,
     deck_ranking,
@@ -39,7 +41,6 @@ from skcodex.codex import (
     parse_decks,
 )
 from skcodex.data import Vocabulary, check_match_table
-from skcodex.model import Layout
 
 MONO = ["MonoBlack", "MonoBlue", "MonoGreen", "MonoPurple", "MonoRed", "MonoWhite"]
 
@@ -359,7 +360,7 @@ def test_matchup_draws_thin_evenly_and_check_n_draws():
 
 
 def test_matchup_draws_in_small_chunks_are_the_same(monkeypatch):
-    import skcodex.analysis.matchups as matchups
+    import skcodex.analysis._matchups as matchups
 
     clf = _world(n_draws=9)
     whole = matchup_draws(clf, [RED, BLUE, MIXED])
@@ -600,7 +601,7 @@ def test_nash_both_roles_solve_the_averaged_game():
 
 
 def test_nash_thins_draws_and_solves_each_chunk(monkeypatch):
-    import skcodex.analysis.matchups as matchups
+    import skcodex.analysis._matchups as matchups
 
     clf = _world(n_draws=8, seed=3)
     full = nash_equilibria(clf, [RED, BLUE, MIXED], n_draws=None)

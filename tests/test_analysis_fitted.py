@@ -11,7 +11,8 @@ import pytest
 import xarray as xr
 from scipy.special import logit
 
-from skcodex import BayesianMatchupClassifier, posterior
+from skcodex import BayesianMatchupClassifier
+from skcodex import _posterior as posterior
 from skcodex.analysis import (
     convergence_summary,
     deck_label,

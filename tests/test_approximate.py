@@ -7,11 +7,12 @@ import pytest
 import xarray as xr
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, approximate
-from skcodex.approximate import SHRUNK_Z_SD, ApproximationWarning, shrunk_blocks
+from skcodex import BayesianMatchupClassifier
+from skcodex import _approximate as approximate
+from skcodex._approximate import SHRUNK_Z_SD, ApproximationWarning, shrunk_blocks
+from skcodex._model import Layout
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
-from skcodex.model import Layout
 
 
 def _setup(n_matches=300, decks_per_player=1, seed=0):

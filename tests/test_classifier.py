@@ -16,7 +16,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skcodex import BayesianMatchupClassifier, MatchupEncoder, brier_score, brier_scorer, posterior
+from skcodex import BayesianMatchupClassifier, MatchupEncoder, brier_score, brier_scorer
+from skcodex import _posterior as posterior
 from skcodex.analysis import skill_table
 from skcodex.codex import Deck, parse_deck
 from skcodex.data import MatchTableError, check_match_table, encode
@@ -204,8 +205,8 @@ def test_time_varying_forecasts_add_the_walk_since_the_last_period_played(data, 
     import pandas as pd
     import xarray as xr
 
-    import skcodex.fitting as fitting_module
-    from skcodex.model import BLOCK_DIMS
+    import skcodex._fitting as fitting_module
+    from skcodex._model import BLOCK_DIMS
 
     seen = {}
     rng = np.random.default_rng(8)

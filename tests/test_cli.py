@@ -443,7 +443,7 @@ def known_model(fitted_dir, tmp_path_factory):
     """
     from scipy.special import expit
 
-    from skcodex import fitting
+    from skcodex import _fitting as fitting
     from skcodex.cli import save_model
 
     clf = load_model(fitted_dir)

@@ -24,7 +24,8 @@ def run(argv, capsys):
 @pytest.fixture(scope="module")
 def known_model(small_matches, tmp_path_factory):
     """A saved model whose draws hold known skills and no deck effects."""
-    from skcodex import BayesianMatchupClassifier, fitting
+    from skcodex import BayesianMatchupClassifier
+    from skcodex import _fitting as fitting
     from skcodex.cli import save_model
 
     clf = BayesianMatchupClassifier(draws=20, tune=20, chains=1, random_state=0)
@@ -96,7 +97,7 @@ def test_simulate_errors_are_one_line(known_model, tmp_path, capsys, extra, patt
 
 
 def test_simulate_out_writes_the_report_of_the_printed_forecast(known_model, tmp_path, capsys):
-    from skcodex.tournament.report import TOURNAMENT_CSV_FILES
+    from skcodex.tournament._report import TOURNAMENT_CSV_FILES
 
     model, _ = known_model
     players = ["player01", "player05", "player09", "player13", "player17", "player21"]

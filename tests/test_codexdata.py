@@ -14,7 +14,7 @@ from skcodex import TournamentSplit
 from skcodex.codex import CODEX, Catalogue, Deck, parse_deck
 from skcodex.data import Vocabulary, check_match_table
 from skcodex.datasets import LoadSummary, load_codex_catalogue, load_codex_matches
-from skcodex.datasets.codexdata import REASONS, CodexDataError
+from skcodex.datasets._codexdata import REASONS, CodexDataError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = FIXTURES / "codexdata_small"

@@ -8,11 +8,11 @@ import pytest
 from scipy.special import expit
 
 from skcodex import BayesianMatchupClassifier
-from skcodex.blocks import BLOCK_TABLE, DEBUT_LEVELS
+from skcodex._blocks import BLOCK_TABLE, DEBUT_LEVELS
+from skcodex._design import Layout, ModelOptions
 from skcodex.data import Vocabulary, check_match_table, encode
-from skcodex.data.codes import debut_flags
+from skcodex.data._codes import debut_flags
 from skcodex.datasets import make_matches
-from skcodex.design import Layout, ModelOptions
 
 
 def _table(players1, players2, periods, deck="Law/Peace/Truth/Red"):
@@ -186,7 +186,7 @@ def _fit(X, y, **params):
 
 
 def _offset_draws(clf) -> np.ndarray:
-    from skcodex import posterior
+    from skcodex import _posterior as posterior
 
     return posterior.draws(clf.idata_, "debut")[:, 1].astype(float)
 
@@ -228,7 +228,7 @@ def test_a_newcomer_forecast_integrates_skill_around_the_offset():
     p = clf.predict_proba(match)[0, 1]
     # independent computation: per draw, E over the newcomer's skill x ~ N(0, sd_player)
     # of expit(offset + x - skill[seen] + decks), by Monte Carlo
-    from skcodex import posterior
+    from skcodex import _posterior as posterior
 
     skill = posterior.draws(clf.idata_, "skill")[:, 0].astype(float)
     offset = _offset_draws(clf)
@@ -310,7 +310,7 @@ def test_a_forecast_for_a_new_period_integrates_the_new_offsets():
     test = X[~train & X["player1"].isin(seen) & X["player2"].isin(seen)].head(20)
     p = clf.predict_proba(test)[:, 1]
     # independent computation: per draw, a fresh N(0, sd_period) shift for each player
-    from skcodex import posterior
+    from skcodex import _posterior as posterior
 
     sd_period = posterior.draws(clf.idata_, "sd")[:, clf.layout_.spreads.index("period")]
     known = clf.predict_proba_draws(test.assign(period=X["period"][train].iloc[-1]))

@@ -1,10 +1,10 @@
-"""The deck-matchup product of `skcodex.design` against the index-matrix route."""
+"""The deck-matchup product of `skcodex._design` against the index-matrix route."""
 
 import numpy as np
 import pytest
 
+from skcodex._design import Layout, ModelOptions, deck_logits
 from skcodex.data import MatchCodes
-from skcodex.design import Layout, ModelOptions, deck_logits
 
 OPTIONS = [
     {},

@@ -10,7 +10,9 @@ import pytest
 import xarray as xr
 from scipy.stats import rankdata
 
-from skcodex import BayesianMatchupClassifier, diagnostics, posterior
+from skcodex import BayesianMatchupClassifier
+from skcodex import _diagnostics as diagnostics
+from skcodex import _posterior as posterior
 
 
 def ar1(rng, chains, draws, n, phi):
@@ -151,7 +153,7 @@ def test_rhat_warning_threshold_is_1_01(shift, flagged):
     """The R-hat check flags exactly the samples whose worst R-hat exceeds 1.01."""
     import arviz as az
 
-    from skcodex.diagnostics import convergence_problems
+    from skcodex._diagnostics import convergence_problems
 
     idata = _sampled(shift)
     worst = float(az.rhat(posterior.group(idata, "posterior")[["z"]]).to_array().max())

@@ -2,7 +2,7 @@
 
 Fitted estimators here are cheap: Elo and Glicko-2 fit in milliseconds, and the
 Bayesian classifier is made fitted from known effect draws
-(`skcodex.fitting.from_effect_draws`), so these tests can run for every mutant of
+(`skcodex._fitting.from_effect_draws`), so these tests can run for every mutant of
 the persistence modules (tools/mutation.py).
 """
 
@@ -32,19 +32,29 @@ from skcodex import (
     EloClassifier,
     Glicko2Classifier,
     MatchupEncoder,
-    archive,
-    fitting,
-    persistence,
-    posterior,
-    safe_files,
 )
+from skcodex import (
+    _archive as archive,
+)
+from skcodex import (
+    _fitting as fitting,
+)
+from skcodex import (
+    _persistence as persistence,
+)
+from skcodex import (
+    _posterior as posterior,
+)
+from skcodex import (
+    _safe_files as safe_files,
+)
+from skcodex._design import Layout
+from skcodex._persistence import PersistenceError, load, save
+from skcodex._savable import register_savable as value_class
+from skcodex._state_codec import Reader, Writer
 from skcodex.codex import CODEX, Deck, PlainCatalogue
 from skcodex.data import Vocabulary, check_match_table
 from skcodex.datasets import make_matches
-from skcodex.design import Layout
-from skcodex.persistence import PersistenceError, load, save
-from skcodex.savable import register_savable as value_class
-from skcodex.state_codec import Reader, Writer
 
 
 @pytest.fixture(scope="module")
@@ -268,7 +278,7 @@ def test_unsavable_values_are_named(data, tmp_path):
 
 
 def test_a_posterior_that_cannot_be_written_is_named(drawn, tmp_path, monkeypatch):
-    import skcodex.state_codec as codec
+    import skcodex._state_codec as codec
 
     def broken(idata):
         raise RuntimeError("no\n  space" + "e" * 300)
@@ -301,7 +311,7 @@ def test_declared_state_must_be_plain_instance_names(names):
 
 
 def test_only_listed_or_registered_classes_are_saved(data, tmp_path):
-    from skcodex import savable
+    from skcodex import _savable as savable
 
     mine = type("Mine", (persistence.PersistenceMixin,), {"_persisted_state": ("a_",)})
     sub = type("SubElo", (EloClassifier,), {})
@@ -325,7 +335,7 @@ def test_every_savable_estimator_of_skcodex_is_listed():
     import pkgutil
 
     import skcodex
-    from skcodex import savable
+    from skcodex import _savable as savable
 
     for info in pkgutil.walk_packages(skcodex.__path__, "skcodex."):
         if info.name.split(".")[-1] not in ("__main__",):
@@ -370,7 +380,7 @@ class _Score:  # not a dataclass: saved through the functions it is registered w
 
 def test_a_registered_class_saves_and_loads_outside_skcodex_all(tmp_path):
     import skcodex
-    from skcodex import savable
+    from skcodex import _savable as savable
 
     assert "_Tally" not in skcodex.__all__
     with pytest.raises(PersistenceError, match=r"cannot save a .*_Tally: the skcodex file"):
@@ -1001,7 +1011,7 @@ def test_hdf5_reaching_outside_is_refused(tmp_path):
 
 
 def test_posterior_member_rules(drawn, tmp_path, monkeypatch):
-    from skcodex import posterior_file
+    from skcodex import _posterior_file as posterior_file
 
     blob = posterior_file.write_posterior(drawn.idata_)
     assert posterior_file.MAX_POSTERIOR_BYTES == 256 * 1024**2
@@ -1039,7 +1049,7 @@ def test_a_posterior_member_must_be_named_and_present(saved, tmp_path):
 
 
 def test_the_log_likelihood_is_left_out_and_restored(drawn, data, tmp_path):
-    from skcodex import posterior_file
+    from skcodex import _posterior_file as posterior_file
 
     idata = posterior.with_group(
         drawn.idata_, "log_likelihood", posterior.group(drawn.idata_, "posterior")[["sd"]]
@@ -1289,7 +1299,7 @@ def test_subclasses_are_not_taken_for_their_base():
 def test_registering_a_value_class():
     import dataclasses
 
-    from skcodex import savable
+    from skcodex import _savable as savable
 
     @dataclasses.dataclass(frozen=True)
     class Fresh:
@@ -1456,7 +1466,7 @@ def test_the_file_format_sits_on_top_of_the_package():
                 parts = name.split(".")
                 if len(parts) > 1 and parts[0] == "skcodex" and parts[1] in file_format:
                     seen.append((path.relative_to(package).as_posix(), name))
-    allowed = {"skcodex.persistence.PersistenceMixin"}
+    allowed = {"skcodex._persistence.PersistenceMixin"}
     assert [s for s in seen if s[1] not in allowed] == []
     for name in file_format - {"persistence"}:  # only the front reads the package's root
         tree = ast.parse((package / f"{name}.py").read_text())

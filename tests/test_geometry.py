@@ -16,9 +16,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, load
-from skcodex.datasets import make_matches
-from skcodex.design import Layout, ModelOptions
-from skcodex.geometry import (
+from skcodex._design import Layout, ModelOptions
+from skcodex._geometry import (
     centred_levels,
     choose_centring,
     differenced_blocks,
@@ -28,7 +27,8 @@ from skcodex.geometry import (
     standard_normals,
     typical_spreads,
 )
-from skcodex.model import build_model, default_priors
+from skcodex._model import build_model, default_priors
+from skcodex.datasets import make_matches
 
 
 def _index(layout: Layout, n: int, seed: int) -> np.ndarray:
@@ -149,7 +149,7 @@ def test_blocks_read_as_differences_get_their_mean_turned_apart():
 
 
 def test_levels_no_match_reads_stay_noncentred():
-    from skcodex.inference import embedding
+    from skcodex._inference import embedding
 
     layout, small = Layout(40, 8, 12, 3), Layout(5, 2, 3, 3)
     theta_pos, _ = embedding(small, layout)

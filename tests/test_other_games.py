@@ -12,11 +12,12 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from skcodex import BayesianMatchupClassifier, MatchupEncoder, analysis, load, posterior
+from skcodex import BayesianMatchupClassifier, MatchupEncoder, analysis, load
+from skcodex import _posterior as posterior
+from skcodex._model import Layout, ModelOptions, balanced_spreads
 from skcodex.codex import CatalogueFileError, Deck, DeckParseError, PlainCatalogue, parse_deck
 from skcodex.data import MatchTableError, Vocabulary, check_match_table, encode
 from skcodex.datasets import make_game_matches
-from skcodex.model import Layout, ModelOptions, balanced_spreads
 
 HEROES = ["Tala", "Zane", "Oku", "Mira"]
 COLOURS = ["Red", "Blue", "Green", "Black", "White"]

@@ -18,10 +18,11 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 import skcodex
-from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier, posterior
+from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier
+from skcodex import _posterior as posterior
+from skcodex._persistence import FORMAT_VERSION, PersistenceError, load, save
 from skcodex.codex import CODEX, Deck
 from skcodex.datasets import make_matches
-from skcodex.persistence import FORMAT_VERSION, PersistenceError, load, save
 from skcodex.preprocessing import MatchupEncoder
 
 # The same data and settings as tests/test_classifier.py, so one compiled model serves both.
@@ -628,7 +629,7 @@ def _hdf5(path, kind, target):
 def test_hdf5_reaching_outside_the_file_is_refused(tmp_path, kind):
     import h5py
 
-    from skcodex.persistence import check_hdf5_self_contained
+    from skcodex._persistence import check_hdf5_self_contained
 
     secret = tmp_path / "secret.h5"
     with h5py.File(secret, "w") as fh:

@@ -14,7 +14,9 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.figure import Figure
 
-from skcodex import BayesianMatchupClassifier, fitting
+from skcodex import BayesianMatchupClassifier
+from skcodex import _fitting as fitting
+from skcodex._model import Layout
 from skcodex.analysis import (
     matchup_table,
     nash_weights,
@@ -24,7 +26,6 @@ from skcodex.analysis import (
 )
 from skcodex.codex import legal_decks
 from skcodex.data import Vocabulary, check_match_table
-from skcodex.model import Layout
 from skcodex.plotting import (
     plot_matchups,
     plot_nash,

@@ -8,7 +8,10 @@ import pytest
 import xarray as xr
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, fit_readers, fitting, load, posterior
+from skcodex import BayesianMatchupClassifier, load
+from skcodex import _fit_readers as fit_readers
+from skcodex import _fitting as fitting
+from skcodex import _posterior as posterior
 from skcodex.datasets import make_matches
 
 TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0}
@@ -102,7 +105,7 @@ def test_users_arviz_calls_work_on_idata(fitted):
     ess = az.ess(fitted.idata_, var_names=["sd"])
     rhat = az.rhat(fitted.idata_, var_names=["sd"])
     # ArviZ's values equal skcodex's own diagnostics on the same draws.
-    from skcodex.diagnostics import convergence_statistics
+    from skcodex._diagnostics import convergence_statistics
 
     draws = posterior.group(fitted.idata_, "posterior")["sd"].transpose("chain", "draw", ...)
     ours = convergence_statistics(draws.to_numpy().astype(float))

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from skcodex import BayesianMatchupClassifier
+from skcodex._classifier import SEED_PRIORS
 from skcodex.analysis import (
     describe_prior,
     prior_spread_comparison_draws,
     prior_spread_draws,
 )
-from skcodex.classifier import SEED_PRIORS
 from skcodex.cli import build_parser
 
 
@@ -53,7 +53,7 @@ def test_simulation_agrees_with_pymc_prior_sampling(prior):
     """An independent route: PyMC draws the spreads from the model it fits."""
     import pymc as pm
 
-    from skcodex.model import Layout, build_model
+    from skcodex._model import Layout, build_model
 
     clf = BayesianMatchupClassifier(prior=prior)
     layout = Layout(4, 3, 5, 3, clf.options)

@@ -20,8 +20,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skcodex
 import skcodex.ratings._base as ratings_base
-import skcodex.ratings.elo as elo_module
-import skcodex.ratings.glicko2 as glicko2_module
+import skcodex.ratings._elo as elo_module
+import skcodex.ratings._glicko2 as glicko2_module
 from skcodex.data import MatchTableError
 from skcodex.datasets import make_matches
 from skcodex.metrics import brier_score, brier_scorer

@@ -301,7 +301,7 @@ def _section(page, section):
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_how_this_works_states_the_fitted_options(result, fitted, case):
-    from skcodex.classifier import SEED_PRIORS
+    from skcodex._classifier import SEED_PRIORS
     from skcodex.report import describe_model
 
     params, stated = CASES[case]

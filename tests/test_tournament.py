@@ -272,7 +272,7 @@ def test_an_entrant_who_wins_every_match_wins_the_tournament(text):
 
 
 def test_swiss_pairs_the_next_opponent_not_met():
-    from skcodex.tournament.pairing import swiss_pairs
+    from skcodex.tournament._pairing import swiss_pairs
 
     order = np.array([[0, 1, 2, 3]])
     met = np.zeros((1, 4, 4), dtype=bool)
@@ -288,10 +288,10 @@ def test_swiss_pairs_the_next_opponent_not_met():
 def test_two_swiss_rounds_never_repeat_a_pairing():
     # After one round winners have met no winner and losers no loser, so a second round
     # paired within score groups needs no rematch.
-    from skcodex.tournament.formats import Swiss
-    from skcodex.tournament.play import Matches
-    from skcodex.tournament.results import Results
-    from skcodex.tournament.stages import play_stage
+    from skcodex.tournament._formats import Swiss
+    from skcodex.tournament._play import Matches
+    from skcodex.tournament._results import Results
+    from skcodex.tournament._stages import play_stage
 
     n, n_sims = 8, 2000
     rng = np.random.default_rng(0)
@@ -364,7 +364,7 @@ def test_deck_rules():
 
 def test_fitted_classifier_probabilities_match_predict_proba_draws(small_matches):
     from skcodex import BayesianMatchupClassifier
-    from skcodex.tournament.probabilities import check_entrants, win_probability_draws
+    from skcodex.tournament._probabilities import check_entrants, win_probability_draws
 
     X, y = small_matches.X, small_matches.y
     clf = BayesianMatchupClassifier(draws=40, tune=40, chains=1, random_state=0).fit(X, y)
@@ -460,7 +460,7 @@ def test_inputs_are_not_modified():
 
 
 def test_swiss_pairing_of_neighbours_equals_the_greedy_pairing():
-    from skcodex.tournament.pairing import _greedy, swiss_pairs
+    from skcodex.tournament._pairing import _greedy, swiss_pairs
 
     rng = np.random.default_rng(14)
     n_sims, m = 400, 10

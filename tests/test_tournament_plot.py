@@ -10,7 +10,7 @@ pytest.importorskip("matplotlib")
 from matplotlib.figure import Figure
 
 from skcodex.tournament import simulate_tournament
-from skcodex.tournament.plot import plot_tournament
+from skcodex.tournament._plot import plot_tournament
 
 
 def _forecast(names):

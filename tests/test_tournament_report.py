@@ -20,7 +20,7 @@ from test_browser import _Watched, browser  # noqa: F401  (the shared browser fi
 pytest.importorskip("matplotlib")
 
 from skcodex.tournament import simulate_tournament
-from skcodex.tournament.report import (
+from skcodex.tournament._report import (
     TOURNAMENT_CSV_FILES,
     render_tournament_html,
     tournament_tables,

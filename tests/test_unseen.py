@@ -9,10 +9,12 @@ import pandas as pd
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import BayesianMatchupClassifier, design, fitting, load
+from skcodex import BayesianMatchupClassifier, load
+from skcodex import _design as design
+from skcodex import _fitting as fitting
+from skcodex._design import Layout
 from skcodex.data import Vocabulary, check_match_table
 from skcodex.datasets import make_matches
-from skcodex.design import Layout
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +174,7 @@ def _quad_expit_normal(a: float, s: float) -> float:
 
 @pytest.mark.parametrize("scale", [0.0, 0.3, 1.0, 1.7, 2.5, 4.0])
 def test_hermite_quadrature_matches_a_numerical_integral(scale):
-    from skcodex.prediction import mean_win_probability_integrated
+    from skcodex._prediction import mean_win_probability_integrated
 
     a = np.array([-3.0, -0.7, 0.0, 0.4, 2.2])
     theta = a[None, :]  # one draw; match i reads effect i alone
@@ -189,8 +191,8 @@ def test_hermite_quadrature_matches_a_numerical_integral(scale):
 
 def test_newcomer_forecasts_integrate_their_effects_exactly():
     """Never-seen players and deck parts integrated out, against a per-draw numerical integral."""
+    from skcodex._prediction import mean_win_probability_integrated
     from skcodex.data import MatchCodes
-    from skcodex.prediction import mean_win_probability_integrated
 
     rng = np.random.default_rng(4)
     old, new = Layout(3, 2, 3, 1), Layout(5, 3, 4, 1)  # players 3, 4, starter 2, spec 3 new

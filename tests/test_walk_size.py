@@ -8,8 +8,8 @@ import pandas as pd
 
 from skcodex import BayesianMatchupClassifier
 from skcodex.data import Vocabulary, check_match_table, encode
-from skcodex.data.catalogues import WALK_STEPS_SLOW
-from skcodex.data.codes import walk_size
+from skcodex.data._catalogues import WALK_STEPS_SLOW
+from skcodex.data._codes import walk_size
 
 
 def _table(n_players: int, n_periods: int) -> pd.DataFrame:

@@ -68,7 +68,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "skill_table: P(best) counted for the worst player",
-        "skcodex/analysis/skills.py",
+        "skcodex/analysis/_skills.py",
         "best = np.bincount(skills.argmax(axis=1)",
         "best = np.bincount(skills.argmin(axis=1)",
         ANALYSIS,
@@ -77,7 +77,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "skill_table: ranks reversed (1 = worst)",
-        "skcodex/analysis/skills.py",
+        "skcodex/analysis/_skills.py",
         "ranks = (-skills).argsort(axis=1).argsort(axis=1) + 1",
         "ranks = skills.argsort(axis=1).argsort(axis=1) + 1",
         ANALYSIS,
@@ -86,7 +86,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "Nash: player 2 solved as a maximiser of player 1's payoff",
-        "skcodex/analysis/nash.py",
+        "skcodex/analysis/_nash.py",
         "y, _ = solve(-A.T)",
         "y, _ = solve(A.T)",
         ANALYSIS,
@@ -95,7 +95,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "match_forecast: interval wider than asked",
-        "skcodex/analysis/matchups.py",
+        "skcodex/analysis/_matchups.py",
         "lower, upper = quantiles(p, interval)",
         "lower, upper = quantiles(p, (1 + interval) / 2)",
         ANALYSIS,
@@ -113,7 +113,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "deck_ranking: P(best) counted for the worst deck",
-        "skcodex/analysis/matchups.py",
+        "skcodex/analysis/_matchups.py",
         "np.bincount(score.argmax(axis=1)",
         "np.bincount(score.argmin(axis=1)",
         ANALYSIS,
@@ -122,7 +122,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "skill_versus_decks: P(skill matters more) compared the wrong way",
-        "skcodex/analysis/skills.py",
+        "skcodex/analysis/_skills.py",
         'float(np.mean(draws["skill_share"] > 0.5))',
         'float(np.mean(draws["skill_share"] < 0.5))',
         ANALYSIS,
@@ -131,7 +131,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "deck spread: k instead of 2k starter-vs-spec effects",
-        "skcodex/analysis/spreads.py",
+        "skcodex/analysis/_spreads.py",
         "var = sd[:, 1] ** 2 + 2 * k * sd[:, 2] ** 2",
         "var = sd[:, 1] ** 2 + k * sd[:, 2] ** 2",
         ANALYSIS,
@@ -140,7 +140,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "convergence_summary: divergences counted as 0 or 1",
-        "skcodex/diagnostics.py",
+        "skcodex/_diagnostics.py",
         'divergences = int(np.asarray(stats["diverging"]).sum())',
         'divergences = int(np.asarray(stats["diverging"]).any())',
         DIAGNOSTICS,
@@ -212,7 +212,7 @@ DEFECTS = [
     Defect(
         "unseen levels",
         "unseen levels drawn at half the spread",
-        "skcodex/design.py",
+        "skcodex/_design.py",
         "scale = sd[:, spread[lo:hi]] * sign_of[lo:hi]",
         "scale = 0.5 * sd[:, spread[lo:hi]] * sign_of[lo:hi]",
         (*CLASSIFIER, *ANALYSIS, "tests/test_unseen.py"),
@@ -221,7 +221,7 @@ DEFECTS = [
     Defect(
         "unseen levels",
         "unseen levels drawn with the player spread in every block",
-        "skcodex/design.py",
+        "skcodex/_design.py",
         "scale = sd[:, spread[lo:hi]] * sign_of[lo:hi]",
         "scale = sd[:, np.zeros_like(spread[lo:hi])] * sign_of[lo:hi]",
         (*CLASSIFIER, *ANALYSIS, "tests/test_unseen.py"),
@@ -230,7 +230,7 @@ DEFECTS = [
     Defect(
         "unseen levels",
         "unseen-level draws not seeded by the fitted model",
-        "skcodex/design.py",
+        "skcodex/_design.py",
         "keys[j], spread[j], sign_of[j] = _cell_key(seed, name, names), groups[name], sign",
         "keys[j], spread[j], sign_of[j] = _cell_key(0, name, names), groups[name], sign",
         (*CLASSIFIER, *ANALYSIS, "tests/test_unseen.py"),
@@ -239,7 +239,7 @@ DEFECTS = [
     Defect(
         "unseen levels",
         "forecasts integrate never-seen effects at half their variance",
-        "skcodex/design.py",
+        "skcodex/_design.py",
         "np.add.at(weights, (cells // new.size, group), np.square(net))",
         "np.add.at(weights, (cells // new.size, group), 0.5 * np.square(net))",
         (*CLASSIFIER, "tests/test_unseen.py"),
@@ -248,7 +248,7 @@ DEFECTS = [
     Defect(
         "matches as counts",
         "distinct rows fitted as one match each",
-        "skcodex/inference.py",
+        "skcodex/_inference.py",
         "return replace(self, index=rows, outcome=totals, trials=trials)",
         "return replace(self, index=rows, outcome=totals)",
         ("tests/test_counts.py",),
@@ -258,7 +258,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "forecasts without the extra step of the walk",
-        "skcodex/fit_readers.py",
+        "skcodex/_fit_readers.py",
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise',
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1]',
         CLASSIFIER,
@@ -267,7 +267,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "forecasts ignore the walk",
-        "skcodex/fit_readers.py",
+        "skcodex/_fit_readers.py",
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise',
         'current["skill"] = blocks["skill"] + noise',
         CLASSIFIER,
@@ -276,7 +276,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "forecasts from the first epoch's skill",
-        "skcodex/fit_readers.py",
+        "skcodex/_fit_readers.py",
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise',
         'current["skill"] = blocks["skill"] + blocks["walk"][..., 0] + noise',
         CLASSIFIER,
@@ -286,7 +286,7 @@ DEFECTS = [
     Defect(
         "balanced prior",
         "skill share's logit with sd 2",
-        "skcodex/model.py",
+        "skcodex/_model.py",
         'share_logit = pm.Normal("skill_share_logit", 0.0, 1.0)',
         'share_logit = pm.Normal("skill_share_logit", 0.0, 2.0)',
         MODEL,
@@ -295,7 +295,7 @@ DEFECTS = [
     Defect(
         "balanced prior",
         "total spread's prior scale ignored",
-        "skcodex/model.py",
+        "skcodex/_model.py",
         'log_total = pm.Normal("log_total", loc[0], scale[0])',
         'log_total = pm.Normal("log_total", loc[0], 0.5)',
         MODEL,
@@ -304,7 +304,7 @@ DEFECTS = [
     Defect(
         "balanced prior",
         "deck split's reference logit 1 instead of 0",
-        "skcodex/model.py",
+        "skcodex/_model.py",
         "pt.concatenate([pt.zeros(1), split_logits])",
         "pt.concatenate([pt.ones(1), split_logits])",
         MODEL,
@@ -313,7 +313,7 @@ DEFECTS = [
     Defect(
         "balanced prior",
         "extra spreads' prior scale ignored",
-        "skcodex/model.py",
+        "skcodex/_model.py",
         'extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])',
         'extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], 1.0)',
         MODEL,
@@ -323,7 +323,7 @@ DEFECTS = [
     Defect(
         "convergence",
         "R-hat warning threshold 1.1",
-        "skcodex/diagnostics.py",
+        "skcodex/_diagnostics.py",
         "max_rhat: float = 1.01",
         "max_rhat: float = 1.1",
         DIAGNOSTICS,
@@ -333,7 +333,7 @@ DEFECTS = [
     Defect(
         "codexdata",
         "F20 filter reads the specs only",
-        "skcodex/datasets/codexdata.py",
+        "skcodex/datasets/_codexdata.py",
         "return deck.starter.endswith(F20_SUFFIX) or any(",
         "return any(",
         CODEXDATA,
@@ -341,7 +341,7 @@ DEFECTS = [
     Defect(
         "data",
         "outcome 2 read as a win",
-        "skcodex/data/table.py",
+        "skcodex/data/_table.py",
         "and value in (0, 1)",
         "and value in (0, 1, 2)",
         DATA,
@@ -349,7 +349,7 @@ DEFECTS = [
     Defect(
         "data",
         "y=None not reported as missing",
-        "skcodex/data/table.py",
+        "skcodex/data/_table.py",
         "    if y is None:\n",
         "    if y is None and False:\n",
         DATA,
@@ -358,7 +358,7 @@ DEFECTS = [
     Defect(
         "ADVI",
         "a minibatch's log-likelihood not scaled up to the table",
-        "skcodex/model.py",
+        "skcodex/_model.py",
         'data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")',
         "data_scale = 1.0",
         ("tests/test_properties.py",),
@@ -368,7 +368,7 @@ DEFECTS = [
     Defect(
         "model",
         "first-move prior: its location read from the first prior entry",
-        "skcodex/model.py",
+        "skcodex/_model.py",
         "z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[which])",
         "z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[[0] * len(which)])",
         MODEL,
@@ -377,7 +377,7 @@ DEFECTS = [
     Defect(
         "model",
         "first-move prior: its scale read from the first prior entry",
-        "skcodex/model.py",
+        "skcodex/_model.py",
         "z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[which])",
         "z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[[0] * len(which)])",
         MODEL,
@@ -386,7 +386,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "the forecast's extra step of the walk drawn from an unseeded generator",
-        "skcodex/fit_readers.py",
+        "skcodex/_fit_readers.py",
         "rng = np.random.default_rng([seed, 1])",
         "rng = np.random.default_rng()",
         CLASSIFIER,
@@ -404,7 +404,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "named-player matchup draws: cells paired with the wrong decks",
-        "skcodex/analysis/matchups.py",
+        "skcodex/analysis/_matchups.py",
         "return p.reshape(len(draws), len(d1), len(d2))",
         "return p.reshape(len(draws), len(d2), len(d1)).transpose(0, 2, 1)",
         ANALYSIS,

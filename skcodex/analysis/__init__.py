@@ -3,46 +3,47 @@
 Every summary here is computed draw by draw from the posterior and then
 summarised, so each comes with its uncertainty. One module a question:
 
-- `skcodex.analysis.skills`: player skills with intervals, P(best) and rank
+- `skcodex.analysis._skills`: player skills with intervals, P(best) and rank
   distribution (`skill_table`), and how much a match depends on skill rather
   than decks (`skill_versus_decks`);
-- `skcodex.analysis.matchups`: P(player 1 wins) for every pair of decks, at
+- `skcodex.analysis._matchups`: P(player 1 wins) for every pair of decks, at
   equal skill or for named players (`matchup_draws`, `matchup_table`), for
   single matches (`match_forecast`), and decks ranked against a field
   (`deck_ranking`);
-- `skcodex.analysis.nash`: the deck-choice game of the matchup matrix solved
+- `skcodex.analysis._nash`: the deck-choice game of the matchup matrix solved
   per draw (`nash_equilibria`, `nash_weights`, `solve_matrix_game`);
-- `skcodex.analysis.spreads`: the player-skill spread against the
+- `skcodex.analysis._spreads`: the player-skill spread against the
   deck-matchup spread, in the posterior and under the prior alone;
-- `skcodex.analysis.decks`: which decks the analyses look at by default.
+- `skcodex.analysis._decks`: which decks the analyses look at by default.
 
 Analyses read a fitted estimator only through its public attributes and
 methods (``vocabulary_``, ``layout_``, ``effect_draws_``, ``spread_draws_``,
 ``effect_draws_for``, ``predict_proba_draws``). Calibration
 (`reliability_table`, `brier_decomposition`) lives in `skcodex.metrics`,
-`convergence_summary` in `skcodex.diagnostics`, and the deck helpers
+`convergence_summary` in `skcodex._diagnostics`, and the deck helpers
 (`deck_label`, `monocolour_decks`) in `skcodex.codex`; all are importable from
 here too. Intervals are equal-tailed credible intervals, 90% unless asked
 otherwise.
 """
 
+from skcodex._diagnostics import convergence_summary
 from skcodex.analysis._base import INTERVAL
-from skcodex.analysis.decks import (
+from skcodex.analysis._decks import (
     DECK_KEYWORDS,
     N_DEFAULT_DECKS,
     default_decks,
     most_played_decks,
 )
-from skcodex.analysis.matchups import deck_ranking, match_forecast, matchup_draws, matchup_table
-from skcodex.analysis.nash import (
+from skcodex.analysis._matchups import deck_ranking, match_forecast, matchup_draws, matchup_table
+from skcodex.analysis._nash import (
     NASH_DRAWS,
     NashEquilibria,
     nash_equilibria,
     nash_weights,
     solve_matrix_game,
 )
-from skcodex.analysis.skills import skill_table, skill_versus_decks
-from skcodex.analysis.spreads import (
+from skcodex.analysis._skills import skill_table, skill_versus_decks
+from skcodex.analysis._spreads import (
     PRIOR_DRAWS,
     deck_spread_draws,
     describe_prior,
@@ -51,7 +52,6 @@ from skcodex.analysis.spreads import (
     spread_comparison_draws,
 )
 from skcodex.codex import deck_label, monocolour_decks
-from skcodex.diagnostics import convergence_summary
 from skcodex.metrics import brier_decomposition, reliability_table
 
 __all__ = [

@@ -376,7 +376,7 @@ def _read_csv(path: str, what: str) -> pd.DataFrame:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from skcodex.tournament.formats import parse_format
+    from skcodex.tournament._formats import parse_format
 
     fmt = parse_format(args.format, first_move=args.first_move)
     out = None if args.out is None else Path(args.out)
@@ -447,7 +447,7 @@ def _simulate(args: argparse.Namespace, fmt: Any):
 
 
 def _print_forecast(forecast: Any, top: int) -> None:
-    from skcodex.tournament.formats import describe_stage
+    from skcodex.tournament._formats import describe_stage
 
     table = forecast.table()
     stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
@@ -478,12 +478,12 @@ def _write_forecast_files(forecast: Any, clf: Any, args: argparse.Namespace, sta
         spreadsheet_safe(forecast.table().reset_index()).to_csv(args.table, index=False)
         print(f"Wrote {args.table}")
     if args.plot:
-        from skcodex.tournament.plot import plot_tournament
+        from skcodex.tournament._plot import plot_tournament
 
         plot_tournament(forecast, top=args.top).savefig(args.plot, dpi=120)
         print(f"Wrote {args.plot}")
     if staging is not None:
-        from skcodex.tournament.report import write_tournament_report
+        from skcodex.tournament._report import write_tournament_report
 
         source = f"Model: {args.model}; entrants: {args.entrants}"
         if args.results:

@@ -61,7 +61,7 @@ def _outputs() -> frozenset[str]:
     tournament's tables.
     """
     from skcodex.report import CSV_FILES
-    from skcodex.tournament.report import TOURNAMENT_CSV_FILES
+    from skcodex.tournament._report import TOURNAMENT_CSV_FILES
 
     return frozenset((MODEL_FILE, "report.html", *CSV_FILES, *TOURNAMENT_CSV_FILES))
 

@@ -1,6 +1,6 @@
 """The game itself, no statistics: the Codex catalogue and forum deck notation."""
 
-from skcodex.codex.catalogue import (
+from skcodex.codex._catalogue import (
     CODEX,
     NICKNAMES,
     SPEC_COLOURS,
@@ -9,15 +9,15 @@ from skcodex.codex.catalogue import (
     legal_decks,
     monocolour_decks,
 )
-from skcodex.codex.deck import Deck
-from skcodex.codex.notation import (
+from skcodex.codex._deck import Deck
+from skcodex.codex._notation import (
     DeckParseError,
     deck_label,
     format_deck,
     parse_deck,
     parse_decks,
 )
-from skcodex.codex.plain import CatalogueFileError, PlainCatalogue
+from skcodex.codex._plain import CatalogueFileError, PlainCatalogue
 
 __all__ = [
     "CODEX",

@@ -7,13 +7,13 @@ Decks are forum-notation strings (read against a `Catalogue`) or `Deck` values.
 ``y`` is 1 where ``player1`` won and 0 where ``player2`` won.
 
 `check_match_table` (with `check_outcome` and `check_luck`) checks a table once,
-at the boundary (`skcodex.data.table`); `encode` turns a checked table into the
+at the boundary (`skcodex.data._table`); `encode` turns a checked table into the
 integer `MatchCodes` everything past the boundary works on, against the
-`Vocabulary` of levels seen in training (`skcodex.data.codes`).
+`Vocabulary` of levels seen in training (`skcodex.data._codes`).
 """
 
-from skcodex.data.codes import MatchCodes, Vocabulary, encode, epochs, period_labels
-from skcodex.data.table import (
+from skcodex.data._codes import MatchCodes, Vocabulary, encode, epochs, period_labels
+from skcodex.data._table import (
     OPTIONAL_COLUMNS,
     REQUIRED_COLUMNS,
     LuckWarning,

@@ -6,13 +6,13 @@ Names are imported lazily, so loading one does not import the others.
 from skcodex._lazy import lazy_exports
 
 _EXPORTS = {
-    "make_matches": "skcodex.datasets.synthetic",
-    "make_game_matches": "skcodex.datasets.synthetic",
-    "load_codex_matches": "skcodex.datasets.codexdata",
-    "load_codex_catalogue": "skcodex.datasets.codexdata_catalogue",
-    "LoadSummary": "skcodex.datasets.codexdata",
-    "make_dice_matches": "skcodex.datasets.dice",
-    "DiceGame": "skcodex.datasets.dice",
+    "make_matches": "skcodex.datasets._synthetic",
+    "make_game_matches": "skcodex.datasets._synthetic",
+    "load_codex_matches": "skcodex.datasets._codexdata",
+    "load_codex_catalogue": "skcodex.datasets._codexdata_catalogue",
+    "LoadSummary": "skcodex.datasets._codexdata",
+    "make_dice_matches": "skcodex.datasets._dice",
+    "DiceGame": "skcodex.datasets._dice",
 }
 
 __all__ = sorted(_EXPORTS)

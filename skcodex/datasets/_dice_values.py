@@ -1,4 +1,4 @@
-"""The exact value function of the dice race (see `skcodex.datasets.dice`), by dynamic programming.
+"""The exact value function of the dice race (see `skcodex.datasets._dice`), by dynamic programming.
 
 Each player has a counter ``length`` steps from home; a turn is a roll of two
 dice and a move home-ward by one die, the other die, or their sum, without

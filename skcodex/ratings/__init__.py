@@ -5,7 +5,7 @@ ignore the decks, replay the matches in time order in ``fit`` and predict
 from the ratings at the end of ``fit``.
 """
 
-from skcodex.ratings.elo import EloClassifier
-from skcodex.ratings.glicko2 import Glicko2Classifier, glicko2_update
+from skcodex.ratings._elo import EloClassifier
+from skcodex.ratings._glicko2 import Glicko2Classifier, glicko2_update
 
 __all__ = ["EloClassifier", "Glicko2Classifier", "glicko2_update"]

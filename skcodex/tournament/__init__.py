@@ -6,8 +6,8 @@ decks, each simulated tournament on one posterior draw, optionally after the
 results already played, and answers with a `TournamentForecast`.
 """
 
-from skcodex.tournament.forecast import TournamentForecast
-from skcodex.tournament.formats import (
+from skcodex.tournament._forecast import TournamentForecast
+from skcodex.tournament._formats import (
     FIRST_MOVE_RULES,
     Format,
     Groups,
@@ -18,8 +18,8 @@ from skcodex.tournament.formats import (
     TournamentError,
     parse_format,
 )
-from skcodex.tournament.probabilities import DECK_RULES
-from skcodex.tournament.simulate import simulate_tournament
+from skcodex.tournament._probabilities import DECK_RULES
+from skcodex.tournament._simulate import simulate_tournament
 
 __all__ = [
     "DECK_RULES",

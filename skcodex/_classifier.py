@@ -1,0 +1,737 @@
+"""BayesianMatchupClassifier: the scikit-learn face of the hierarchical matchup model."""
+
+from __future__ import annotations
+
+import dataclasses
+import weakref
+from numbers import Integral, Real
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from skcodex import _fit_readers as fit_readers
+from skcodex import _fitting as fitting
+from skcodex import _posterior as posterior
+from skcodex._approximate import METHODS
+from skcodex._blocks import BLOCK_TABLE, DEBUT_LEVELS, SPREAD_TABLE
+from skcodex._design import chunks_with_unseen, extend_effects, newcomer_terms
+from skcodex._diagnostics import warn_if_not_converged
+from skcodex._inference import SAMPLERS, FitProblem, SamplingOptions
+from skcodex._model import PRIORS, Layout, ModelOptions, SpreadPriors
+from skcodex._persistence import PersistenceMixin
+from skcodex._prediction import (
+    mean_win_probability,
+    mean_win_probability_integrated,
+    win_probability_draws,
+)
+from skcodex._sklearn import Interval, StrOptions, fit_context, validate_parameter_constraints
+from skcodex.codex import Catalogue, PlainCatalogue
+from skcodex.data import (
+    MatchCodes,
+    MatchTableError,
+    Vocabulary,
+    adjust_for_luck,
+    check_luck,
+    check_match_table,
+    check_outcome,
+    encode,
+    table_catalogue,
+    time_order,
+)
+from skcodex.data._catalogues import (
+    checked_with_catalogue,
+    warn_if_walk_is_large,
+    warn_unseen_names,
+)
+from skcodex.data._codes import walk_size
+
+#: The seed model's priors: N(0, 0.5) on every log-spread.
+SEED_PRIORS = {
+    "log_sd_player_loc": 0.0,
+    "log_sd_stst_loc": 0.0,
+    "log_sd_stsp_loc": 0.0,
+    "log_sd_spsp_loc": 0.0,
+}
+
+# Constructor prefixes of each prior's loc/scale, by the model's prior names; their
+# defaults are `skcodex._blocks.PRIOR_DEFAULTS` (a test checks the signature agrees).
+_PRIOR_PARAMS_BY_NAME = {
+    **{s.name: f"log_sd_{s.name}" for s in SPREAD_TABLE},
+    "total": "log_total",
+    **{b.name: b.name for b in BLOCK_TABLE if b.spread is None},
+}
+_PRIOR_PARAMS = tuple(_PRIOR_PARAMS_BY_NAME.values())
+
+
+class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
+    """Bradley-Terry player skills plus 16 deck-component matchup effects, fitted by MCMC.
+
+    The log-odds that player 1 (who moves first) wins are
+    ``skill[player1] - skill[player2] + m``, where the deck matchup ``m`` sums
+    one starter-vs-starter, three starter-vs-spec, three spec-vs-starter and
+    nine spec-vs-spec effects, each ordered player 1's component first so that
+    turn order is part of the effect. Each block of effects is drawn from
+    ``N(0, sd)`` with its spread learned from the data (partial pooling) under
+    a log-normal prior ``log sd ~ N(loc, scale)``. Decks of other games may
+    hold any fixed number k >= 0 of specs (side components), giving
+    ``1 + 2k + k^2`` deck effects (one character-vs-character effect for
+    k = 0); see [Other games](../other-games.md).
+
+    Parameters
+    ----------
+    log_sd_player_loc : float, default 0.0
+        Mean of the normal prior on the log of the player-skill spread.
+    log_sd_player_scale : float, default 0.5
+        Standard deviation of the normal prior on the log of the player-skill spread.
+    log_sd_stst_loc : float, default -1.0
+        Mean of the prior on the log of the starter-vs-starter spread (a spread
+        near 0.37 a priori).
+    log_sd_stst_scale : float, default 0.5
+        Standard deviation of the prior on the log of the starter-vs-starter spread.
+    log_sd_stsp_loc : float, default -1.5
+        Mean of the prior on the log of the spread shared by starter-vs-spec and
+        spec-vs-starter effects (near 0.22 a priori).
+    log_sd_stsp_scale : float, default 0.5
+        Standard deviation of the prior on the log of the starter-vs-spec spread.
+    log_sd_spsp_loc : float, default -2.0
+        Mean of the prior on the log of the spec-vs-spec spread (near 0.14 a
+        priori). The deck defaults are tighter than the seed's N(0, 0.5) for
+        every spread (`SEED_PRIORS` restores it), so the sum of 16 deck effects
+        has about the player spread a priori; they forecast the real tournaments
+        better out of sample (see [Choosing a model](../model-choice.md)).
+    log_sd_spsp_scale : float, default 0.5
+        Standard deviation of the prior on the log of the spec-vs-spec spread.
+    time_varying : bool, default False
+        Let each player's skill follow a Gaussian random walk over rating
+        periods (needs a ``period`` column). The walk takes a step only into
+        the periods a player played, of spread ``sd_step * sqrt(gap)`` (the
+        same walk with the other periods integrated out); forecasts use the
+        skill of the last period played, widened by the walk from there to
+        the period after training.
+    synergy : bool, default False
+        Add within-deck starter-spec and spec-spec pair effects (deck strength).
+    familiarity : bool, default False
+        Add player-starter and player-spec effects, shrunk hard.
+    prior : {"lognormal", "balanced"}, default "lognormal"
+        ``"balanced"``: a total log-odds spread (``log_total_loc``,
+        ``log_total_scale``) split equally a priori between skill and decks.
+        With ``sampler="auto"`` it is sampled by PyMC's NUTS, which builds its
+        model in seconds where nutpie's backend takes minutes.
+    log_sd_syn_loc : float, default -1.5
+        Mean of the prior on the log of the synergy spread (``synergy=True``).
+    log_sd_syn_scale : float, default 0.5
+        Standard deviation of the prior on the log of the synergy spread.
+    log_sd_fam_loc : float, default -2.0
+        Mean of the prior on the log of the familiarity spread (``familiarity=True``).
+    log_sd_fam_scale : float, default 0.5
+        Standard deviation of the prior on the log of the familiarity spread.
+    log_sd_step_loc : float, default -2.0
+        Mean of the prior on the log of the skill walk's step spread
+        (``time_varying=True``).
+    log_sd_step_scale : float, default 0.5
+        Standard deviation of the prior on the log of the skill walk's step spread.
+    log_total_loc : float, default 0.5
+        Mean of the prior on the log of the total log-odds spread
+        (``prior="balanced"``).
+    log_total_scale : float, default 0.5
+        Standard deviation of the prior on the log of the total log-odds spread.
+    first_move : bool, default False
+        Add one first-move effect shared by every match: the log-odds player 1
+        gains from moving first, beyond what the ordered deck effects carry.
+    first_move_loc : float, default 0.0
+        Mean of the normal prior on the first-move effect (``first_move=True``).
+    first_move_scale : float, default 0.5
+        Standard deviation of the normal prior on the first-move effect.
+    symmetric : bool, default False
+        For games where no side moves first (player 1 is only the side listed
+        first): the matchup of deck a against deck b is minus that of b
+        against a, with one effect per unordered pair of components and
+        mirror matchups exactly zero. Swapping the two sides of any match then
+        gives exactly ``1 - p``. Cannot be combined with ``first_move=True``.
+    debut : bool, default False
+        Add one learned offset to a player's skill in the matches of their
+        first rating period (their debut): the log-odds a debutant gains or
+        loses against a seasoned player of the same skill. A player never
+        seen in fit is a debutant in every forecast; a player seen in fit is
+        one in the matches of the period they first played in. Needs a
+        ``period`` column to tell debuts in training; without one the offset
+        is left out of the fitted model (``layout_.options.debut`` is False).
+    debut_loc : float, default 0.0
+        Mean of the normal prior on the debut offset (``debut=True``).
+    debut_scale : float, default 0.5
+        Standard deviation of the normal prior on the debut offset.
+    period_offset : bool, default False
+        Shift each player's skill in each rating period by an effect of its
+        own, pooled by its own spread (``log_sd_period_loc``,
+        ``log_sd_period_scale``): a player's form in one tournament. A
+        forecast for a period never seen in fit integrates the new offsets
+        out. Needs a ``period`` column; without one the offsets are left out
+        of the fitted model.
+    log_sd_period_loc : float, default -1.5
+        Mean of the prior on the log of the per-period offsets' spread
+        (``period_offset=True``).
+    log_sd_period_scale : float, default 0.5
+        Standard deviation of the prior on the log of the per-period offsets' spread.
+    draws : int, default 1000
+        Posterior draws kept per chain. ``fit`` refuses, before sampling,
+        ``chains * draws`` whose draws would not fit in the memory available
+        (`skcodex._inference.check_draws_fit_in_memory`).
+    tune : int, default 1000
+        Tuning steps per chain, discarded.
+    chains : int, default 4
+        Independent Markov chains; the convergence checks compare them.
+    target_accept : float, default 0.8
+        NUTS target acceptance rate; raise it if there are divergences.
+    sampler : {"auto", "nutpie", "pymc"}, default "auto"
+        ``"auto"`` uses nutpie when installed (``pip install skcodex[fast]``),
+        otherwise PyMC's NUTS.
+    random_state : int, RandomState instance or None, default None
+        Seeds the sampler and the draws for levels never seen in fit.
+    progressbar : bool, default False
+        Show the sampler's progress bar.
+    catalogue : Catalogue, PlainCatalogue or None, default None
+        What deck strings are read against. By default the training table's own
+        ``X.attrs["catalogue"]`` (a table from
+        `skcodex.datasets.load_codex_matches` carries it), else base Codex. A
+        `skcodex.codex.PlainCatalogue` reads another game's plain notation
+        (``starter/component/...``). Decks given as `skcodex.codex.Deck`
+        values need no catalogue.
+    cores : int or None, default None
+        Chains run in parallel on this many cores (None: as many as allowed).
+    method : {"nuts", "advi"}, default "nuts"
+        ``"advi"`` replaces MCMC by ``draws * chains`` independent draws from a
+        variational approximation fitted on minibatches (see
+        `skcodex._approximate`): minutes instead of hours for very large tables.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``[0, 1]``: column 1 of `predict_proba` is P(player 1 wins).
+    idata_ : arviz.InferenceData or xarray.DataTree
+        The posterior's one home: an ``InferenceData`` under ArviZ 0.x, a
+        ``DataTree`` under ArviZ 1.x, with the groups ``posterior`` (the
+        spread parameters, ``sd`` and every effect block, with named
+        coordinates ``player``, ``starter1``, ``starter2``, ``spec1``,
+        ``spec2``, ``spread`` and, with the skill walk, ``epoch``; draws in
+        single precision), ``sample_stats``, ``log_likelihood`` (for
+        PSIS-LOO), ``observed_data`` and ``constant_data``. ArviZ's own
+        functions (``summary``, ``ess``, ``rhat``, ``loo``, ``plot_forest``)
+        work on it; `skcodex._posterior` reads it on either line.
+    vocabulary_ : skcodex.data.Vocabulary
+        Players, starters and specs seen in fit.
+    catalogue_ : Catalogue or None
+        The catalogue the training decks were read against (``catalogue``, or
+        the table's ``X.attrs["catalogue"]``); later tables without a catalogue
+        of their own are read against it.
+    layout_ : skcodex._model.Layout
+        The model as it was sampled: its options (the extensions switched
+        on), its sizes, and where each effect sits in the flat effect vector.
+        ``layout_.static()`` (the same layout without the skill walk) is the
+        layout of `effect_draws_`.
+    effect_draws_ : ndarray of shape (n_draws, n_effects)
+        Every effect for every posterior draw (the flat ``theta`` of
+        ``layout_.static()``):
+        a view computed from ``idata_`` on first use and kept in memory, never
+        stored or saved separately.
+    spread_draws_ : ndarray of shape (n_draws, n_spreads)
+        The spreads per draw (player, stst, stsp, spsp, then those of the
+        optional blocks switched on: syn, fam, step); a view of ``idata_``.
+    convergence_problems_ : list of str
+        Failed convergence checks (empty when R-hat, ESS and divergences are fine).
+
+    Examples
+    --------
+    >>> from skcodex import BayesianMatchupClassifier
+    >>> from skcodex.datasets import make_matches
+    >>> data = make_matches(n_players=12, n_matches=150, n_tournaments=3, random_state=0)
+    >>> clf = BayesianMatchupClassifier(draws=200, tune=200, chains=2, random_state=0)
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> clf.fit(data.X, data.y).predict_proba(data.X[:2]).shape
+    (2, 2)
+    """
+
+    #: The fitted attributes a saved file holds (see `skcodex._persistence`).
+    _persisted_state: ClassVar[tuple[str, ...]] = (
+        "classes_",
+        "idata_",
+        "vocabulary_",
+        "catalogue_",
+        "layout_",
+        "_unseen_seed",
+        "feature_names_in_",
+        "n_features_in_",
+        "convergence_problems_",
+    )
+
+    _parameter_constraints: ClassVar[dict] = {
+        # Prior bounds on the log of a spread: a loc of +-10 is a spread of e^10 (20,000
+        # log-odds) or e^-10; a scale below 1e-3 pins the spread (and makes the sampler's
+        # step sizes underflow), one above 5 spans e^+-15 within 3 scales.
+        **{f"{name}_loc": [Interval(Real, -10, 10, closed="both")] for name in _PRIOR_PARAMS},
+        **{f"{name}_scale": [Interval(Real, 1e-3, 5, closed="both")] for name in _PRIOR_PARAMS},
+        "time_varying": ["boolean"],
+        "synergy": ["boolean"],
+        "familiarity": ["boolean"],
+        "prior": [StrOptions(set(PRIORS))],
+        "first_move": ["boolean"],
+        "symmetric": ["boolean"],
+        "debut": ["boolean"],
+        "period_offset": ["boolean"],
+        "draws": [Interval(Integral, 1, None, closed="left")],
+        "tune": [Interval(Integral, 0, None, closed="left")],
+        "chains": [Interval(Integral, 1, None, closed="left")],
+        "target_accept": [Interval(Real, 0, 1, closed="neither")],
+        "sampler": [StrOptions(set(SAMPLERS))],
+        "method": [StrOptions(set(METHODS))],
+        "random_state": ["random_state"],
+        "progressbar": ["boolean"],
+        "catalogue": [Catalogue, PlainCatalogue, None],
+        "cores": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(
+        self,
+        *,
+        log_sd_player_loc: float = 0.0,
+        log_sd_player_scale: float = 0.5,
+        log_sd_stst_loc: float = -1.0,
+        log_sd_stst_scale: float = 0.5,
+        log_sd_stsp_loc: float = -1.5,
+        log_sd_stsp_scale: float = 0.5,
+        log_sd_spsp_loc: float = -2.0,
+        log_sd_spsp_scale: float = 0.5,
+        time_varying: bool = False,
+        synergy: bool = False,
+        familiarity: bool = False,
+        prior: str = "lognormal",
+        log_sd_syn_loc: float = -1.5,
+        log_sd_syn_scale: float = 0.5,
+        log_sd_fam_loc: float = -2.0,
+        log_sd_fam_scale: float = 0.5,
+        log_sd_step_loc: float = -2.0,
+        log_sd_step_scale: float = 0.5,
+        log_total_loc: float = 0.5,
+        log_total_scale: float = 0.5,
+        first_move: bool = False,
+        first_move_loc: float = 0.0,
+        first_move_scale: float = 0.5,
+        symmetric: bool = False,
+        debut: bool = False,
+        debut_loc: float = 0.0,
+        debut_scale: float = 0.5,
+        period_offset: bool = False,
+        log_sd_period_loc: float = -1.5,
+        log_sd_period_scale: float = 0.5,
+        draws: int = 1000,
+        tune: int = 1000,
+        chains: int = 4,
+        target_accept: float = 0.8,
+        sampler: str = "auto",
+        random_state: Any = None,
+        progressbar: bool = False,
+        catalogue: Catalogue | None = None,
+        cores: int | None = None,
+        method: str = "nuts",
+    ):
+        self.log_sd_player_loc = log_sd_player_loc
+        self.log_sd_player_scale = log_sd_player_scale
+        self.log_sd_stst_loc = log_sd_stst_loc
+        self.log_sd_stst_scale = log_sd_stst_scale
+        self.log_sd_stsp_loc = log_sd_stsp_loc
+        self.log_sd_stsp_scale = log_sd_stsp_scale
+        self.log_sd_spsp_loc = log_sd_spsp_loc
+        self.log_sd_spsp_scale = log_sd_spsp_scale
+        self.time_varying = time_varying
+        self.synergy = synergy
+        self.familiarity = familiarity
+        self.prior = prior
+        self.log_sd_syn_loc = log_sd_syn_loc
+        self.log_sd_syn_scale = log_sd_syn_scale
+        self.log_sd_fam_loc = log_sd_fam_loc
+        self.log_sd_fam_scale = log_sd_fam_scale
+        self.log_sd_step_loc = log_sd_step_loc
+        self.log_sd_step_scale = log_sd_step_scale
+        self.log_total_loc = log_total_loc
+        self.log_total_scale = log_total_scale
+        self.first_move = first_move
+        self.first_move_loc = first_move_loc
+        self.first_move_scale = first_move_scale
+        self.symmetric = symmetric
+        self.debut = debut
+        self.debut_loc = debut_loc
+        self.debut_scale = debut_scale
+        self.period_offset = period_offset
+        self.log_sd_period_loc = log_sd_period_loc
+        self.log_sd_period_scale = log_sd_period_scale
+        self.draws = draws
+        self.tune = tune
+        self.chains = chains
+        self.target_accept = target_accept
+        self.sampler = sampler
+        self.random_state = random_state
+        self.progressbar = progressbar
+        self.catalogue = catalogue
+        self.cores = cores
+        self.method = method
+
+    # -- fitting -------------------------------------------------------------
+
+    @property
+    def options(self) -> ModelOptions:
+        """The model extensions the parameters switch on."""
+        return ModelOptions(
+            time_varying=bool(self.time_varying),
+            synergy=bool(self.synergy),
+            familiarity=bool(self.familiarity),
+            prior=self.prior,
+            first_move=bool(self.first_move),
+            symmetric=bool(self.symmetric),
+            debut=bool(self.debut),
+            period_offset=bool(self.period_offset),
+        )
+
+    @property
+    def priors(self) -> SpreadPriors:
+        """The spread priors the parameters describe, in the model's order."""
+        return self._priors_for(self.options)
+
+    def _priors_for(self, options: ModelOptions) -> SpreadPriors:
+        """The priors the parameters give each entry of ``options.prior_names``."""
+        names = [_PRIOR_PARAMS_BY_NAME[n] for n in options.prior_names]
+        return SpreadPriors(
+            loc=tuple(float(getattr(self, f"{n}_loc")) for n in names),
+            scale=tuple(float(getattr(self, f"{n}_scale")) for n in names),
+        )
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> BayesianMatchupClassifier:
+        """Sample the posterior given a match table and outcomes.
+
+        A fit that fails (bad input, a sampler error, an interrupt) leaves a
+        previously fitted estimator exactly as it was.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The match table: ``player1``, ``player2`` (player 1 moved first),
+            ``deck1``, ``deck2``; optional ``period``, ``date``.
+        y : array-like of shape (n_matches,)
+            1 (or True) where player 1 won, 0 (or False) where player 2 won.
+        luck : array-like of shape (n_matches,), optional
+            Each match's estimated net luck for player 1 on the win-probability
+            scale (see `skcodex.luck`). The model is then fitted to the
+            luck-adjusted outcomes ``y - luck`` through the binomial
+            quasi-likelihood, which stays valid outside [0, 1].
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
+        table, catalogue = checked_with_catalogue(X, self.catalogue)
+        outcome = check_outcome(y, len(table)).astype(float)
+        if luck is not None:
+            outcome = adjust_for_luck(table, outcome, check_luck(luck, len(table)))
+        if self.options.time_varying:
+            time_order(table)  # a skill walk follows time: refuse a match without a date
+        vocab = Vocabulary.from_table(table)
+        codes = encode(table, vocab)
+        layout = self._training_layout(vocab, codes, has_periods="period" in table.columns)
+        rng = check_random_state(self.random_state)
+        seed, unseen_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
+        problem = FitProblem(
+            index=layout.index_matrix(codes),
+            outcome=outcome,
+            layout=layout,
+            priors=self._priors_for(layout.options),
+            sampling=self._sampling_options(seed),
+            method=self.method,
+            level_names={
+                **fitting.level_names(vocab, layout, table),
+                "stage": list(DEBUT_LEVELS),
+                "period": list(vocab.periods),
+            },
+        )
+        idata = fitting.run(problem)
+        # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
+        # methods check their own optimisation and warn from fit_approximate.
+        problems = warn_if_not_converged(idata, layout) if self.method == "nuts" else []
+        columns = np.asarray(table.columns, dtype=object)
+        # Every fitted attribute at once: an earlier fit stays whole until this line.
+        self.__dict__.update(
+            idata_=idata,
+            vocabulary_=vocab,
+            catalogue_=catalogue,
+            layout_=layout,
+            _unseen_seed=unseen_seed,
+            classes_=np.array([0, 1]),
+            feature_names_in_=columns,
+            n_features_in_=len(columns),
+            convergence_problems_=problems,
+        )
+        return self
+
+    def _training_layout(self, vocab: Vocabulary, codes, has_periods: bool = True) -> Layout:
+        model_options = self.options
+        if not has_periods:  # no period: no debut to tell apart, no period to offset
+            model_options = dataclasses.replace(model_options, debut=False, period_offset=False)
+        if model_options.time_varying and codes.epoch is None:
+            raise MatchTableError(
+                "time_varying=True needs a 'period' column (rating period or tournament)"
+            )
+        n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
+        walk_steps = None
+        if model_options.time_varying:
+            warn_if_walk_is_large(codes)
+            walk_steps = walk_size(codes)[0]
+        n_periods = codes.n_periods if model_options.period_offset else 0
+        return Layout(
+            *vocab.sizes, vocab.specs_per_deck, model_options, n_epochs, walk_steps, n_periods
+        )
+
+    def _sampling_options(self, seed: int) -> SamplingOptions:
+        return SamplingOptions(
+            draws=self.draws,
+            tune=self.tune,
+            chains=self.chains,
+            target_accept=self.target_accept,
+            sampler=self.sampler,
+            seed=seed,
+            progressbar=self.progressbar,
+            cores=self.cores,
+        )
+
+    # -- views of the posterior --------------------------------------------------
+
+    def _views(self) -> dict:
+        """Flat effect and spread draws derived from ``idata_`` (computed once, kept in memory)."""
+        idata = self.__dict__.get("idata_")
+        if idata is None:
+            raise AttributeError("this BayesianMatchupClassifier is not fitted yet")
+        cached = _VIEWS.get(self)
+        if cached is not None and cached[0] is idata:
+            return cached[1]
+        sampled = self.layout_
+        sd = posterior.draws(idata, "sd").astype(np.float64)
+        theta, _ = fit_readers.current_effects(
+            fit_readers.effect_draws(idata, sampled), sd, sampled, self._unseen_seed
+        )
+        views = {"effects": theta, "spreads": sd}
+        _VIEWS[self] = (idata, views)
+        return views
+
+    @property
+    def effect_draws_(self) -> np.ndarray:
+        """Every effect per draw, (n_draws, ``layout_.static().size``), derived from ``idata_``.
+
+        With the time-varying skill walk, each player's skill is their skill in
+        the last training period plus one more step of the walk.
+        """
+        return self._views()["effects"]
+
+    @property
+    def spread_draws_(self) -> np.ndarray:
+        """The spreads per draw, (n_draws, n_spreads), derived from ``idata_``."""
+        return self._views()["spreads"]
+
+    @property
+    def _forecast_layout(self) -> Layout:
+        """The layout of `effect_draws_`: `layout_` without the skill walk."""
+        return self.layout_.static()
+
+    def _restore_derived(self) -> None:
+        """Recompute what a saved file leaves out (the pointwise log-likelihood)."""
+        self.layout_ = fit_readers.upgrade_saved_layout(self.layout_, self.idata_)
+        if "log_likelihood" not in posterior.group_names(self.idata_):
+            self.idata_ = fit_readers.add_log_likelihood(self.idata_, self.layout_)
+
+    def effect_draws_for(self, codes: MatchCodes) -> tuple[np.ndarray, Layout]:
+        """Effect draws in the layout grown to hold ``codes``' never-seen levels.
+
+        Effects of levels seen in fit are their posterior draws; every effect
+        involving a never-seen level is a fresh N(0, sd) draw per posterior
+        draw, keyed to the levels' names (see `skcodex._design.unseen_draws`).
+
+        Parameters
+        ----------
+        codes : skcodex.data.MatchCodes
+            Matches encoded against `vocabulary_` (`skcodex.data.encode`).
+
+        Returns
+        -------
+        theta : ndarray of shape (n_draws, layout.size)
+            The effect draws, seen and never-seen levels together.
+        layout : Layout
+            The fitted layout grown by the never-seen levels of ``codes``.
+        """
+        check_is_fitted(self, "idata_")
+        layout = self._grown_layout(codes)
+        theta = self.effect_draws_
+        if layout == self._forecast_layout:
+            return theta, layout
+        return (
+            extend_effects(
+                theta,
+                self.spread_draws_,
+                self._forecast_layout,
+                layout,
+                levels=self._levels(codes),
+                seed=self._unseen_seed,
+            ),
+            layout,
+        )
+
+    def _grown_layout(self, codes) -> Layout:
+        return dataclasses.replace(
+            self._forecast_layout,
+            n_players=codes.n_players,
+            n_starters=codes.n_starters,
+            n_specs=codes.n_specs,
+            n_periods=self._forecast_layout.n_periods and codes.n_periods,
+        )
+
+    def _levels(self, codes) -> dict:
+        vocab = self.vocabulary_
+        return {
+            "player": [*vocab.players, *codes.unseen_players],
+            "starter": [*vocab.starters, *codes.unseen_starters],
+            "spec": [*vocab.specs, *codes.unseen_specs],
+            "stage": list(DEBUT_LEVELS),
+            "period": [*vocab.periods, *codes.unseen_periods],
+        }
+
+    # -- prediction ----------------------------------------------------------
+
+    def _encoded(self, X: pd.DataFrame):
+        """``X`` checked and encoded: its codes, grown layout and index matrix."""
+        check_is_fitted(self, "idata_")
+        # set_params after fit may have left a catalogue fit would refuse
+        validate_parameter_constraints(
+            {"catalogue": self._parameter_constraints["catalogue"]},
+            {"catalogue": self.catalogue},
+            caller_name=type(self).__name__,
+        )
+        catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
+        table = check_match_table(X, catalogue)
+        codes = encode(table, self.vocabulary_)
+        warn_unseen_names(self, catalogue, codes)
+        layout = self._grown_layout(codes)
+        return codes, layout, layout.index_matrix(codes)
+
+    def _drawn_chunks(self, codes, layout, index, rows):
+        """Row numbers, effect draws and index of each chunk of the matches ``rows``."""
+        if layout == self._forecast_layout:
+            return [(rows, self.effect_draws_, index[rows])]
+        chunks = chunks_with_unseen(
+            self.effect_draws_,
+            self.spread_draws_,
+            self._forecast_layout,
+            layout,
+            index[rows],
+            levels=self._levels(codes),
+            seed=self._unseen_seed,
+        )
+        return ((rows[part], theta, part_index) for part, theta, part_index in chunks)
+
+    def predict_proba_draws(self, X: pd.DataFrame) -> np.ndarray:
+        """P(player 1 wins) for every posterior draw.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The match table, with the columns of the one passed to `fit`; its
+            players, starters and specs may include ones never seen in fit.
+
+        Returns
+        -------
+        ndarray of shape (n_draws, n_matches)
+            Row d: each match's probability under posterior draw d.
+        """
+        codes, layout, index = self._encoded(X)
+        out = np.empty((self.effect_draws_.shape[0], len(index)))
+        for rows, theta, part in self._drawn_chunks(codes, layout, index, np.arange(len(index))):
+            out[:, rows] = win_probability_draws(theta, part, self._forecast_layout.signs)
+        return out
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Posterior mean probabilities, columns in `classes_` order.
+
+        The effects of a player, starter or spec never seen in fit come from
+        their population distribution, N(0, sd): for each posterior draw,
+        their sum in a match is integrated out exactly by Gauss-Hermite
+        quadrature (`skcodex._prediction.mean_win_probability_integrated`), so
+        the forecast carries no Monte Carlo noise from them. (In a symmetric
+        game, a match reading a never-seen cell of a matchup block gets fresh
+        draws instead, keyed to the levels' names, as in
+        `predict_proba_draws`.) A row's forecast does not depend on the other
+        rows passed with it, and repeats exactly. Memory stays bounded however
+        many levels are new.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The match table, with the columns of the one passed to `fit`; its
+            players, starters and specs may include ones never seen in fit.
+
+        Returns
+        -------
+        ndarray of shape (n_matches, 2)
+            Column 0: P(player 2 wins); column 1: P(player 1 wins).
+        """
+        codes, layout, index = self._encoded(X)
+        signs = self._forecast_layout.signs
+        p1 = np.empty(len(index))
+        drawn = np.arange(len(index))
+        if layout != self._forecast_layout:
+            known, weights, needs_draws = newcomer_terms(self._forecast_layout, layout, index)
+            new_cells = (known == self._forecast_layout.size).any(axis=1)
+            integrated = np.flatnonzero(new_cells & ~needs_draws)
+            # the spreads the forecast layout's blocks are drawn with (a walk's step is not one)
+            spreads = [self.layout_.spreads.index(s) for s in self._forecast_layout.spreads]
+            p1[integrated] = mean_win_probability_integrated(
+                self.effect_draws_,
+                known[integrated],
+                signs,
+                weights[integrated],
+                self.spread_draws_[:, spreads],
+            )
+            plain = np.flatnonzero(~new_cells)  # as in a batch without newcomers, bit for bit
+            p1[plain] = mean_win_probability(self.effect_draws_, known[plain], signs)
+            drawn = np.flatnonzero(needs_draws)
+        if len(drawn):
+            for rows, theta, part in self._drawn_chunks(codes, layout, index, drawn):
+                p1[rows] = mean_win_probability(theta, part, signs)
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """1 where player 1 is more likely to win than not, else 0.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The match table, with the columns of the one passed to `fit`; its
+            players, starters and specs may include ones never seen in fit.
+
+        Returns
+        -------
+        ndarray of shape (n_matches,)
+            1 where the posterior mean P(player 1 wins) exceeds one half, else 0.
+        """
+        return (self.predict_proba(X)[:, 1] > 0.5).astype(np.int64)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        tags.non_deterministic = False
+        # Binary outcomes only: player 1 wins or loses.
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+#: Derived views of each fitted estimator's posterior, kept out of its state.
+_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

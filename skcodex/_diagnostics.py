@@ -1,0 +1,495 @@
+"""Convergence diagnostics of MCMC draws, vectorised over parameters.
+
+Rank-normalised split R-hat and bulk and tail effective sample sizes as
+defined by Vehtari, Gelman, Simpson, Carpenter and Buerkner (2021),
+"Rank-normalization, folding, and localization: an improved R-hat for
+assessing convergence of MCMC", computed as ArviZ computes them (Geyer's
+initial positive and monotone sequences on FFT autocovariances) but for every
+parameter at once. ArviZ loops over parameters in Python, which takes seconds
+for the ~800 parameters of a Codex model; here it is a few NumPy calls. The
+values equal ArviZ's ``rhat``, ``ess(method="bulk")`` and
+``ess(method="tail")`` to rounding (tested).
+
+Every function takes draws shaped ``(chains, draws, n_parameters)`` and
+returns one value per parameter; a parameter with a NaN draw, or too few
+draws or chains for the statistic, gets NaN. `convergence_summary` applies
+them to a fitted estimator.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+from scipy.fft import next_fast_len
+from scipy.special import ndtri
+from sklearn.exceptions import ConvergenceWarning
+
+from skcodex import _blocks as blocks
+
+__all__ = [
+    "convergence_problems",
+    "convergence_statistics",
+    "convergence_summary",
+    "ess_bulk",
+    "ess_tail",
+    "monitored_draws",
+    "parameter_labels",
+    "rhat",
+    "warn_if_not_converged",
+]
+
+_MIN_DRAWS = 4
+
+
+def _as_draws(x) -> np.ndarray:
+    """Draws as a contiguous (n_parameters, chains, draws) array."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 2:
+        x = x[:, :, None]
+    if x.ndim != 3:
+        raise ValueError(f"draws must be (chains, draws, n_parameters); got shape {x.shape}")
+    return np.ascontiguousarray(np.moveaxis(x, 2, 0))
+
+
+def _split_chains(x: np.ndarray) -> np.ndarray:
+    """Each chain cut into its first and last half (the middle draw dropped if odd)."""
+    half = x.shape[2] // 2
+    return np.concatenate([x[:, :, :half], x[:, :, x.shape[2] - half :]], axis=1)
+
+
+def average_ranks(rows: np.ndarray) -> np.ndarray:
+    """Ranks (1 = smallest) within each row of a 2-D array, ties sharing their mean rank.
+
+    The same as ``scipy.stats.rankdata(rows, method="average", axis=1)``, in
+    a few whole-array steps instead of one sort per row.
+    """
+    n = rows.shape[1]
+    order = np.argsort(rows, axis=1)
+    s = np.take_along_axis(rows, order, axis=1)
+    sorted_ranks = np.tile(np.arange(1.0, n + 1.0), (len(rows), 1))
+    tied = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+    if len(tied):  # rows with ties: each run of equal values gets its mean rank
+        st = s[tied]
+        pos = np.arange(n)
+        starts = np.ones(st.shape, dtype=bool)
+        starts[:, 1:] = st[:, 1:] != st[:, :-1]
+        ends = np.ones(st.shape, dtype=bool)
+        ends[:, :-1] = starts[:, 1:]
+        first = np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
+        last = np.minimum.accumulate(np.where(ends, pos, n)[:, ::-1], axis=1)[:, ::-1]
+        sorted_ranks[tied] = (first + last) / 2.0 + 1.0
+    ranks = np.empty(rows.shape)
+    np.put_along_axis(ranks, order, sorted_ranks, axis=1)
+    return ranks
+
+
+def _z_scale(x: np.ndarray) -> np.ndarray:
+    """Normal scores of the ranks of each parameter's draws, pooled over chains."""
+    p, chains, draws = x.shape
+    size = chains * draws
+    rank = average_ranks(x.reshape(p, size))
+    return ndtri((rank - 3 / 8) / (size - 2 * 3 / 8 + 1)).reshape(x.shape)
+
+
+def _rhat(x: np.ndarray) -> np.ndarray:
+    """Classic potential scale reduction of (n, chains, draws) draws."""
+    n = x.shape[2]
+    between = n * x.mean(axis=2).var(axis=1, ddof=1)
+    within = x.var(axis=2, ddof=1).mean(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sqrt((between / within + n - 1) / n)
+
+
+def _ess(x: np.ndarray) -> np.ndarray:
+    """Effective sample size of (n, chains, draws) draws, Geyer's monotone sequence."""
+    p, chains, n = x.shape
+    total = chains * n
+    out = np.full(p, float(total))
+    spread = x.max(axis=(1, 2)) - x.min(axis=(1, 2))
+    varying = np.flatnonzero(~(spread < np.finfo(float).resolution))
+    if len(varying) == 0:
+        return out
+    x = x[varying]
+    centred = x - x.mean(axis=2, keepdims=True)
+    size = next_fast_len(2 * n)
+    spectrum = np.fft.rfft(centred, n=size, axis=2)
+    spectrum *= np.conjugate(spectrum)
+    acov = np.fft.irfft(spectrum, n=size, axis=2)[:, :, :n] / n  # (p, chains, lag)
+    mean_var = acov[:, :, 0].mean(axis=1) * n / (n - 1.0)
+    var_plus = mean_var * (n - 1.0) / n
+    if chains > 1:
+        var_plus = var_plus + x.mean(axis=2).var(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = 1.0 - (mean_var[:, None] - acov.mean(axis=1)) / var_plus[:, None]  # (p, lag)
+    rho[:, 0] = 1.0
+    # Pairs (rho[2k], rho[2k + 1]) for k = 0..K, where K is the last pair the
+    # initial positive sequence may read (lags up to n - 2).
+    n_pairs = len(range(1, n - 3, 2)) + 1
+    pairs = rho[:, 0 : 2 * n_pairs : 2] + rho[:, 1 : 2 * n_pairs : 2]
+    # Pair k >= 1 is read when every earlier pair sum is positive; k_last is the last read.
+    k_last = np.cumprod(pairs[:, :-1] > 0.0, axis=1).sum(axis=1)
+    rows = np.arange(len(varying))
+    # Monotone sequence: each pair sum is capped by the previous (capped) one.
+    capped = np.minimum.accumulate(pairs, axis=1)
+    before_last = np.arange(n_pairs)[None, :] < k_last[:, None]
+    head = np.where(before_last, capped, 0.0).sum(axis=1)
+    even = rho[rows, 2 * k_last]
+    last_sum = pairs[rows, k_last]
+    tail = np.where((even > 0.0) | (last_sum >= 0.0), even, 0.0)
+    tau = np.maximum(-1.0 + 2.0 * head + tail, 1.0 / np.log10(total))
+    ess = total / tau
+    ess[np.isnan(rho).any(axis=1)] = np.nan
+    out[varying] = ess
+    return out
+
+
+def _rank_rhat(split: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The larger of the bulk R-hat (``z``: normal scores of ``split``) and the folded R-hat."""
+    if split.shape[1] < 4:  # fewer than 2 chains before splitting
+        return np.full(len(split), np.nan)
+    median = np.median(split.reshape(len(split), -1), axis=1)[:, None, None]
+    return np.maximum(_rhat(z), _rhat(_z_scale(np.abs(split - median))))
+
+
+def _tail_ess(x: np.ndarray) -> np.ndarray:
+    """The smaller ESS of the indicators of the 5% and 95% quantiles."""
+    flat = x.reshape(len(x), -1)
+    values = []
+    for p in (0.05, 0.95):
+        cut = np.quantile(flat, p, axis=1)
+        values.append(_ess(_split_chains((x <= cut[:, None, None]).astype(float))))
+    return np.minimum(*values)
+
+
+def convergence_statistics(draws, *, tail: bool = False) -> dict[str, np.ndarray]:
+    """R-hat and bulk ESS (and tail ESS if asked) of every parameter, in one pass.
+
+    The rank-normalised split chains that R-hat and bulk ESS share are computed
+    once; the values equal those of `rhat`, `ess_bulk` and `ess_tail`.
+
+    Parameters
+    ----------
+    draws : array-like of shape (chains, draws, n_parameters) or (chains, draws)
+    tail : bool
+        Also compute the tail ESS.
+
+    Returns
+    -------
+    dict of ndarray of shape (n_parameters,)
+        ``rhat`` (NaN with fewer than 2 chains), ``ess_bulk`` and, with
+        ``tail=True``, ``ess_tail``; NaN for a parameter with a NaN draw and for
+        all with fewer than 4 draws.
+    """
+    x = _as_draws(draws)
+    names = ["rhat", "ess_bulk", "ess_tail"] if tail else ["rhat", "ess_bulk"]
+    if x.shape[2] < _MIN_DRAWS:
+        return {name: np.full(len(x), np.nan) for name in names}
+    split = _split_chains(x)
+    z = _z_scale(split)
+    out = {"rhat": _rank_rhat(split, z), "ess_bulk": _ess(z)}
+    if tail:
+        out["ess_tail"] = _tail_ess(x)
+    return _nan_where_missing(x, out)
+
+
+def _nan_where_missing(x: np.ndarray, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    missing = np.isnan(x).any(axis=(1, 2))
+    for values in out.values():
+        values[missing] = np.nan
+    return out
+
+
+def _one(draws, name: str, compute) -> np.ndarray:
+    x = _as_draws(draws)
+    if x.shape[2] < _MIN_DRAWS:
+        return np.full(len(x), np.nan)
+    return _nan_where_missing(x, {name: compute(x)})[name]
+
+
+def rhat(draws) -> np.ndarray:
+    """Rank-normalised split R-hat: the larger of the bulk and folded (tail) R-hat.
+
+    Takes draws shaped (chains, draws, n_parameters) or (chains, draws); NaN
+    with fewer than 2 chains or 4 draws. See `convergence_statistics`.
+    """
+
+    def compute(x):
+        split = _split_chains(x)
+        return _rank_rhat(split, _z_scale(split))
+
+    return _one(draws, "rhat", compute)
+
+
+def ess_bulk(draws) -> np.ndarray:
+    """Bulk effective sample size (of the rank-normalised split chains).
+
+    Takes draws shaped (chains, draws, n_parameters) or (chains, draws). See
+    `convergence_statistics`.
+    """
+    return _one(draws, "ess_bulk", lambda x: _ess(_z_scale(_split_chains(x))))
+
+
+def ess_tail(draws) -> np.ndarray:
+    """Tail effective sample size: the smaller ESS of the 5% and 95% quantile indicators.
+
+    Takes draws shaped (chains, draws, n_parameters) or (chains, draws). See
+    `convergence_statistics`.
+    """
+    return _one(draws, "ess_tail", _tail_ess)
+
+
+# -- convergence checks of a fitted posterior ----------------------------------
+
+
+def _walks() -> set[str]:
+    """The blocks that are random walks, judged by their steps."""
+    return {b.name for b in blocks.BLOCK_TABLE if b.form == "walk"}
+
+
+# The model's free parameters, under either spread prior.
+_FREE_VARIABLES = (
+    "log_sd",
+    "log_total",
+    "skill_share_logit",
+    "deck_split_logits",
+    "log_sd_extra",
+    "z",
+)
+
+
+def monitored_draws(idata, layout: Any = None) -> dict[str, np.ndarray]:
+    """The draws convergence is judged on, each variable as a (chains, draws, n) array.
+
+    These are the spread parameters as sampled (``log_sd``, or the balanced
+    prior's ``log_total``, ``skill_share_logit``, ``deck_split_logits`` and
+    ``log_sd_extra``) and, for every effect block, its standardised effects
+    (each effect over its spread; for the skill walk, each step over the step
+    spread): the sampler's own coordinates, so the checks are those of the
+    parameters it moved, named as the effects they scale.
+
+    Given the fitted ``layout`` (a `skcodex._design.Layout`), the cells it
+    does not draw freely (in a symmetric game: a mirrored cell, a diagonal,
+    a block tied to another) are NaN, so each free effect is judged once and
+    the positions still name the block's cells.
+    """
+    from skcodex import _posterior as posterior
+
+    post = posterior.group(idata, "posterior")
+    out = {}
+    for var in _FREE_VARIABLES:
+        if var in post:
+            values = post[var].transpose("chain", "draw", ...).to_numpy()
+            out[var] = values.reshape(values.shape[0], values.shape[1], -1)
+    spreads = set(post["sd"].coords["spread"].values.tolist()) if "sd" in post else set()
+    for block in blocks.BLOCK_TABLE:
+        var = block.name
+        if var not in post:
+            continue
+        values = post[var].transpose("chain", "draw", *block.dims).to_numpy()
+        values = values.astype(np.float64)
+        if values[0, 0].size == 0:  # no levels of this kind (decks without side parts)
+            continue
+        if layout is not None:
+            values = _free_only(values, layout, block)
+        if block.form == "walk":
+            values = np.diff(values, axis=-1)
+            # the integrated walk stays put through unplayed periods: no step to judge there
+            moved = (values != 0).any(axis=(0, 1))
+            values = np.where(moved, values, np.nan)
+        spread = block.spread
+        if spread in spreads:  # an unscaled effect (first move) is sampled as it is
+            sd = post["sd"].sel(spread=spread).transpose("chain", "draw").to_numpy()
+            values = values / sd.reshape(*sd.shape, *[1] * (values.ndim - 2))
+        out[var] = values.reshape(values.shape[0], values.shape[1], -1)
+    return out
+
+
+def _free_only(values: np.ndarray, layout: Any, block: Any) -> np.ndarray:
+    """``values`` (chains, draws, *block shape) with the cells that are not free set to NaN."""
+    if layout.mirror_of(block) is None or block.name not in layout.shapes:
+        return values
+    free = np.zeros(values.shape[2:], dtype=bool)
+    free[layout.free_cells(block)] = True
+    return np.where(free, values, np.nan)
+
+
+def parameter_labels(idata, var: str, positions) -> list[str]:
+    """Names such as ``spsp[Anarchy, Law]`` for flat positions of a posterior variable."""
+    from skcodex import _posterior as posterior
+
+    data = posterior.group(idata, "posterior")[var]
+    dims = [d for d in data.dims if d not in ("chain", "draw")]
+    if not dims:
+        return [var for _ in positions]
+    shape = [data.sizes[d] for d in dims]
+    step = var in _walks()  # judged by its steps: step e moves from epoch e - 1 to e
+    if step:
+        shape[-1] -= 1
+    labels = []
+    for pos in positions:
+        where = list(np.unravel_index(int(pos), shape))
+        if step:
+            where[-1] += 1
+        names = [
+            str(data.coords[d].values[i]) if d in data.coords else str(i)
+            for d, i in zip(dims, where)
+        ]
+        labels.append(f"{var}[{', '.join(names)}]")
+    return labels
+
+
+def convergence_problems(
+    idata, min_ess: float = 400.0, max_rhat: float = 1.01, layout: Any = None
+) -> list[str]:
+    """Plain-language descriptions of every failed convergence check (empty when all pass).
+
+    Parameters are named by their coordinates (``spsp[Anarchy, Law]``), worst first.
+    """
+    from skcodex import _posterior as posterior
+
+    problems = []
+    for var, draws in monitored_draws(idata, layout).items():
+        kind = "spread" if var in _FREE_VARIABLES else "effect"
+        found = []
+        stats = convergence_statistics(draws)
+        rhat, ess = stats["rhat"], stats["ess_bulk"]
+        if draws.shape[0] > 1:
+            bad = np.flatnonzero(rhat > max_rhat)
+            if len(bad):
+                bad = bad[np.argsort(-rhat[bad], kind="stable")]
+                found.append((f"R-hat above {max_rhat:g}", bad, f"worst {rhat[bad[0]]:.3f}"))
+        bad = np.flatnonzero(ess < min_ess)
+        if len(bad):
+            bad = bad[np.argsort(ess[bad], kind="stable")]
+            found.append((f"bulk ESS below {min_ess:g}", bad, f"lowest {ess[bad[0]]:.0f}"))
+        for what, bad, extreme in found:
+            shown = ", ".join(parameter_labels(idata, var, bad[:5]))
+            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+            problems.append(f"{what} for {len(bad)} {kind} parameter(s) ({shown}{more}; {extreme})")
+    stats = posterior.group(idata, "sample_stats")
+    if stats is not None and "diverging" in stats:
+        n_div = int(np.asarray(stats["diverging"]).sum())
+        if n_div:
+            problems.append(f"{n_div} divergent transition(s)")
+    return problems
+
+
+# The model-selection call (a grid search, a cross-validation) last warned in, and the
+# kinds of problems it warned of: its other fits with the same kinds stay quiet. The
+# call is held by its frame object itself, not by the frame's id: a finished call's id
+# can be reused by the next call's frame, which would then never warn. The frame is let
+# go at the first fit after its call has returned.
+_SEARCH_WARNED: dict[str, Any] = {}
+
+
+def _model_selection_call() -> Any:
+    """The frame of the outermost scikit-learn model-selection call running now, if any."""
+    import inspect
+
+    frame, outermost = inspect.currentframe(), None
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("sklearn.model_selection"):
+            outermost = frame
+        frame = frame.f_back
+    return outermost
+
+
+def _running(frame: Any) -> bool:
+    """Whether ``frame`` is on the current call stack."""
+    import inspect
+
+    current = inspect.currentframe()
+    while current is not None:
+        if current is frame:
+            return True
+        current = current.f_back
+    return False
+
+
+def _kinds(problems: list[str]) -> tuple:
+    """What failed, without counts, values or names: R-hat of effects, ESS of spreads, ..."""
+    return tuple(sorted({re.sub(r"\d+(\.\d+)?", "#", p.split(" (")[0]) for p in problems}))
+
+
+def warn_if_not_converged(idata, layout: Any = None) -> list[str]:
+    """Issue one ConvergenceWarning naming every failed check and what to do.
+
+    Inside a scikit-learn model-selection call (``GridSearchCV``,
+    ``cross_val_score``, ...) the first fit with problems warns and the
+    search's other fits with the same kinds of problems do not: a grid search
+    warns once, not once per fold. Every fit still lists its own problems in
+    ``convergence_problems_``.
+    """
+    if "call" in _SEARCH_WARNED and not _running(_SEARCH_WARNED["call"]):
+        _SEARCH_WARNED.clear()  # that search has returned: let its frame go
+    problems = convergence_problems(idata, layout=layout)
+    if not problems:
+        return problems
+    call = _model_selection_call()
+    if call is not None:
+        if _SEARCH_WARNED.get("call") is call and _SEARCH_WARNED.get("kinds") == _kinds(problems):
+            return problems
+        _SEARCH_WARNED.update(call=call, kinds=_kinds(problems))
+    more = (
+        " Other fits of this search with the same kinds of problems are not reported "
+        "again (each fitted estimator lists its own in convergence_problems_)."
+        if call is not None
+        else ""
+    )
+    warnings.warn(
+        "the posterior sample may not be reliable: "
+        + "; ".join(problems)
+        + ". Increase draws and tune (more draws raise ESS), raise target_accept "
+        "towards 0.95 (fewer divergences), or tighten the spread priors." + more,
+        ConvergenceWarning,
+        stacklevel=3,
+    )
+    return problems
+
+
+def convergence_summary(clf: Any) -> dict[str, Any]:
+    """How trustworthy a fitted estimator's posterior sample is, in numbers and plain words.
+
+    The statistics of this module over the parameters the sampler moved
+    (`monitored_draws`), read from the estimator's ``idata_``.
+
+    Returns
+    -------
+    dict
+        ``chains``, ``draws`` (per chain), ``max_rhat`` (None with one chain),
+        ``min_ess_bulk``, ``min_ess_tail``, ``divergences`` over the free
+        parameters (the spread parameters and every effect), and
+        ``problems``, the failed checks of
+        `convergence_problems` (empty when all pass).
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    from skcodex import _posterior as posterior
+
+    check_is_fitted(clf, "idata_")
+    layout = getattr(clf, "layout_", None)
+    draws = np.concatenate(list(monitored_draws(clf.idata_, layout).values()), axis=2)
+    chains, n_draws = draws.shape[:2]
+    values = convergence_statistics(draws, tail=True)
+    max_rhat = float(np.nanmax(values["rhat"])) if chains > 1 else None
+    ess_bulk = float(np.nanmin(values["ess_bulk"]))
+    ess_tail = float(np.nanmin(values["ess_tail"]))
+    stats = posterior.group(clf.idata_, "sample_stats")
+    divergences = 0
+    if stats is not None and "diverging" in stats:
+        divergences = int(np.asarray(stats["diverging"]).sum())
+    problems = getattr(clf, "convergence_problems_", None)
+    if problems is None:
+        problems = convergence_problems(clf.idata_, layout=layout)
+    return {
+        "chains": int(chains),
+        "draws": int(n_draws),
+        "max_rhat": max_rhat,
+        "min_ess_bulk": ess_bulk,
+        "min_ess_tail": ess_tail,
+        "divergences": divergences,
+        "problems": list(problems),
+    }

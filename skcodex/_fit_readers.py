@@ -1,0 +1,146 @@
+"""Reading a fitted posterior in the layout it was sampled in.
+
+The estimator keeps its posterior (`skcodex._fitting.run`) and the layout it
+sampled (``layout_``); everything it derives from them is read here: the flat
+effect draws (`effect_draws`), each match's log-likelihood
+(`add_log_likelihood`), the effects for forecasting the next period
+(`current_effects`), and the layout of a file written before the layout was
+kept as sampled (`upgrade_saved_layout`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import xarray as xr
+
+from skcodex import _posterior as posterior
+from skcodex._model import Layout, quasi_loglik_terms
+
+__all__ = [
+    "MAX_LOG_LIKELIHOOD",
+    "add_log_likelihood",
+    "current_effects",
+    "effect_draws",
+    "last_periods_played",
+    "pointwise_log_likelihood",
+    "upgrade_saved_layout",
+]
+
+#: Largest draws x matches whose pointwise log-likelihood is kept (160 MB in float64).
+MAX_LOG_LIKELIHOOD = 20_000_000
+
+
+def effect_draws(idata, layout: Layout) -> np.ndarray:
+    """The flat ``theta`` of ``layout`` per draw, (n_draws, layout.size), in float64."""
+    post = posterior.group(idata, "posterior")
+    n = post.sizes["chain"] * post.sizes["draw"]
+    parts = []
+    for block in layout.declared:
+        values = post[block.name].transpose("chain", "draw", *block.dims).to_numpy()
+        parts.append(values.reshape(n, -1))
+    return np.concatenate(parts, axis=1).astype(np.float64)
+
+
+def pointwise_log_likelihood(
+    theta: np.ndarray, index: np.ndarray, signs: np.ndarray, outcome: np.ndarray
+) -> np.ndarray:
+    """Each match's log-likelihood per draw, with log-odds ``q = theta[:, index] @ signs``.
+
+    ``r log sigmoid(q) + (1 - r) log sigmoid(-q)`` for outcome ``r``:
+    the Bernoulli log-likelihood for outcomes in {0, 1}; the binomial
+    quasi-log-likelihood for luck-adjusted outcomes. Computed in blocks of
+    matches so the gathered effects never exceed 64 MB.
+    """
+    out = np.empty((theta.shape[0], len(index)))
+    step = max(1, 2**23 // max(1, theta.shape[0] * index.shape[1]))
+    for start in range(0, len(index), step):
+        q = theta[:, index[start : start + step]] @ signs
+        r = outcome[start : start + step]
+        out[:, start : start + step] = quasi_loglik_terms(r, q)
+    return out
+
+
+def add_log_likelihood(idata, layout: Layout):
+    """``idata`` with its ``log_likelihood`` group recomputed from its data groups.
+
+    Returned unchanged when the table is too large (`MAX_LOG_LIKELIHOOD`) or
+    the data groups are absent.
+    """
+    data = posterior.group(idata, "constant_data")
+    observed = posterior.group(idata, "observed_data")
+    if data is None or observed is None or "index" not in data:
+        return idata
+    post = posterior.group(idata, "posterior")
+    n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
+    index = data["index"].to_numpy().astype(np.int64)
+    if n_chains * n_draws * len(index) > MAX_LOG_LIKELIHOOD:
+        return idata
+    theta = effect_draws(idata, layout)
+    values = pointwise_log_likelihood(
+        theta, index, data["signs"].to_numpy(), observed["outcome"].to_numpy()
+    )
+    loglik = xr.Dataset(
+        {"outcome": (("chain", "draw", "match"), values.reshape(n_chains, n_draws, -1))},
+        coords={"chain": post["chain"].values, "draw": post["draw"].values},
+    )
+    return posterior.with_group(idata, "log_likelihood", loglik)
+
+
+def upgrade_saved_layout(layout: Layout, idata) -> Layout:
+    """The layout a posterior was sampled in, for an estimator loaded from a file.
+
+    Files written before the estimator kept its layout as sampled hold it
+    without the skill walk (the layout of the forecasts); their posterior
+    still holds the walk. For those files alone, the walk is put back, with
+    as many periods as the posterior has. Any other layout is returned as it is.
+    """
+    post = posterior.group(idata, "posterior")
+    if layout.options.time_varying or "walk" not in post:
+        return layout
+    options = dataclasses.replace(layout.options, time_varying=True)
+    return dataclasses.replace(layout, options=options, n_epochs=int(post.sizes["epoch"]))
+
+
+def current_effects(
+    theta: np.ndarray, sd: np.ndarray, layout: Layout, seed: int
+) -> tuple[np.ndarray, Layout]:
+    """Effects for forecasting the next period, in the static layout.
+
+    Without a skill walk this is ``theta`` itself. With one, each player's
+    skill becomes their skill in the last training period plus the walk's
+    steps from there to the next period, a fresh ``N(0, sd_step^2 * gap)``
+    per draw, so forecasts widen with the time since a player last played.
+    The every-period walk (``layout.walk_steps`` None, files written before
+    the integrated walk) already carries the steps of the periods a player
+    sat out: there the gap is 1. The integrated walk holds a player's last
+    played value: there the gap is ``n_epochs - last``, from the last period
+    the player played (`last_periods_played`). Both give the same
+    distribution as the same walk stepped through every period.
+    """
+    if not layout.options.time_varying:
+        return theta, layout
+    static = layout.static()
+    blocks = layout.unflatten(theta)
+    step = sd[:, layout.spreads.index("step")]
+    rng = np.random.default_rng([seed, 1])
+    noise = rng.standard_normal(blocks["skill"].shape) * step[:, None]
+    if layout.integrated_walk:
+        noise = noise * np.sqrt(layout.n_epochs - last_periods_played(blocks["walk"]))
+    current = {name: blocks[name] for name, _ in static.blocks}
+    current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise
+    return static.flatten(current), static
+
+
+def last_periods_played(walk: np.ndarray) -> np.ndarray:
+    """Each player's last period played, read from integrated-walk draws (n_draws, P, E).
+
+    The integrated walk moves only into a period the player played (a step
+    of exactly zero in every draw has probability zero) and stays put
+    otherwise, so the last period it moves in is the last period played;
+    0 for a player whose walk never moves (who played in the first period only).
+    """
+    moved = (np.diff(walk, axis=-1) != 0).any(axis=0)  # (P, E - 1)
+    periods = np.arange(1, walk.shape[-1])
+    return np.where(moved, periods, 0).max(axis=-1, initial=0)

@@ -1,0 +1,361 @@
+"""The seed's hierarchical Bradley-Terry matchup model, as a PyMC model built from codes.
+
+The log-odds that player 1 wins match i are
+
+    q_i = p[f_i] - p[s_i] + a[g_i, t_i] + sum_k b[g_i, u_ik] + sum_j c[h_ij, t_i]
+          + sum_jk d[h_ij, u_ik]
+
+with player skills ``p``, starter-vs-starter ``a``, starter-vs-spec ``b``,
+spec-vs-starter ``c`` and spec-vs-spec ``d`` effects (player 1's component
+first), each block drawn from N(0, sd) with its own spread (``b`` and ``c``
+share one) and ``log sd ~ N(loc, scale)``.
+
+Optional extensions (`ModelOptions`), each a block of effects of its own:
+
+- ``synergy``: a deck's own strength from its starter-spec and spec-spec pairs,
+  ``syn(deck) = sum_k e[g, h_k] + sum_{j<k} f[h_j, h_k]``, entering as
+  ``syn(deck1) - syn(deck2)``;
+- ``familiarity``: a player's skill with a starter and with each spec,
+  ``fam(p, deck) = r[p, g] + sum_k s[p, h_k]``, entering as
+  ``fam(player1, deck1) - fam(player2, deck2)``;
+- ``time_varying``: each player's skill drifts by a Gaussian random walk over
+  rating periods (epochs), ``p[f] + w[f, e]`` with ``w[., 0] = 0`` and steps of
+  spread ``sd_step``; the walk takes a step only into each period the player
+  played, of spread ``sd_step * sqrt(gap)`` (the same walk with the unplayed
+  periods integrated out; the gaps are ``pm.Data``, see `walk_data`);
+- ``prior="balanced"``: instead of four independent log-normal spreads, a total
+  log-odds spread ``sigma`` with ``log sigma ~ N(loc, scale)`` split between the
+  skill difference and the deck matchup by a share ``rho = sigmoid(N(0, 1))``
+  (symmetric about 1/2: equal a priori), and the deck part split among its
+  three kinds by ``pi = softmax(0, N(0, 1), N(0, 1))``: ``2 sd_player^2 = rho sigma^2``,
+  ``sd_stst^2 = (1 - rho) pi_1 sigma^2``, ``2k sd_stsp^2 = (1 - rho) pi_2 sigma^2``,
+  ``k^2 sd_spsp^2 = (1 - rho) pi_3 sigma^2`` (with no specs, k = 0, the whole deck
+  part is the starter-vs-starter spread);
+- ``first_move``: one more effect ``w`` added to every match's log-odds, the
+  advantage of moving first (or of playing white, or of being player 1), with
+  its own prior ``w ~ N(loc, scale)``; not pooled, not scaled by a spread;
+- ``debut``: one more effect ``v`` added to a player's skill in the matches of
+  their first rating period, entering as ``v (debut_1 - debut_2)`` with the
+  sides' debut flags, with its own prior ``v ~ N(loc, scale)`` like the
+  first-move effect.
+
+A deck holds a starter and k >= 0 specs (side components): k = 0 is a game of
+characters or factions alone, where the deck matchup is the starter-vs-starter
+effect; there are ``1 + 2k + k^2`` deck-component effects per match.
+
+All effects live in one flat vector ``theta``; a match reads its entries
+through one row of an integer index matrix, with a sign per column (the
+formula and the layout are `skcodex._design`'s, shared with prediction and the
+analyses). One gather per log-density evaluation keeps the model fast. This
+module builds the PyMC model and nothing else; it knows nothing of pandas or
+scikit-learn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from skcodex._blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
+from skcodex._design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
+from skcodex._geometry import rotate
+
+__all__ = [
+    "BLOCKS",
+    "BLOCK_DIMS",
+    "EXTRA_PRIOR_DEFAULTS",
+    "FIRST_MOVE_PRIOR",
+    "PRIORS",
+    "SPREADS",
+    "Layout",
+    "ModelOptions",
+    "SpreadPriors",
+    "balanced_spreads",
+    "build_model",
+    "default_priors",
+    "quasi_loglik",
+    "quasi_loglik_terms",
+    "walk_data",
+]
+
+#: Default priors on the log-spreads of the optional blocks: (loc, scale).
+EXTRA_PRIOR_DEFAULTS = {name: PRIOR_DEFAULTS[name] for name in ("syn", "fam", "step")}
+#: Default prior of the first-move effect itself (log-odds): N(0, 0.5).
+FIRST_MOVE_PRIOR = PRIOR_DEFAULTS["first_move"]
+
+
+@dataclass(frozen=True)
+class SpreadPriors:
+    """Normal priors on the log-spreads, ``log sd_x ~ N(loc_x, scale_x)``.
+
+    ``loc`` and ``scale`` hold one entry per name of `ModelOptions.prior_names`
+    (for the seed model: player, stst, stsp, spsp; with the balanced prior the
+    first entry is the log of the total spread; with a first-move effect the
+    last entry is the prior of that effect itself, not of a log-spread). The
+    seed's choice, N(0, 0.5) for all four, is the default.
+    """
+
+    loc: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
+    scale: tuple[float, ...] = (0.5, 0.5, 0.5, 0.5)
+
+    def __post_init__(self) -> None:
+        loc = np.asarray(self.loc, dtype=float)
+        scale = np.asarray(self.scale, dtype=float)
+        for name, arr, values in (("loc", loc, self.loc), ("scale", scale, self.scale)):
+            if arr.ndim != 1 or len(arr) == 0 or not np.all(np.isfinite(arr)):
+                raise ValueError(f"spread prior {name} must be finite numbers, got {values!r}")
+        if loc.shape != scale.shape:
+            raise ValueError("spread prior loc and scale must have the same length")
+        if np.any(scale <= 0):
+            raise ValueError(f"spread prior scales must be positive, got {self.scale!r}")
+
+
+def balanced_spreads(log_total, share, split, k: int, xp=np):
+    """The seed model's four spreads from a total spread, a skill share and a deck split."""
+    # One vector expression rather than a stack of four scalars: PyTensor rewrites a
+    # gather from a stack of scalars (theta = z * sd[group]) into a vector built from
+    # one scalar per effect, which takes numba minutes to compile.
+    total2 = xp.expand_dims(xp.exp(2 * log_total), -1)
+    share = xp.expand_dims(share, -1)
+    if k == 0:  # no spec effects: the whole deck part is the starter-vs-starter spread
+        deck = (1 - share) * xp.ones_like(split)
+        return xp.sqrt(xp.concatenate([share / 2, deck], axis=-1) * total2)
+    deck = (1 - share) * split * np.array([1.0, 1.0 / (2 * k), 1.0 / k**2])
+    return xp.sqrt(xp.concatenate([share / 2, deck], axis=-1) * total2)
+
+
+def build_model(
+    index: np.ndarray,
+    y: np.ndarray,
+    layout: Layout,
+    priors: SpreadPriors | None = None,
+    coords: dict[str, list] | None = None,
+    *,
+    batch_rows=None,
+    trials=None,
+    centring=None,
+    rotations=None,
+):
+    """Build the PyMC model for matches given as an index matrix.
+
+    Parameters
+    ----------
+    index : ndarray of int, shape (n_rows, n_columns)
+        From `Layout.index_matrix`: one row per match, or one per distinct
+        row with ``trials`` (`skcodex._design.collapse_matches`).
+    y : ndarray of float, shape (n_rows,)
+        1 where player 1 won, 0 where player 2 won; or luck-adjusted outcomes
+        (any real number), scored by the binomial quasi-likelihood. With
+        ``trials``: the sum of the outcomes of the matches behind each row.
+    layout : Layout
+    priors : SpreadPriors, optional
+        One entry per name of ``layout.options.prior_names``; defaults to
+        `default_priors`, the estimator's defaults (`skcodex._blocks.PRIOR_DEFAULTS`).
+    coords : dict, optional
+        Names for the ``player``, ``starter`` and ``spec`` dimensions.
+    batch_rows : pytensor shared variable, optional
+        For variational inference: the row numbers of the minibatch each
+        evaluation reads (the optimiser sets them between steps); its
+        log-likelihood is scaled up to the whole table. None reads every
+        match, as NUTS needs.
+    trials : ndarray of float, shape (n_rows,), optional
+        How many matches each row stands for (default: one each). A row of
+        ``n`` matches with outcomes summing to ``k`` adds
+        ``k log sigmoid(q) + (n - k) log sigmoid(-q)``, which is exactly the sum
+        of its matches' terms (`quasi_loglik`).
+    centring : ndarray of float, shape (layout.n_free,), optional
+        How each entry of ``z`` is sampled (`skcodex._geometry`): 0 non-centred
+        (``z`` standard normal, the effect ``sd * z``; the default), 1 centred
+        (``z ~ N(0, sd)`` is the effect itself). The effects and spreads mean
+        the same whatever the centring.
+    rotations : ndarray of float, shape (len(layout.declared), layout.n_free), optional
+        Reflections of the standard normals (`skcodex._geometry.mean_rotations`;
+        none by default). Orthogonal: they change the coordinates, not the model.
+
+    Returns
+    -------
+    pymc.Model
+        Free variables ``z`` (the effects as sampled, see ``centring``) and the spread
+        parameters (``log_sd``; or ``log_total``, ``skill_share_logit``,
+        ``deck_split_logits`` and ``log_sd_extra`` under the balanced prior);
+        deterministics ``sd`` and one per effect block with named dims. The
+        data (``index``, ``y``, ``trials``, ``centring``, ``rotations``) and the
+        prior locations and scales are ``pm.Data`` containers, so one compiled
+        model serves new data and priors.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    opts = layout.options
+    priors = priors or default_priors(opts)
+    if len(priors.loc) != len(opts.prior_names):
+        raise ValueError(
+            f"the priors need one entry for each of {opts.prior_names}, got {len(priors.loc)}"
+        )
+    P, S, K = layout.n_players, layout.n_starters, layout.n_specs
+    coords = dict(coords or {})
+    coords.setdefault("player", list(range(P)))
+    coords.setdefault("starter", list(range(S)))
+    coords.setdefault("spec", list(range(K)))
+    full_coords = {
+        "spread": list(opts.spreads),
+        "player": coords["player"],
+        "starter1": coords["starter"],
+        "starter2": coords["starter"],
+        "spec1": coords["spec"],
+        "spec2": coords["spec"],
+        "epoch": list(range(layout.n_epochs)),
+        "stage": list(DEBUT_LEVELS),
+        "period": list(range(layout.n_periods)),
+    }
+    with pm.Model(coords=full_coords) as model:
+        idx = pm.Data("index", np.asarray(index, dtype=np.int64))
+        outcome = pm.Data("y", np.asarray(y, dtype=float))
+        count = pm.Data("trials", _trials(trials, y))
+        data_scale = None
+        if batch_rows is not None:
+            idx, outcome, count = idx[batch_rows], outcome[batch_rows], count[batch_rows]
+            # the minibatch stands for the whole table
+            data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")
+        loc = pm.Data("prior_loc", np.asarray(priors.loc, dtype=float))
+        scale = pm.Data("prior_scale", np.asarray(priors.scale, dtype=float))
+        n_sd = len(opts.spreads)
+        if opts.prior == "lognormal":
+            log_sd = pm.Normal("log_sd", loc[:n_sd], scale[:n_sd], dims="spread")
+            sd = pm.Deterministic("sd", pt.exp(log_sd), dims="spread")
+        else:
+            log_total = pm.Normal("log_total", loc[0], scale[0])
+            # Logistic-normal share and split: symmetric (equal a priori) and cheap to
+            # compile, unlike Beta/Dirichlet transforms.
+            share_logit = pm.Normal("skill_share_logit", 0.0, 1.0)
+            share = pm.Deterministic("skill_share", pt.sigmoid(share_logit))
+            split_logits = pm.Normal("deck_split_logits", 0.0, 1.0, shape=2)
+            split = pm.Deterministic(
+                "deck_split", pt.special.softmax(pt.concatenate([pt.zeros(1), split_logits]))
+            )
+            base = balanced_spreads(log_total, share, split, layout.specs_per_deck, pt)
+            parts = [base]
+            if n_sd > len(SPREADS):
+                n_extra = n_sd - len(SPREADS)
+                extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])
+                parts.append(pt.exp(extra))
+            sd = pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
+        # z = sd**c * z_std with z_std ~ N(0, 1): centred (c = 1) or non-centred (c = 0)
+        c = pm.Data("centring", _centring(centring, layout))
+        # reflections giving a differenced block's mean a coordinate of its own
+        w = pm.Data("rotations", _rotations(rotations, layout))
+        centred_scale = pt.exp(c * pt.log(layout._scale(sd, layout.free_group)))
+        own = [b.name for b in layout.declared if b.spread is None]
+        if own:
+            # An effect no spread scales (the first-move effect) is its entry of z drawn
+            # from its own prior (its entry of the prior vectors) rather than N(0, 1).
+            at = [layout.free_offsets[name] for name in own]
+            which = [opts.prior_names.index(name) for name in own]
+            z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[which])
+            z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[which])
+            z = pm.Normal("z", z_loc, z_scale * centred_scale, shape=layout.n_free)
+        else:
+            z = pm.Normal("z", 0.0, centred_scale, shape=layout.n_free)
+        path = None
+        if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
+            path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
+        theta = layout.theta(rotate(z / centred_scale, w, pt), sd, pt, path)
+        signs = pt.as_tensor_variable(layout.signs)
+        q = (theta[idx] * signs).sum(axis=1)
+        # Binomial log-likelihood (without its constant) of k = y wins in n = trials
+        # matches; for luck-adjusted outcomes the same expression is the binomial
+        # quasi-likelihood (concave in q), of which the sums y are sufficient.
+        loglik = quasi_loglik(outcome, q, pt, trials=count)
+        pm.Potential("loglik", loglik if data_scale is None else data_scale * loglik)
+        dims = {b.name: b.dims for b in layout.declared}
+        for name, block in layout.unflatten(theta).items():
+            pm.Deterministic(name, block, dims=dims[name])
+    return model
+
+
+def _walk_arrays(layout: Layout, index: np.ndarray):
+    path = layout.walk_path(index)
+    return [("gap", path.gap), ("upto", path.upto), ("base", path.base)]
+
+
+def walk_data(layout: Layout, index: np.ndarray) -> dict[str, np.ndarray]:
+    """The ``pm.Data`` values of an integrated skill walk for ``index`` (empty without one)."""
+    if not layout.integrated_walk:
+        return {}
+    return {f"walk_{k}": v for k, v in _walk_arrays(layout, np.asarray(index))}
+
+
+def _trials(trials, y) -> np.ndarray:
+    """The number of matches behind each row, checked (one each when None)."""
+    n = len(np.asarray(y))
+    if trials is None:
+        return np.ones(n)
+    trials = np.asarray(trials, dtype=float)
+    if trials.shape != (n,) or not np.all(np.isfinite(trials)) or np.any(trials < 0):
+        raise ValueError(f"trials must be {n} non-negative numbers, one per row of the index")
+    return trials
+
+
+def _centring(centring, layout: Layout) -> np.ndarray:
+    """The centring weight of each entry of ``z``, checked (all 0, non-centred, when None)."""
+    if centring is None:
+        return np.zeros(layout.n_free)
+    centring = np.asarray(centring, dtype=float)
+    if centring.shape != (layout.n_free,) or np.any((centring < 0) | (centring > 1)):
+        raise ValueError(
+            f"centring must be {layout.n_free} weights between 0 and 1, one per entry of z"
+        )
+    return centring
+
+
+def _rotations(rotations, layout: Layout) -> np.ndarray:
+    """The reflections of ``z``, checked (none when None)."""
+    shape = (len(layout.declared), layout.n_free)
+    if rotations is None:
+        return np.zeros(shape)
+    rotations = np.asarray(rotations, dtype=float)
+    if rotations.shape != shape or not np.all(np.isfinite(rotations)):
+        raise ValueError(f"rotations must be finite numbers of shape {shape}")
+    return rotations
+
+
+def default_priors(options: ModelOptions) -> SpreadPriors:
+    """The default prior of every entry of ``options.prior_names`` (`skcodex._blocks`)."""
+    loc, scale = zip(*(PRIOR_DEFAULTS[name] for name in options.prior_names))
+    return SpreadPriors(tuple(loc), tuple(scale))
+
+
+def quasi_loglik_terms(r, q) -> np.ndarray:
+    """``r log sigmoid(q) + (1 - r) log sigmoid(-q)`` per element, in NumPy.
+
+    The Bernoulli log-likelihood of each outcome r in {0, 1}; the binomial
+    quasi-log-likelihood of luck-adjusted outcomes (see `quasi_loglik`).
+    """
+    from scipy.special import log_expit
+
+    r = np.asarray(r, dtype=float)
+    q = np.asarray(q, dtype=float)
+    return r * log_expit(q) + (1 - r) * log_expit(-q)
+
+
+def quasi_loglik(r, q, xp=np, trials=None):
+    """``r log sigmoid(q) + (n - r) log sigmoid(-q)``, summed over rows (n = 1 by default).
+
+    For r in {0, 1} this is the Bernoulli log-likelihood of the outcome. For
+    luck-adjusted outcomes (any real r) it is the binomial quasi-likelihood:
+    concave in q, with score ``r - sigmoid(q)``, which has mean zero whenever
+    E[r] = sigmoid(q). It is linear in r, so ``n`` matches that share one
+    log-odds ``q`` add up to one row with ``trials`` n and ``r`` the sum of
+    their outcomes: the binomial log-likelihood of r wins in n, without its
+    constant. ``xp`` is ``numpy`` or ``pytensor.tensor``.
+    """
+    n = 1 if trials is None else trials
+    if xp is np:
+        r, q = np.asarray(r, dtype=float), np.asarray(q, dtype=float)
+        from scipy.special import log_expit
+
+        return np.sum(r * log_expit(q) + (n - r) * log_expit(-q), axis=-1)
+    # r log sigmoid(q) + (n - r) log sigmoid(-q) = r q - n softplus(q): one softplus per
+    # row, and a gradient r - n sigmoid(q) of one sigmoid.
+    return xp.sum(r * q - n * xp.softplus(q))

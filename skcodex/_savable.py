@@ -1,0 +1,242 @@
+"""The classes a saved file may hold, listed once, and `register_savable` for more.
+
+A saved file names classes by name only: the estimator it holds and the value
+classes among its fitted attributes. Loading builds only classes listed here,
+so a file can never name an arbitrary class. Two kinds are listed:
+
+estimators
+    Classes with the ``save`` method of `skcodex._persistence.PersistenceMixin`
+    that declare their fitted attributes in ``_persisted_state``. A file
+    holds their constructor parameters and those attributes.
+values
+    Classes of fitted attribute values. A dataclass is saved as its
+    ``__init__`` fields; any other class is saved through the pair of
+    functions it was registered with (``to_state`` and ``from_state``), as
+    the game's `Catalogue` and `Deck` are.
+
+skcodex's own classes are listed by module in `ESTIMATORS` and `VALUES`
+and imported when a file first needs them: this module imports the classes
+it lists, they never import it. Other classes join with `register_savable`.
+
+Examples
+--------
+>>> import dataclasses
+>>> from skcodex._savable import register_savable
+>>> @register_savable
+... @dataclasses.dataclass(frozen=True)
+... class Season:
+...     year: int
+...     name: str
+>>> register_savable(Season) is Season
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
+
+from skcodex.codex import Catalogue, Deck
+
+__all__ = [
+    "ESTIMATORS",
+    "VALUES",
+    "SavableValue",
+    "estimator_class",
+    "estimator_names",
+    "register_savable",
+    "value_entry",
+    "value_entry_for",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class SavableValue:
+    """How a value class is written to a file and built again.
+
+    Parameters
+    ----------
+    cls : type
+        The class.
+    to_state : callable or None
+        ``to_state(value) -> dict`` of the values that rebuild it; None for a
+        dataclass, whose ``__init__`` fields are its state.
+    from_state : callable or None
+        ``from_state(dict) -> value``, the inverse of ``to_state``; None for a
+        dataclass, rebuilt as ``cls(**fields)``.
+    """
+
+    cls: type
+    to_state: Callable[[Any], dict] | None = None
+    from_state: Callable[[dict], Any] | None = None
+
+    @property
+    def as_fields(self) -> bool:
+        """Whether the value is saved as its dataclass fields."""
+        return self.to_state is None
+
+
+def _catalogue_state(catalogue: Catalogue) -> dict:
+    return {
+        "spec_colours": [[spec, colour] for spec, colour in catalogue.spec_colours.items()],
+        "starters": list(catalogue.starters),
+        "nicknames": [
+            [name, deck.starter, list(deck.specs)] for name, deck in catalogue.nicknames.items()
+        ],
+        "specs_per_deck": int(catalogue.specs_per_deck),
+    }
+
+
+def _catalogue_from_state(state: dict) -> Catalogue:
+    return Catalogue(
+        {str(spec): str(colour) for spec, colour in state["spec_colours"]},
+        tuple(str(starter) for starter in state["starters"]),
+        {
+            str(name): Deck(str(starter), [str(spec) for spec in specs])
+            for name, starter, specs in state["nicknames"]
+        },
+        int(state["specs_per_deck"]),
+    )
+
+
+def _deck_state(deck: Deck) -> dict:
+    return {"starter": deck.starter, "specs": list(deck.specs)}
+
+
+def _deck_from_state(state: dict) -> Deck:
+    return Deck(str(state["starter"]), [str(spec) for spec in state["specs"]])
+
+
+#: skcodex's estimators a file may hold: each class's name and its module.
+ESTIMATORS: dict[str, str] = {
+    "BayesianMatchupClassifier": "skcodex._classifier",
+    "EloClassifier": "skcodex.ratings._elo",
+    "Glicko2Classifier": "skcodex.ratings._glicko2",
+    "MatchupEncoder": "skcodex.preprocessing",
+}
+
+#: skcodex's value classes a file may hold: each class's name and its module
+#: (a dataclass, saved as its fields), or how it is saved.
+VALUES: dict[str, str | SavableValue] = {
+    "Vocabulary": "skcodex.data._codes",
+    "ModelOptions": "skcodex._design",
+    "Layout": "skcodex._design",
+    "SpreadPriors": "skcodex._model",
+    "PlainCatalogue": "skcodex.codex",
+    "Catalogue": SavableValue(Catalogue, _catalogue_state, _catalogue_from_state),
+    "Deck": SavableValue(Deck, _deck_state, _deck_from_state),
+}
+
+#: The classes registered so far, by name, and the listed ones once imported.
+_estimators: dict[str, type] = {}
+_values: dict[str, SavableValue] = {}
+
+
+def estimator_class(name: str) -> type | None:
+    """The estimator class a file may name ``name``, or None if there is none."""
+    if name not in _estimators and name in ESTIMATORS:
+        _estimators[name] = getattr(import_module(ESTIMATORS[name]), name)
+    return _estimators.get(name)
+
+
+def estimator_names() -> list[str]:
+    """The names of every estimator class a file may hold, sorted."""
+    return sorted({*ESTIMATORS, *_estimators})
+
+
+def value_entry(name: str) -> SavableValue | None:
+    """How the value class a file names ``name`` is built, or None if there is none."""
+    if name not in _values and name in VALUES:
+        listed = VALUES[name]
+        if isinstance(listed, str):
+            listed = SavableValue(getattr(import_module(listed), name))
+        _values[name] = listed
+    return _values.get(name)
+
+
+def value_entry_for(value: Any) -> tuple[str, SavableValue] | None:
+    """The name and entry under which ``value``'s own class is saved, or None."""
+    name = type(value).__name__
+    entry = value_entry(name)
+    if entry is None or entry.cls is not type(value):
+        return None
+    return name, entry
+
+
+def _check_name_free(name: str, cls: type, taken: type | None) -> None:
+    if taken is not None and taken is not cls:
+        raise ValueError(
+            f"cannot register {cls.__module__}.{cls.__qualname__}: a saved file already "
+            f"names {taken.__module__}.{taken.__qualname__} {name!r}"
+        )
+
+
+def register_savable(
+    cls: type | None = None,
+    *,
+    to_state: Callable[[Any], dict] | None = None,
+    from_state: Callable[[dict], Any] | None = None,
+) -> Any:
+    """Let a saved file hold instances of ``cls``, named by its class name.
+
+    Usable as a class decorator. An estimator (a class declaring
+    ``_persisted_state``, such as a subclass of
+    `skcodex._persistence.PersistenceMixin`) is saved with its constructor
+    parameters and those attributes; a dataclass value with its ``__init__``
+    fields; any other value class through ``to_state`` and ``from_state``.
+
+    Parameters
+    ----------
+    cls : type, optional
+        The class; omitted when used as ``@register_savable(to_state=...,
+        from_state=...)``.
+    to_state : callable, optional
+        For a value class that is not a dataclass: ``to_state(value)``
+        returns a dict of str keys to savable values.
+    from_state : callable, optional
+        The inverse of ``to_state``: builds the value from that dict.
+
+    Returns
+    -------
+    type
+        ``cls`` itself (or, without ``cls``, a decorator).
+
+    Raises
+    ------
+    TypeError
+        If ``cls`` is not a class, is neither an estimator nor a dataclass and
+        has no ``to_state``/``from_state``, or only one of the two is given.
+    ValueError
+        If another class is already saved under the same name.
+    """
+    if cls is None:
+        return lambda inner: register_savable(inner, to_state=to_state, from_state=from_state)
+    if not isinstance(cls, type):
+        raise TypeError(f"register_savable takes a class, got {type(cls).__name__}")
+    if (to_state is None) != (from_state is None):
+        raise TypeError(f"{cls.__name__}: give both to_state and from_state, or neither")
+    name = cls.__name__
+    if "_persisted_state" in dir(cls) and to_state is None:
+        if not hasattr(cls, "get_params") or not hasattr(cls, "_get_param_names"):
+            raise TypeError(
+                f"{name} declares _persisted_state but is not a scikit-learn estimator "
+                "(it has no get_params)"
+            )
+        _check_name_free(name, cls, estimator_class(name))
+        _estimators[name] = cls
+        return cls
+    if to_state is None and not dataclasses.is_dataclass(cls):
+        raise TypeError(
+            f"{name} is not a dataclass: register it with to_state and from_state functions"
+        )
+    if to_state is not None:
+        from skcodex._state_codec import Reader  # the codec reads its own tags first
+
+        if hasattr(Reader, f"_read_{name}"):
+            raise ValueError(f"cannot register {name!r}: the file format uses that name itself")
+    taken = value_entry(name)
+    _check_name_free(name, cls, None if taken is None else taken.cls)
+    _values[name] = SavableValue(cls, to_state, from_state)
+    return cls

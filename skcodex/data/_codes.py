@@ -1,0 +1,305 @@
+"""A checked match table as integer codes against the levels seen in training.
+
+`Vocabulary` holds the players, starters and specs of a training table (and its
+decks, most played first); `encode` turns a table checked by
+`skcodex.data.check_match_table` into `MatchCodes`, numbering levels the
+vocabulary has never seen on from its sizes, so a model can give each of them
+a fresh effect. `epochs` and `period_labels` number and name rating periods in
+the order they began.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from skcodex.data._table import MatchTableError, time_order
+
+__all__ = [
+    "MatchCodes",
+    "Vocabulary",
+    "debut_flags",
+    "encode",
+    "epochs",
+    "period_labels",
+    "walk_size",
+]
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The levels seen in training: players, starters and specs, each in a fixed order.
+
+    ``decks`` are the decks played, most played first (both seats counted,
+    ties by first appearance), with their counts in ``deck_counts``.
+    ``debut_periods`` holds each player's first rating period (the ``period``
+    of their earliest match in time, as text), in the order of ``players``;
+    it is empty when the table has no ``period`` column. ``periods`` holds
+    the table's periods (as text) in the order they began.
+    """
+
+    players: tuple
+    starters: tuple[str, ...]
+    specs: tuple[str, ...]
+    specs_per_deck: int
+    decks: tuple = ()
+    deck_counts: tuple = ()
+    debut_periods: tuple = ()
+    periods: tuple = ()
+
+    @classmethod
+    def from_table(cls, table: pd.DataFrame) -> Vocabulary:
+        """Collect the levels of a table checked by `check_match_table`, sorted."""
+        players = _both_players(table).unique()
+        decks = pd.unique(np.concatenate([table["deck1"], table["deck2"]]))
+        starters = sorted({d.starter for d in decks})
+        specs = sorted({s for d in decks for s in d.specs})
+        played = pd.Series(np.concatenate([table["deck1"], table["deck2"]])).value_counts(
+            sort=False
+        )
+        played = played.sort_values(ascending=False, kind="stable")
+        players = tuple(sorted(players, key=str))
+        return cls(
+            players=players,
+            starters=tuple(starters),
+            specs=tuple(specs),
+            specs_per_deck=len(decks[0].specs),
+            decks=tuple(played.index),
+            deck_counts=tuple(int(c) for c in played.to_numpy()),
+            debut_periods=_debut_periods(table, players),
+            periods=_period_order(table),
+        )
+
+    @property
+    def sizes(self) -> tuple[int, int, int]:
+        """Number of players, starters, specs."""
+        return len(self.players), len(self.starters), len(self.specs)
+
+
+@dataclass(frozen=True)
+class MatchCodes:
+    """A match table as integer codes.
+
+    Codes below a vocabulary's size are levels seen in training. A level not in
+    the vocabulary gets a code from the size upwards, the same code for every
+    row it appears in, so a model can give it one fresh effect per posterior
+    draw; ``n_players`` etc. count both. ``debut1`` and ``debut2`` flag the
+    matches in which player 1 (player 2) plays their first rating period
+    (see `debut_flags`). ``period`` codes each match's period against the
+    vocabulary's periods, a period never seen numbered on from their count
+    (None without a ``period`` column).
+    """
+
+    player1: np.ndarray
+    player2: np.ndarray
+    starter1: np.ndarray
+    starter2: np.ndarray
+    specs1: np.ndarray
+    specs2: np.ndarray
+    n_players: int
+    n_starters: int
+    n_specs: int
+    unseen_players: tuple = ()
+    unseen_starters: tuple = ()
+    unseen_specs: tuple = ()
+    epoch: np.ndarray | None = None
+    n_epochs: int = 0
+    debut1: np.ndarray | None = None
+    debut2: np.ndarray | None = None
+    period: np.ndarray | None = None
+    n_periods: int = 0
+    unseen_periods: tuple = ()
+
+    def __len__(self) -> int:
+        return len(self.player1)
+
+
+def _both_players(table: pd.DataFrame) -> pd.Series:
+    """``player1`` then ``player2`` as one Series, in the columns' own dtype.
+
+    Text columns are often Arrow-backed (pandas' ``str`` dtype): going through
+    NumPy would make one Python string a row, so a very long name would be
+    copied once for every match it appears in.
+    """
+    return pd.concat([table["player1"], table["player2"]], ignore_index=True)
+
+
+def _period_text(table: pd.DataFrame) -> np.ndarray:
+    """The ``period`` of each row as text (how `Vocabulary.debut_periods` keeps it)."""
+    return table["period"].astype(str).to_numpy(dtype=object)
+
+
+def _period_order(table: pd.DataFrame) -> tuple:
+    """The table's periods as text, in the order they began (empty without periods)."""
+    if "period" not in table.columns:
+        return ()
+    return tuple(str(p) for p in period_labels(table))
+
+
+def _debut_periods(table: pd.DataFrame, players: tuple) -> tuple:
+    """Each player's first rating period: the period of their earliest match in time."""
+    if "period" not in table.columns:
+        return ()
+    n = len(table)
+    order = time_order(table, strict=False)
+    rank = np.arange(n) if order is None else np.argsort(order, kind="stable")
+    period = _period_text(table)
+    # players as codes (hashing each distinct name once, never copying it per row)
+    rows, names = pd.factorize(_both_players(table))
+    code = pd.Index(players).get_indexer(names)[rows]
+    rank2, period2 = np.concatenate([rank, rank]), np.concatenate([period, period])
+    earliest = np.full(len(players), 2 * n, dtype=np.int64)
+    np.minimum.at(earliest, code, rank2)
+    row_of_rank = np.empty(2 * n, dtype=np.int64)
+    row_of_rank[rank2[:n]] = np.arange(n)  # each rank is one row; both sides share it
+    return tuple(period2[row_of_rank[earliest]])
+
+
+def debut_flags(
+    table: pd.DataFrame, vocab: Vocabulary, player1: np.ndarray, player2: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each side's player plays their first rating period in each match.
+
+    A player never seen in training (a code from the vocabulary's size up)
+    always debuts. A player seen in training debuts in the matches of their
+    first period (`Vocabulary.debut_periods`); when the vocabulary or the
+    table has no periods, a seen player never debuts.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A checked match table.
+    vocab : Vocabulary
+        The levels seen in training.
+    player1, player2 : ndarray of int
+        The players' codes against ``vocab``.
+
+    Returns
+    -------
+    debut1, debut2 : ndarray of bool
+    """
+    n_seen = len(vocab.players)
+    flags = [code >= n_seen for code in (player1, player2)]
+    if not vocab.debut_periods or "period" not in table.columns:
+        return flags[0], flags[1]
+    period = _period_text(table)
+    first = np.asarray(vocab.debut_periods, dtype=object)
+    for side, code in zip(flags, (player1, player2)):
+        seen = ~side
+        side[seen] = first[code[seen]] == period[seen]
+    return flags[0], flags[1]
+
+
+def _codes(values: np.ndarray, levels: tuple) -> tuple[np.ndarray, tuple]:
+    """Codes of values against levels; unseen values numbered on from len(levels)."""
+    out = pd.Index(levels, dtype=object).get_indexer(values).astype(np.int64)
+    unseen = out < 0
+    if not unseen.any():
+        return out, ()
+    extra_codes, extra = pd.factorize(values[unseen])
+    out[unseen] = len(levels) + extra_codes
+    return out, tuple(extra)
+
+
+def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
+    """Turn a checked match table into integer codes against a vocabulary."""
+    k = vocab.specs_per_deck
+    n = len(table)
+    deck_codes, decks = pd.factorize(
+        np.concatenate([table["deck1"].to_numpy(), table["deck2"].to_numpy()])
+    )
+    if any(len(d.specs) != k for d in decks):
+        raise MatchTableError(f"decks here must hold {k} specs, as in the training data")
+    # each distinct name is turned into a Python str once, not once a row it appears in
+    player_rows, names = pd.factorize(_both_players(table))
+    players, unseen_p = _codes(np.asarray(names), vocab.players)
+    players = players[player_rows]
+    starters, unseen_st = _codes(np.array([d.starter for d in decks], dtype=object), vocab.starters)
+    specs, unseen_sp = _codes(
+        np.array([s for d in decks for s in d.specs], dtype=object), vocab.specs
+    )
+    starters = starters[deck_codes]
+    specs = specs.reshape(len(decks), k)[deck_codes]
+    epoch = (
+        epochs(table["period"], time_order(table, strict=False))
+        if "period" in table.columns
+        else None
+    )
+    debut1, debut2 = debut_flags(table, vocab, players[:n], players[n:])
+    period, unseen_periods = None, ()
+    if "period" in table.columns:
+        period_rows, period_names = pd.factorize(_period_text(table))
+        period, unseen_periods = _codes(np.asarray(period_names, dtype=object), vocab.periods)
+        period = period[period_rows]
+    return MatchCodes(
+        player1=players[:n],
+        player2=players[n:],
+        starter1=starters[:n],
+        starter2=starters[n:],
+        specs1=specs[:n],
+        specs2=specs[n:],
+        n_players=len(vocab.players) + len(unseen_p),
+        n_starters=len(vocab.starters) + len(unseen_st),
+        n_specs=len(vocab.specs) + len(unseen_sp),
+        unseen_players=unseen_p,
+        unseen_starters=unseen_st,
+        unseen_specs=unseen_sp,
+        epoch=epoch,
+        n_epochs=0 if epoch is None else int(epoch.max()) + 1,
+        debut1=debut1,
+        debut2=debut2,
+        period=period,
+        n_periods=len(vocab.periods) + len(unseen_periods),
+        unseen_periods=unseen_periods,
+    )
+
+
+def epochs(period: pd.Series, order: np.ndarray | None = None) -> np.ndarray:
+    """Rating epoch of each row: how many distinct periods have begun by then, minus one.
+
+    Rows are taken in time order (``order``, from `time_order`; row order when
+    None), so a period begins at its first match in time. A match of a
+    long-running series that began earlier belongs to the epoch of the latest
+    period begun by the time it is played, so epochs follow time even when
+    tournaments overlap.
+    """
+    values = period.to_numpy()
+    if order is None:
+        first = ~pd.Series(values).duplicated().to_numpy()
+        return np.cumsum(first).astype(np.int64) - 1
+    first = ~pd.Series(values[order]).duplicated().to_numpy()
+    out = np.empty(len(values), dtype=np.int64)
+    out[order] = np.cumsum(first) - 1
+    return out
+
+
+def period_labels(table: pd.DataFrame) -> list:
+    """The ``period`` labels of a checked table in the order their periods begin in time."""
+    order = time_order(table, strict=False)
+    period = table["period"] if order is None else table["period"].iloc[order]
+    return list(pd.unique(period))
+
+
+def walk_size(codes: MatchCodes) -> tuple[int, int]:
+    """Steps the skill walk over ``codes``' periods takes, and steps through every period.
+
+    The walk takes one step per player into each period after the first in
+    which the player played (the periods in between integrated out, see
+    `skcodex._design.Layout.walk_path`); a walk through every period would
+    take ``n_players x (n_epochs - 1)``, whether the player played or not.
+
+    Returns
+    -------
+    n_steps : int
+        Steps of the walk as fitted.
+    every_period : int
+        Steps of the same walk through every period.
+    """
+    if codes.epoch is None or codes.n_epochs < 2:
+        return 0, 0
+    played = np.zeros((codes.n_players, codes.n_epochs), dtype=bool)
+    played[codes.player1, codes.epoch] = True
+    played[codes.player2, codes.epoch] = True
+    return int(played[:, 1:].sum()), int(played[:, 1:].size)

@@ -1,0 +1,280 @@
+"""Each stage of a tournament played for a batch of simulated tournaments at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from skcodex.tournament._formats import Groups, Knockout, LossElimination, RoundRobin, Swiss
+from skcodex.tournament._pairing import bracket_order, rank, round_robin_rounds, swiss_pairs
+from skcodex.tournament._play import Matches
+
+__all__ = ["StageResult", "play_stage", "stage_rounds"]
+
+
+@dataclass
+class StageResult:
+    """What a stage leaves: its standings, its rounds, and (knockouts) how far each got.
+
+    Attributes
+    ----------
+    ranking : ndarray of shape (n_simulations, m)
+        The stage's entrants, best first.
+    rounds : int
+        Tournament rounds the stage took.
+    reached : ndarray of shape (n_simulations, n_entrants) or None
+        Single elimination: the bracket rounds each entrant played or got a
+        bye into (0: not in the bracket; ``log2(bracket) + 1``: champion).
+    final : tuple of three ndarrays of shape (n_simulations,) or None
+        Knockouts: the two finalists and the winner of the final; Swiss
+        elimination: the last two standing (who meet until one is out) and
+        the winner.
+    """
+
+    ranking: np.ndarray
+    rounds: int
+    reached: np.ndarray | None = None
+    final: tuple | None = None
+
+
+def _gather(values: np.ndarray, entrants: np.ndarray) -> np.ndarray:
+    return np.take_along_axis(values, entrants, axis=1)
+
+
+def _bracket_size(m: int) -> int:
+    return 1 << (m - 1).bit_length()
+
+
+def stage_rounds(stage, m: int) -> int:
+    """Tournament rounds a stage of ``m`` entrants takes (results are assigned by them)."""
+    if isinstance(stage, RoundRobin):
+        return stage.legs * len(round_robin_rounds(m))
+    if isinstance(stage, Groups):
+        return stage.legs * len(round_robin_rounds(-(-m // stage.n_groups)))
+    if isinstance(stage, Swiss):
+        return stage.rounds
+    if isinstance(stage, Knockout):
+        depth = _bracket_size(m).bit_length() - 1
+        return 2 * depth if stage.double else depth
+    return 10**6  # a loss elimination takes every round left
+
+
+def play_stage(
+    stage, matches: Matches, seeding: np.ndarray, first_round: int, results
+) -> StageResult:
+    """Play ``stage`` among ``seeding`` (entrants best first) from round ``first_round`` on."""
+    if isinstance(stage, RoundRobin):
+        return _round_robin(stage.legs, matches, seeding, first_round, results)
+    if isinstance(stage, Groups):
+        return _groups(stage, matches, seeding, first_round, results)
+    if isinstance(stage, (Swiss, LossElimination)):
+        return _swiss(stage, matches, seeding, first_round, results)
+    if stage.double:
+        return _double_elimination(matches, seeding, first_round, results)
+    return _single_elimination(matches, seeding, first_round, results)
+
+
+# -- round robin and groups ---------------------------------------------------
+
+
+def _round_robin(legs, matches, seeding, first_round, results) -> StageResult:
+    m = seeding.shape[1]
+    schedule = round_robin_rounds(m)
+    n_rounds = legs * len(schedule)
+    start = matches.wins.copy()
+    for leg in range(legs):
+        forced = results.forced(first_round, first_round + n_rounds, leg)
+        for a, b in schedule:
+            matches.play(seeding[:, a], seeding[:, b], forced)
+    stage_wins = _gather(matches.wins - start, seeding)
+    order = rank([stage_wins], _gather(matches.tiebreak, seeding))
+    return StageResult(_gather(seeding, order), n_rounds)
+
+
+def _groups(stage, matches, seeding, first_round, results) -> StageResult:
+    m = seeding.shape[1]
+    start = matches.wins + matches.byes
+    groups = [[] for _ in range(stage.n_groups)]
+    for k in range(m):
+        row, col = divmod(k, stage.n_groups)
+        groups[col if row % 2 == 0 else stage.n_groups - 1 - col].append(k)
+    rankings = [
+        _round_robin(stage.legs, matches, seeding[:, g], first_round, results).ranking
+        for g in groups
+    ]
+    # Group winners first (better record in the groups first), then runners-up, and so on.
+    total = matches.wins + matches.byes - start
+    ordered = []
+    for place in range(max(len(g) for g in groups)):
+        at_place = np.column_stack([r[:, place] for r in rankings if r.shape[1] > place])
+        order = rank([_gather(total, at_place)], _gather(matches.tiebreak, at_place))
+        ordered.append(_gather(at_place, order))
+    return StageResult(np.hstack(ordered), stage_rounds(stage, m))
+
+
+# -- Swiss and Swiss elimination ----------------------------------------------
+
+
+def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
+    n_sims, m = seeding.shape
+    sims = np.arange(n_sims)
+    start_wins, start_byes = matches.wins.copy(), matches.byes.copy()
+    losses_start = matches.losses.copy()
+    active = np.ones((n_sims, m), dtype=bool)
+    out_round = np.zeros((n_sims, m), dtype=np.int64)
+    eliminating = isinstance(stage, LossElimination)
+    n_rounds = stage.rounds if isinstance(stage, Swiss) else None
+    played_rounds = 0
+    while True:
+        if n_rounds is not None and played_rounds == n_rounds:
+            break
+        if eliminating and not (active.sum(axis=1) > 1).any():
+            break
+        this_round = first_round + played_rounds
+        score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
+        recorded = results.round_pairs(this_round)
+        if recorded is not None:
+            a, b = _recorded_positions(recorded, seeding, matches.wins.shape[1])
+            taken = np.zeros((n_sims, m + 1), dtype=bool)  # column m: nobody
+            taken[sims[:, None], np.where(a >= 0, a, m)] = True
+            taken[sims[:, None], np.where(b >= 0, b, m)] = True
+            taken = taken[:, :m]
+            leftover = active & ~taken
+            bye = np.where(leftover.any(axis=1), np.argmax(leftover, axis=1), -1)
+            forced = results.forced(this_round, this_round + 1, 0)
+        else:
+            # A tournament with one entrant left is over: nobody there is paired.
+            playing = active & (active.sum(axis=1) > 1)[:, None]
+            order = rank([score], _gather(matches.tiebreak, seeding))
+            byes = _gather(matches.byes, seeding)
+            a, b, bye = swiss_pairs(order, playing, byes, matches.met, seeding)
+            forced = None
+        entrant_a = np.where(a >= 0, np.take_along_axis(seeding, np.maximum(a, 0), 1), -1)
+        entrant_b = np.where(b >= 0, np.take_along_axis(seeding, np.maximum(b, 0), 1), -1)
+        matches.play(entrant_a, entrant_b, forced)
+        matches.give_byes(np.where(bye >= 0, seeding[sims, np.maximum(bye, 0)], -1))
+        played_rounds += 1
+        if eliminating:
+            lost_out = active & (_gather(matches.losses - losses_start, seeding) >= stage.losses)
+            out_round[lost_out] = played_rounds
+            active &= ~lost_out
+    score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
+    if eliminating:
+        keys = [np.where(active, n_rounds or played_rounds + 1, out_round), score]
+    else:
+        keys = [score, _buchholz(matches.met, seeding, score)]
+    order = rank(keys, _gather(matches.tiebreak, seeding))
+    ranking = _gather(seeding, order)
+    final = None
+    if eliminating and m > 1:
+        # Eliminations leave exactly two standing at some round (a round of k entrants
+        # puts out at most k // 2), and those two meet until one is out: the final.
+        final = (ranking[:, 0], ranking[:, 1], ranking[:, 0])
+    return StageResult(ranking, played_rounds, final=final)
+
+
+def _buchholz(met: np.ndarray, seeding: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Each entrant's opponents' scores summed (Buchholz), over the stage's entrants."""
+    sims = np.arange(len(seeding))[:, None, None]
+    met_here = met[sims, seeding[:, :, None], seeding[:, None, :]]
+    return np.einsum("smk,sk->sm", met_here, score)
+
+
+def _recorded_positions(recorded, seeding, n_entrants):
+    """Stage positions of a recorded round's pairs, per simulation.
+
+    A pair with an entrant outside the stage is left out (-1 on both sides).
+    """
+    first, second = recorded
+    position = np.full((seeding.shape[0], n_entrants), -1)
+    np.put_along_axis(position, seeding, np.arange(seeding.shape[1])[None, :], axis=1)
+    a, b = position[:, first], position[:, second]
+    outside = (a < 0) | (b < 0)
+    return np.where(outside, -1, a), np.where(outside, -1, b)
+
+
+# -- knockouts ----------------------------------------------------------------
+
+
+def _bracket(seeding: np.ndarray) -> np.ndarray:
+    """Entrants in bracket positions, -1 for a bye."""
+    n_sims, m = seeding.shape
+    order = bracket_order(_bracket_size(m))
+    padded = np.hstack([seeding, np.full((n_sims, len(order) - m), -1)])
+    return padded[:, order]
+
+
+def _seed_order(n_sims: int, m: int) -> np.ndarray:
+    """A tie-break that prefers the better seed (earlier position)."""
+    return np.broadcast_to(1.0 - (np.arange(m) + 0.5) / m, (n_sims, m))
+
+
+def _single_elimination(matches, seeding, first_round, results) -> StageResult:
+    n_sims, m = seeding.shape
+    sims = np.arange(n_sims)[:, None]
+    alive = _bracket(seeding)
+    depth = alive.shape[1].bit_length() - 1
+    forced = results.forced(first_round, first_round + depth, 0)
+    reached = np.zeros(matches.wins.shape, dtype=np.int64)
+    final = None
+    for r in range(depth):
+        present = alive >= 0
+        reached[np.broadcast_to(sims, alive.shape)[present], alive[present]] = r + 1
+        a, b = alive[:, 0::2], alive[:, 1::2]
+        alive, _ = matches.play(a, b, forced)
+        if r == depth - 1:
+            final = (a[:, 0], b[:, 0], alive[:, 0])
+    reached[np.arange(n_sims), alive[:, 0]] = depth + 1
+    order = rank([_gather(reached, seeding)], _seed_order(n_sims, m))
+    return StageResult(_gather(seeding, order), depth, reached, final)
+
+
+def _double_elimination(matches, seeding, first_round, results) -> StageResult:
+    n_sims, m = seeding.shape
+    winners = _bracket(seeding)
+    depth = winners.shape[1].bit_length() - 1
+    forced = results.forced(first_round, first_round + 2 * depth, 0)
+    out_step = np.zeros(matches.wins.shape, dtype=np.int64)
+    sims = np.arange(n_sims)[:, None]
+    step = 0
+
+    def knocked_out(loser):
+        present = loser >= 0
+        out_step[np.broadcast_to(sims, loser.shape)[present], loser[present]] = step
+
+    losers = None
+    for r in range(depth):
+        winners, dropped = matches.play(winners[:, 0::2], winners[:, 1::2], forced)
+        step += 1
+        if losers is None:
+            losers = dropped
+            if losers.shape[1] > 1:
+                losers, lost = matches.play(losers[:, 0::2], losers[:, 1::2], forced)
+                knocked_out(lost)
+            continue
+        # Losers dropping in meet the losers' bracket survivors, in reverse order
+        # every other round so that early opponents do not meet again at once.
+        incoming = dropped[:, ::-1] if r % 2 else dropped
+        losers, lost = matches.play(losers, incoming, forced)
+        knocked_out(lost)
+        step += 1
+        if losers.shape[1] > 1:
+            losers, lost = matches.play(losers[:, 0::2], losers[:, 1::2], forced)
+            knocked_out(lost)
+            step += 1
+    top, bottom = winners[:, 0], losers[:, 0]
+    champion, runner_up = matches.play(top[:, None], bottom[:, None], forced)
+    champion, runner_up = champion[:, 0], runner_up[:, 0]
+    reset = (champion == bottom) & (top >= 0) & (bottom >= 0)
+    again_a = np.where(reset, top, -1)[:, None]
+    again_b = np.where(reset, bottom, -1)[:, None]
+    second_winner, second_loser = matches.play(again_a, again_b, forced)
+    champion = np.where(reset, second_winner[:, 0], champion)
+    runner_up = np.where(reset, second_loser[:, 0], runner_up)
+    step += 1
+    out_step[np.arange(n_sims)[runner_up >= 0], runner_up[runner_up >= 0]] = step
+    out_step[np.arange(n_sims), champion] = step + 1
+    order = rank([_gather(out_step, seeding)], _seed_order(n_sims, m))
+    final = (top, bottom, champion)
+    return StageResult(_gather(seeding, order), 2 * depth, None, final)
