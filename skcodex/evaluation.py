@@ -15,6 +15,14 @@ from sklearn.utils import check_random_state
 
 from skcodex.metrics import brier_score, positive_class_probability
 
+__all__ = [
+    "bootstrap_against_best_other",
+    "forward_forecasts",
+    "log_loss",
+    "paired_bootstrap",
+    "score_table",
+]
+
 
 def forward_forecasts(
     models: Mapping[str, Any],

@@ -13,6 +13,16 @@ import numpy as np
 import pandas as pd
 from scipy.stats import beta
 
+__all__ = [
+    "COIN_FLIP_BRIER",
+    "brier_decomposition",
+    "brier_score",
+    "brier_scorer",
+    "brier_skill_score",
+    "positive_class_probability",
+    "reliability_table",
+]
+
 COIN_FLIP_BRIER = 0.25
 
 

@@ -21,6 +21,10 @@ from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, encode
 from skcodex.data._catalogues import checked_with_catalogue
 
+__all__ = [
+    "MatchupEncoder",
+]
+
 
 class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     """Encode a match table as the Bayesian model's design: players plus deck components.

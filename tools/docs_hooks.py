@@ -1,4 +1,8 @@
-"""MkDocs hooks: an offline math renderer and the gallery of examples.
+"""MkDocs hooks: an offline math renderer, the gallery of examples and the API reference.
+
+API reference
+    Generated from the package's public names by ``tools/api_pages.py``: a page
+    per public namespace, each name of its ``__all__`` documented once.
 
 MathJax
     The site renders its formulas with MathJax 3, taken from the
@@ -29,6 +33,9 @@ import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import api_pages
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -189,8 +196,29 @@ def _gallery_files(config) -> list[File]:
 # -- the hook ------------------------------------------------------------------------------
 
 
+# -- API reference -------------------------------------------------------------------------
+
+
+API_SECTION = "API reference"
+
+
+def on_config(config):
+    """Fill the navigation's API section with the generated pages (see ``tools/api_pages.py``)."""
+    for i, entry in enumerate(config["nav"]):
+        if isinstance(entry, dict) and API_SECTION in entry:
+            config["nav"][i] = {API_SECTION: api_pages.nav()}
+            return config
+    raise PluginError(f"mkdocs.yml's nav has no {API_SECTION!r} entry for the generated pages")
+
+
+def _api_files(config) -> list[File]:
+    return [
+        File.generated(config, path, content=text) for path, text in api_pages.api_pages().items()
+    ]
+
+
 def on_files(files: Files, config) -> Files:
-    """Add the MathJax files and the gallery pages to the site."""
-    for f in [*_mathjax_files(config), *_gallery_files(config)]:
+    """Add the MathJax files, the gallery pages and the API reference to the site."""
+    for f in [*_mathjax_files(config), *_gallery_files(config), *_api_files(config)]:
         files.append(f)
     return files
