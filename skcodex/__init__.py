@@ -18,6 +18,7 @@ _EXPORTS = {
     "brier_skill_score": "skcodex.metrics",
     "brier_scorer": "skcodex.metrics",
     "load": "skcodex._persistence",
+    "SEED_PRIORS": "skcodex._classifier",
 }
 
 __all__ = [*sorted(_EXPORTS), "__version__"]

@@ -24,7 +24,7 @@ import skcodex
 #: numpydoc checks not applied: sections asked of every method (see the module docstring).
 NOT_CHECKED = frozenset({"ES01", "SA01", "EX01"})
 
-PUBLIC = sorted(n for n in skcodex.__all__ if n != "__version__")
+PUBLIC = sorted(n for n in skcodex.__all__ if callable(getattr(skcodex, n)))  # not constants
 
 
 def _members(name: str) -> list[str]:
