@@ -415,7 +415,7 @@ def test_docstring_examples_run(name):
     import doctest
     import importlib
 
-    module = importlib.import_module(f"skcodex.analysis.{name}")
+    module = importlib.import_module(f"skcodex.analysis._{name}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the examples' quick fits warn about their size
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
