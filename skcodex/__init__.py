@@ -18,6 +18,8 @@ _EXPORTS = {
     "brier_skill_score": "skcodex.metrics",
     "brier_scorer": "skcodex.metrics",
     "load": "skcodex._persistence",
+    "save": "skcodex._persistence",
+    "register_savable": "skcodex._savable",
     "SEED_PRIORS": "skcodex._classifier",
 }
 

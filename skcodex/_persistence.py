@@ -198,7 +198,7 @@ def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = N
         Where to write (``.skcodex`` is the conventional extension). An
         existing file is replaced atomically; concurrent saves to one path all
         succeed, and the last one to finish wins.
-    key : bytes or str, optional
+    key : bytes or str, optional, default None
         Sign the file with HMAC-SHA256 under this secret key, so that
         ``load(path, key=key)`` can check that it was written by a holder of
         the key and not altered since.

@@ -174,12 +174,12 @@ def _check_name_free(name: str, cls: type, taken: type | None) -> None:
 
 
 def register_savable(
-    cls: type | None = None,
+    klass: type | None = None,
     *,
     to_state: Callable[[Any], dict] | None = None,
     from_state: Callable[[dict], Any] | None = None,
 ) -> Any:
-    """Let a saved file hold instances of ``cls``, named by its class name.
+    """Let a saved file hold instances of ``klass``, named by its class name.
 
     Usable as a class decorator. An estimator (a class declaring
     ``_persisted_state``, such as a subclass of
@@ -189,45 +189,45 @@ def register_savable(
 
     Parameters
     ----------
-    cls : type, optional
+    klass : type, optional, default None
         The class; omitted when used as ``@register_savable(to_state=...,
         from_state=...)``.
-    to_state : callable, optional
+    to_state : callable, optional, default None
         For a value class that is not a dataclass: ``to_state(value)``
         returns a dict of str keys to savable values.
-    from_state : callable, optional
+    from_state : callable, optional, default None
         The inverse of ``to_state``: builds the value from that dict.
 
     Returns
     -------
     type
-        ``cls`` itself (or, without ``cls``, a decorator).
+        ``klass`` itself (or, without ``klass``, a decorator).
 
     Raises
     ------
     TypeError
-        If ``cls`` is not a class, is neither an estimator nor a dataclass and
+        If ``klass`` is not a class, is neither an estimator nor a dataclass and
         has no ``to_state``/``from_state``, or only one of the two is given.
     ValueError
         If another class is already saved under the same name.
     """
-    if cls is None:
+    if klass is None:
         return lambda inner: register_savable(inner, to_state=to_state, from_state=from_state)
-    if not isinstance(cls, type):
-        raise TypeError(f"register_savable takes a class, got {type(cls).__name__}")
+    if not isinstance(klass, type):
+        raise TypeError(f"register_savable takes a class, got {type(klass).__name__}")
     if (to_state is None) != (from_state is None):
-        raise TypeError(f"{cls.__name__}: give both to_state and from_state, or neither")
-    name = cls.__name__
-    if "_persisted_state" in dir(cls) and to_state is None:
-        if not hasattr(cls, "get_params") or not hasattr(cls, "_get_param_names"):
+        raise TypeError(f"{klass.__name__}: give both to_state and from_state, or neither")
+    name = klass.__name__
+    if "_persisted_state" in dir(klass) and to_state is None:
+        if not hasattr(klass, "get_params") or not hasattr(klass, "_get_param_names"):
             raise TypeError(
                 f"{name} declares _persisted_state but is not a scikit-learn estimator "
                 "(it has no get_params)"
             )
-        _check_name_free(name, cls, estimator_class(name))
-        _estimators[name] = cls
-        return cls
-    if to_state is None and not dataclasses.is_dataclass(cls):
+        _check_name_free(name, klass, estimator_class(name))
+        _estimators[name] = klass
+        return klass
+    if to_state is None and not dataclasses.is_dataclass(klass):
         raise TypeError(
             f"{name} is not a dataclass: register it with to_state and from_state functions"
         )
@@ -237,6 +237,6 @@ def register_savable(
         if hasattr(Reader, f"_read_{name}"):
             raise ValueError(f"cannot register {name!r}: the file format uses that name itself")
     taken = value_entry(name)
-    _check_name_free(name, cls, None if taken is None else taken.cls)
-    _values[name] = SavableValue(cls, to_state, from_state)
-    return cls
+    _check_name_free(name, klass, None if taken is None else taken.cls)
+    _values[name] = SavableValue(klass, to_state, from_state)
+    return klass

@@ -1449,8 +1449,8 @@ def test_the_file_format_sits_on_top_of_the_package():
     from pathlib import Path
 
     package = Path(persistence.__file__).parent
-    file_format = {"persistence", "state_codec", "archive", "savable", "posterior_file"}
-    file_format |= {"safe_files"}
+    file_format = {"_persistence", "_state_codec", "_archive", "_savable", "_posterior_file"}
+    file_format |= {"_safe_files"}
     seen = []
     for path in sorted(package.rglob("*.py")):
         if path.parent == package and path.stem in file_format:
@@ -1468,7 +1468,7 @@ def test_the_file_format_sits_on_top_of_the_package():
                     seen.append((path.relative_to(package).as_posix(), name))
     allowed = {"skcodex._persistence.PersistenceMixin"}
     assert [s for s in seen if s[1] not in allowed] == []
-    for name in file_format - {"persistence"}:  # only the front reads the package's root
+    for name in file_format - {"_persistence"}:  # only the front reads the package's root
         tree = ast.parse((package / f"{name}.py").read_text())
         roots = [
             node
@@ -1476,4 +1476,4 @@ def test_the_file_format_sits_on_top_of_the_package():
             if isinstance(node, ast.Import) and any(a.name == "skcodex" for a in node.names)
         ]
         assert roots == [], name
-    assert {s[0] for s in seen} == {"classifier.py", "preprocessing.py", "ratings/_base.py"}
+    assert {s[0] for s in seen} == {"_classifier.py", "preprocessing.py", "ratings/_base.py"}

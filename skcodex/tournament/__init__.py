@@ -19,6 +19,11 @@ from skcodex.tournament._formats import (
     parse_format,
 )
 from skcodex.tournament._probabilities import DECK_RULES
+from skcodex.tournament._report import (
+    render_tournament_html,
+    tournament_tables,
+    write_tournament_report,
+)
 from skcodex.tournament._simulate import simulate_tournament
 
 __all__ = [
@@ -33,5 +38,8 @@ __all__ = [
     "TournamentError",
     "TournamentForecast",
     "parse_format",
+    "render_tournament_html",
     "simulate_tournament",
+    "tournament_tables",
+    "write_tournament_report",
 ]
