@@ -96,7 +96,7 @@ class Entry:
     identifier: str  # the dotted path of its definition: the anchor on the home page
     summary: str
     documented_here: bool
-    constant: bool  # a constant: its value in the table, no entry of its own
+    constant: bool  # a constant (shown with its value)
 
 
 def _definition(namespace: str, name: str):
@@ -199,17 +199,18 @@ def api_pages() -> dict[str, str]:
         lines += ["| Name | Summary |", "|---|---|"]
         for e in mine:
             where = "" if e.documented_here else f" (documented under `{e.home}`)"
-            name = f"`{e.name}`" if e.constant else f"[`{e.name}`][{e.identifier}]"
-            lines.append(f"| {name} | {e.summary}{where} |")
+            lines.append(f"| [`{e.name}`][{e.identifier}] | {e.summary}{where} |")
         lines.append("")
         for e in mine:
-            if not e.documented_here or e.constant:
+            if not e.documented_here:
                 continue
             lines += [
                 f"::: {e.identifier}",
                 "    options:",
                 "      show_root_full_path: false",
                 "      heading_level: 2",
+                # a constant is shown with its value even without a docstring of its own
+                *(["      show_if_no_docstring: true"] if e.constant else []),
                 "",
             ]
         pages[page_path(namespace)] = "\n".join(lines)
