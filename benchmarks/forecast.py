@@ -131,9 +131,8 @@ def baselines(catalogue, draws: int) -> dict:
     }
 
 
-def markdown(result: dict) -> str:
-    """The docs' tables (docs/real-data.md) from the benchmark's JSON."""
-    scores = pd.DataFrame(result["scores"]).T
+def per_tournament_lines(scores: pd.DataFrame) -> list[str]:
+    """The Markdown table of each tournament's Brier score by model, the best in bold."""
     models = [c for c in scores.columns if c != "matches"]
     lines = [
         "| tournament | matches | " + " | ".join(models) + " |",
@@ -143,6 +142,13 @@ def markdown(result: dict) -> str:
         best = row[models].astype(float).idxmin()
         cells = [f"**{row[m]:.4f}**" if m == best else f"{row[m]:.4f}" for m in models]
         lines.append(f"| {label} | {int(row['matches'])} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown(result: dict) -> str:
+    """The docs' tables (docs/real-data.md) from the benchmark's JSON."""
+    scores = pd.DataFrame(result["scores"]).T
+    lines = per_tournament_lines(scores)
     lines += [
         "",
         "| model | best other | difference | interval | forecast sd | calibration slope |",

@@ -87,14 +87,7 @@ def markdown(result: dict) -> str:
     """The per-tournament table and the comparison with WHR, as Markdown."""
     scores = pd.DataFrame(result["scores"]).T
     models = [c for c in scores.columns if c != "matches"]
-    lines = [
-        "| tournament | matches | " + " | ".join(models) + " |",
-        "|---|---:|" + "---:|" * len(models),
-    ]
-    for label, row in scores.iterrows():
-        best = row[models].astype(float).idxmin()
-        cells = [f"**{row[m]:.4f}**" if m == best else f"{row[m]:.4f}" for m in models]
-        lines.append(f"| {label} | {int(row['matches'])} | " + " | ".join(cells) + " |")
+    lines = forecast.per_tournament_lines(scores)
     lines += [
         "",
         f"| model | Brier with a newcomer | Brier, seen players | minus {REFERENCE} | interval |",
