@@ -72,7 +72,7 @@ def _true_spreads(data) -> dict[str, float]:
 def fit_once(n_matches: int, args) -> dict:
     """One timed fit of the ``n_matches`` table and its convergence figures."""
     from skcodex._diagnostics import convergence_statistics, monitored_draws
-    from skcodex._inference import SamplingOptions, precompile, sample_posterior
+    from skcodex._inference import FitProblem, SamplingOptions, precompile, sample_posterior
     from skcodex._model import default_priors
     from skcodex._posterior import from_groups
 
@@ -86,12 +86,14 @@ def fit_once(n_matches: int, args) -> dict:
     load_before = os.getloadavg()
     start = time.perf_counter()
     groups = sample_posterior(
-        rows,
-        totals,
-        layout,
-        default_priors(layout.options),
-        SamplingOptions(**settings),
-        trials=trials,
+        FitProblem(
+            index=rows,
+            outcome=totals,
+            layout=layout,
+            priors=default_priors(layout.options),
+            sampling=SamplingOptions(**settings),
+            trials=trials,
+        )
     )
     seconds = time.perf_counter() - start
     load_after = os.getloadavg()
