@@ -344,15 +344,19 @@ def _blocks(n_rows: int, n_cols: int) -> list[tuple[int, int]]:
     return [(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
 
-def _check(theta: np.ndarray, index: np.ndarray, signs: np.ndarray):
-    theta = np.asarray(theta, dtype=float)
-    index = np.asarray(index)
-    signs = np.asarray(signs, dtype=float)
+def _check_shapes(theta: np.ndarray, index: np.ndarray, signs: np.ndarray) -> None:
     if theta.ndim != 2 or index.ndim != 2 or signs.shape != (index.shape[1],):
         raise ValueError(
             "need theta (n_draws, n_effects), index (n_matches, n_columns) and "
             f"signs (n_columns,); got {theta.shape}, {index.shape}, {signs.shape}"
         )
+
+
+def _check(theta: np.ndarray, index: np.ndarray, signs: np.ndarray):
+    theta = np.asarray(theta, dtype=float)
+    index = np.asarray(index)
+    signs = np.asarray(signs, dtype=float)
+    _check_shapes(theta, index, signs)
     if index.size and (index.min() < 0 or index.max() >= theta.shape[1]):
         raise ValueError("index names effects outside theta")
     return theta, index.astype(np.int64, copy=False), signs
@@ -530,11 +534,7 @@ def mean_win_probability_integrated(
     weights = np.asarray(variance_weights, dtype=float)
     index = np.asarray(index)
     signs = np.asarray(signs, dtype=float)
-    if theta.ndim != 2 or index.ndim != 2 or signs.shape != (index.shape[1],):
-        raise ValueError(
-            "need theta (n_draws, n_effects), index (n_matches, n_columns) and "
-            f"signs (n_columns,); got {theta.shape}, {index.shape}, {signs.shape}"
-        )
+    _check_shapes(theta, index, signs)
     if sd.shape[0] != theta.shape[0] or weights.shape != (len(index), sd.shape[1]):
         raise ValueError(
             f"need sd (n_draws, n_spreads) and variance_weights (n_matches, n_spreads); "

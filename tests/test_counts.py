@@ -16,25 +16,13 @@ from scipy.stats import norm
 from skcodex._design import Layout, ModelOptions, collapse_matches
 from skcodex._model import build_model, default_priors, quasi_loglik
 
+from random_matches import random_index  # isort: skip
+
 
 def _matches_with_repeats(layout: Layout, n_matches: int, n_distinct: int, seed: int):
     """An index matrix of ``n_matches`` rows drawn from ``n_distinct`` distinct ones."""
-    from skcodex.data import MatchCodes
-
     rng = np.random.default_rng(seed)
-    k = layout.specs_per_deck
-    codes = MatchCodes(
-        rng.integers(0, layout.n_players, n_distinct),
-        rng.integers(0, layout.n_players, n_distinct),
-        rng.integers(0, layout.n_starters, n_distinct),
-        rng.integers(0, layout.n_starters, n_distinct),
-        rng.integers(0, layout.n_specs, (n_distinct, k)),
-        rng.integers(0, layout.n_specs, (n_distinct, k)),
-        layout.n_players,
-        layout.n_starters,
-        layout.n_specs,
-    )
-    base = layout.index_matrix(codes)
+    base = random_index(layout, n_distinct, rng)
     return base[rng.integers(0, n_distinct, n_matches)]
 
 

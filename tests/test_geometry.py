@@ -30,24 +30,11 @@ from skcodex._geometry import (
 from skcodex._model import build_model, default_priors
 from skcodex.datasets import make_matches
 
+from random_matches import random_index  # isort: skip
+
 
 def _index(layout: Layout, n: int, seed: int) -> np.ndarray:
-    from skcodex.data import MatchCodes
-
-    rng = np.random.default_rng(seed)
-    k = layout.specs_per_deck
-    codes = MatchCodes(
-        rng.integers(0, layout.n_players, n),
-        rng.integers(0, layout.n_players, n),
-        rng.integers(0, layout.n_starters, n),
-        rng.integers(0, layout.n_starters, n),
-        rng.integers(0, layout.n_specs, (n, k)),
-        rng.integers(0, layout.n_specs, (n, k)),
-        layout.n_players,
-        layout.n_starters,
-        layout.n_specs,
-    )
-    return layout.index_matrix(codes)
+    return random_index(layout, n, np.random.default_rng(seed))
 
 
 OPTIONS = [
