@@ -9,6 +9,10 @@ process so that its peak memory can be read:
   subsample of the training matches (10,000 by default);
 - ``advi, subsample``: ``method="advi"`` on the same subsample;
 - ``advi, full``: ``method="advi"`` on every training match;
+- ``nuts, full``: NUTS on every training match, sampled as the estimator's
+  defaults (4 chains x 1,000 draws after 1,000 tuning steps; ``--full-nuts``),
+  with the minimum bulk ESS and maximum R-hat over every standardised effect
+  and log-spread (`skcodex._diagnostics.monitored_draws`);
 - ``elo, full``: `EloClassifier` on every training match, a deck-blind yardstick.
 
 For each it reports the wall-clock fit time (compilation included), the peak
@@ -81,23 +85,27 @@ if hasattr(model, "spread_draws_"):
     out["spread_mean"] = model.spread_draws_.mean(axis=0).tolist()
     out["spread_sd"] = model.spread_draws_.std(axis=0).tolist()
     out["n_draws"] = int(model.spread_draws_.shape[0])
+if method == "nuts":
+    from skcodex._diagnostics import convergence_statistics, monitored_draws
+    ess, rhat = {}, {}
+    for name, values in monitored_draws(model.idata_, model.layout_).items():
+        found = convergence_statistics(values.reshape(values.shape[0], values.shape[1], -1))
+        ess[name] = float(np.nanmin(found["ess_bulk"]))
+        rhat[name] = float(np.nanmax(found["rhat"]))
+    out["min_ess_bulk"], out["max_rhat"] = min(ess.values()), max(rhat.values())
+    out["min_ess_bulk_by_block"], out["max_rhat_by_block"] = ess, rhat
+    stats = model.idata_.sample_stats
+    out["divergences"] = int(np.asarray(stats["diverging"]).sum())
+    if "n_steps" in stats:
+        out["steps_per_draw"] = float(np.asarray(stats["n_steps"]).mean())
 print("RESULT " + json.dumps(out))
 """
 
 
-def _run(folder: str, kind: str, method: str, args: argparse.Namespace) -> dict:
-    cmd = [
-        sys.executable,
-        "-c",
-        _CHILD,
-        folder,
-        kind,
-        method,
-        str(args.draws),
-        str(args.tune),
-        str(args.chains),
-        str(args.seed),
-    ]
+def _run(folder: str, kind: str, method: str, sampling: tuple, seed: int) -> dict:
+    """Fit ``method`` on the ``kind`` rows in a fresh process; ``sampling`` is
+    ``(draws, tune, chains)``."""
+    cmd = [sys.executable, "-c", _CHILD, folder, kind, method, *map(str, sampling), str(seed)]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
@@ -143,6 +151,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--draws", type=int, default=500, help="draws per chain (NUTS and ADVI)")
     parser.add_argument("--tune", type=int, default=500, help="NUTS tuning steps per chain")
     parser.add_argument("--chains", type=int, default=2)
+    parser.add_argument(
+        "--full-nuts",
+        type=int,
+        nargs=3,
+        default=(1000, 1000, 4),
+        metavar=("DRAWS", "TUNE", "CHAINS"),
+        help="NUTS on every training match, sampled as the estimator's defaults "
+        "(draws, tune and chains; 0 draws skips it)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="20,000 matches, 500 players")
     parser.add_argument("--output", type=Path, default=RESULTS)
@@ -150,6 +167,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.quick:
         args.n_matches, args.n_players, args.n_tournaments = 20_000, 500, 10
         args.subsample, args.draws, args.tune = 4_000, 200, 200
+        args.full_nuts = (200, 200, 2)
 
     from skcodex.metrics import brier_score
 
@@ -162,12 +180,15 @@ def main(argv: list[str] | None = None) -> dict:
         flush=True,
     )
 
+    small = (args.draws, args.tune, args.chains)
     runs = [
-        ("nuts", "subsample"),
-        ("advi", "subsample"),
-        ("advi", "full"),
-        ("elo", "full"),
+        ("nuts", "subsample", small),
+        ("advi", "subsample", small),
+        ("advi", "full", small),
+        ("elo", "full", small),
     ]
+    if args.full_nuts[0] > 0:
+        runs.insert(3, ("nuts", "full", tuple(args.full_nuts)))
     results = []
     with tempfile.TemporaryDirectory(prefix="skcodex-bench-") as folder:
         X.to_pickle(os.path.join(folder, "X.pkl"))
@@ -175,11 +196,12 @@ def main(argv: list[str] | None = None) -> dict:
         np.save(os.path.join(folder, "test.npy"), test)
         np.save(os.path.join(folder, "full.npy"), train)
         np.save(os.path.join(folder, "subsample.npy"), sub)
-        for method, kind in runs:
+        for method, kind, sampling in runs:
             print(f"fitting {method} on the {kind} ...", flush=True)
-            out = _run(folder, kind, method, args)
+            out = _run(folder, kind, method, sampling, args.seed)
             p = np.load(os.path.join(folder, f"p_{kind}_{method}.npy"))
             out.update(
+                sampling=dict(zip(("draws", "tune", "chains"), sampling)),
                 method=method,
                 data=kind,
                 n_train=int(len(sub) if kind == "subsample" else len(train)),
@@ -190,15 +212,19 @@ def main(argv: list[str] | None = None) -> dict:
         p_advi = np.load(os.path.join(folder, "p_subsample_advi.npy"))
     gap = np.abs(p_advi - p_nuts)
 
-    width = 62
+    width = 82
     print()
-    print(f"{'run':<18}{'matches':>9}{'fit (s)':>9}{'peak MB':>9}{'fit MB':>8}{'Brier':>9}")
+    print(
+        f"{'run':<18}{'matches':>9}{'fit (s)':>9}{'peak MB':>9}{'fit MB':>8}{'Brier':>9}"
+        f"{'min ESS':>10}{'R-hat':>10}"
+    )
     print("-" * width)
     for r in results:
         added = r["peak_rss_mb"] - r["rss_before_mb"]
+        ess = f"{r['min_ess_bulk']:>10.0f}{r['max_rhat']:>10.3f}" if "max_rhat" in r else ""
         print(
             f"{r['method'] + ', ' + r['data']:<18}{r['n_train']:>9,}{r['fit_seconds']:>9.0f}"
-            f"{r['peak_rss_mb']:>9.0f}{added:>8.0f}{r['brier']:>9.4f}"
+            f"{r['peak_rss_mb']:>9.0f}{added:>8.0f}{r['brier']:>9.4f}{ess}"
         )
     print(f"{'true probabilities':<18}{'':>9}{'':>9}{'':>9}{'':>8}{oracle:>9.4f}")
     print("-" * width)
