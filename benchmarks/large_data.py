@@ -12,7 +12,7 @@ process so that its peak memory can be read:
 - ``nuts, full``: NUTS on every training match, sampled as the estimator's
   defaults (4 chains x 1,000 draws after 1,000 tuning steps; ``--full-nuts``),
   with the minimum bulk ESS and maximum R-hat over every standardised effect
-  and log-spread (`skcodex._diagnostics.monitored_draws`);
+  and log-spread (`skcodex.analysis.convergence_summary`);
 - ``elo, full``: `EloClassifier` on every training match, a deck-blind yardstick.
 
 For each it reports the wall-clock fit time (compilation included), the peak
@@ -86,16 +86,11 @@ if hasattr(model, "spread_draws_"):
     out["spread_sd"] = model.spread_draws_.std(axis=0).tolist()
     out["n_draws"] = int(model.spread_draws_.shape[0])
 if method == "nuts":
-    from skcodex._diagnostics import convergence_statistics, monitored_draws
-    ess, rhat = {}, {}
-    for name, values in monitored_draws(model.idata_, model.layout_).items():
-        found = convergence_statistics(values.reshape(values.shape[0], values.shape[1], -1))
-        ess[name] = float(np.nanmin(found["ess_bulk"]))
-        rhat[name] = float(np.nanmax(found["rhat"]))
-    out["min_ess_bulk"], out["max_rhat"] = min(ess.values()), max(rhat.values())
-    out["min_ess_bulk_by_block"], out["max_rhat_by_block"] = ess, rhat
+    from skcodex.analysis import convergence_summary
+    summary = convergence_summary(model)
+    for key in ("min_ess_bulk", "min_ess_tail", "max_rhat", "divergences"):
+        out[key] = summary[key]
     stats = model.idata_.sample_stats
-    out["divergences"] = int(np.asarray(stats["diverging"]).sum())
     if "n_steps" in stats:
         out["steps_per_draw"] = float(np.asarray(stats["n_steps"]).mean())
 print("RESULT " + json.dumps(out))
