@@ -7,9 +7,11 @@ function `skcodex._nutpie_compile` builds around PyTensor's compiled log
 density and gradient, on the 771 default-filtered codexdata matches in the
 padded layout of the default fit, and sets it beside
 
-- the same model with the likelihood written as before,
-  ``-r softplus(-q) - (n - r) softplus(q)`` (two softplus terms per row and a
-  gradient built from two sigmoids);
+- the same model with the likelihood written as PyTensor graph operations, as
+  it was before the one-pass op of `skcodex._loglik_op`: a gather of the
+  index's table, a product, a row sum, ``r q - n softplus(q)`` and a scatter of
+  the gradient; and its first version, ``-r softplus(-q) - (n - r) softplus(q)``
+  (two softplus terms per row and a gradient built from two sigmoids);
 - the same model with one row per match instead of one per distinct row;
 - the same model with no rows at all: the cost of everything but the matches
   (the prior terms, the spreads, copying the gradient out);
@@ -26,9 +28,13 @@ The hand count of memory is printed with the table: the index matrix, the
 outcomes and the counts are read once per evaluation by the fused loop; the
 compiled graph also writes and reads arrays of one value per row and column.
 
+With ``--large`` it also times the graph and the op on the 190,000 training
+matches of ``benchmarks/large_data.py`` (5,000 players: every match its own
+row).
+
 Usage::
 
-    python benchmarks/gradient_profile.py [--calls 2000] [--batches 15]
+    python benchmarks/gradient_profile.py [--calls 2000] [--batches 15] [--large]
 
 Writes ``benchmarks/results/gradient_profile-py<major><minor>.json`` and prints
 a Markdown table.
@@ -69,23 +75,54 @@ def real_problem(collapse: bool = True):
     return padded, data
 
 
-def two_softplus_loglik(r, q, xp=np, trials=None):
-    """The likelihood as it was written before: two softplus terms per row."""
-    n = 1 if trials is None else trials
-    return xp.sum(-r * xp.softplus(-q) - (n - r) * xp.softplus(q))
+def large_problem(n_matches: int = 200_000, n_players: int = 5_000, seed: int = 0):
+    """The training table of ``benchmarks/large_data.py`` (its last tournament held out)."""
+    from skcodex._design import collapse_matches
+    from skcodex._inference import _data, embedding, padded_layout
+    from skcodex._model import default_priors
+    from skcodex.datasets import make_matches
+
+    made = make_matches(
+        n_players=n_players, n_matches=n_matches, n_tournaments=20, random_state=seed
+    )
+    train = (made.X["period"] != made.X["period"].iloc[-1]).to_numpy()
+    index, y, layout = encoded(made.X[train], made.y[train])
+    rows, trials, totals = collapse_matches(index, y)
+    padded = padded_layout(layout)
+    theta_pos, _ = embedding(layout, padded)
+    return padded, _data(theta_pos[rows], totals, default_priors(layout.options), trials)
+
+
+def graph_loglik(two_softplus: bool):
+    """The likelihood as PyTensor graph operations, as it was written before the one-pass op.
+
+    ``two_softplus``: ``-r softplus(-q) - (n - r) softplus(q)``, the first version;
+    otherwise ``r q - n softplus(q)`` (`skcodex._model.quasi_loglik`).
+    """
+    import pytensor.tensor as pt
+
+    from skcodex._model import quasi_loglik
+
+    def loglik(theta, index, signs, r, n):
+        q = (theta[index] * pt.as_tensor_variable(signs)).sum(axis=1)
+        if two_softplus:
+            return pt.sum(-r * pt.softplus(-q) - (n - r) * pt.softplus(q))
+        return quasi_loglik(r, q, pt, trials=n)
+
+    return loglik
 
 
 @contextmanager
 def likelihood_written_as(function):
-    """Build models with ``function`` in place of `skcodex._model.quasi_loglik`."""
-    from skcodex import _model as model
+    """Build models with ``function`` in place of the one-pass op (`skcodex._loglik_op`)."""
+    from skcodex import _loglik_op
 
-    kept = model.quasi_loglik
-    model.quasi_loglik = function
+    kept = _loglik_op.signed_row_loglik
+    _loglik_op.signed_row_loglik = function
     try:
         yield
     finally:
-        model.quasi_loglik = kept
+        _loglik_op.signed_row_loglik = kept
 
 
 def compiled_model(padded, data):
@@ -199,6 +236,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--batches", type=int, default=15)
+    parser.add_argument(
+        "--large", action="store_true", help="also the 190,000-match table of large_data.py"
+    )
     args = parser.parse_args(argv)
 
     padded, data = real_problem()
@@ -207,9 +247,9 @@ def main(argv=None) -> None:
     x = rng.normal(0.0, 0.5, n_dim)
     rows = []
 
-    def measure(name, compiled, data_rows, note=""):
-        call, grad, value = c_logp(compiled, x)
-        seconds = time_calls(call, args.calls, args.batches)
+    def measure(name, compiled, data_rows, note="", at=None, calls=None):
+        call, grad, value = c_logp(compiled, x if at is None else at)
+        seconds = time_calls(call, calls or args.calls, args.batches)
         row = {
             "evaluation": name,
             "rows": data_rows,
@@ -221,15 +261,22 @@ def main(argv=None) -> None:
         print(row, flush=True)
         return grad.copy(), float(value[0])
 
-    with likelihood_written_as(two_softplus_loglik):
-        before, _ = compiled_model(padded, data)
-    measure("before: two softplus per row", before, len(data["y"]))
+    with likelihood_written_as(graph_loglik(two_softplus=True)):
+        first, _ = compiled_model(padded, data)
+    measure("graph: two softplus per row (first version)", first, len(data["y"]))
+    with likelihood_written_as(graph_loglik(two_softplus=False)):
+        graph, _ = compiled_model(padded, data)
+    grad_graph, value_graph = measure("graph: r q - n softplus(q)", graph, len(data["y"]))
     now, _ = compiled_model(padded, data)
-    grad_now, value_now = measure("now: r q - n softplus(q)", now, len(data["y"]))
+    grad_now, value_now = measure("now: the one-pass op", now, len(data["y"]))
     _, per_match = real_problem(collapse=False)
     measure("now, one row per match", now.with_data(**per_match), len(per_match["y"]))
     empty = dict(data, index=data["index"][:0], y=data["y"][:0], trials=data["trials"][:0])
     measure("now, no rows (all but the matches)", now.with_data(**empty), 0)
+    agreement = {
+        "op_vs_graph_value": abs(value_now - value_graph),
+        "op_vs_graph_gradient": float(np.max(np.abs(grad_now - grad_graph))),
+    }
 
     loop = fused_loop()
     grad = np.zeros(n_dim)
@@ -246,19 +293,34 @@ def main(argv=None) -> None:
     )
     value = loop(*inputs)
     seconds = time_calls(lambda: loop(*inputs), args.calls, args.batches)
-    agreement = {
-        "value": abs(value - value_now),
-        "gradient": float(np.max(np.abs(grad - grad_now))),
-    }
+    agreement.update(
+        loop_vs_op_value=abs(value - value_now),
+        loop_vs_op_gradient=float(np.max(np.abs(grad - grad_now))),
+    )
     rows.append(
         {
             "evaluation": "fused numba loop (one pass; floor)",
             "rows": len(data["y"]),
             "us": 1e6 * seconds,
-            "note": f"value within {agreement['value']:.1e}, gradient {agreement['gradient']:.1e}",
+            "note": f"value within {agreement['loop_vs_op_value']:.1e}, "
+            f"gradient {agreement['loop_vs_op_gradient']:.1e} of the op's",
         }
     )
     print(rows[-1], flush=True)
+
+    if args.large:
+        # the 190,000 training matches of benchmarks/large_data.py, every one its own row
+        big, big_data = large_problem()
+        at = rng.normal(0.0, 0.5, len(big.spreads) + big.size)
+        n_big = len(big_data["y"])
+        with likelihood_written_as(graph_loglik(two_softplus=False)):
+            graph_big, _ = compiled_model(big, big_data)
+        g_graph, v_graph = measure("large table, graph", graph_big, n_big, at=at, calls=5)
+        op_big, _ = compiled_model(big, big_data)
+        g_op, v_op = measure("large table, the one-pass op", op_big, n_big, at=at, calls=5)
+        agreement["large_op_vs_graph_value"] = abs(v_op - v_graph) / abs(v_graph)
+        agreement["large_op_vs_graph_gradient"] = float(np.max(np.abs(g_op - g_graph)))
+        large_counts = hand_count(big, big_data, op_big.shared_data["index"].itemsize)
 
     line = f"py{sys.version_info.major}{sys.version_info.minor}"
     stan = {}
@@ -296,8 +358,10 @@ def main(argv=None) -> None:
         "settings": vars(args),
         "table": rows,
         "hand_count": counts,
-        "fused_agreement": agreement,
+        "agreement": agreement,
     }
+    if args.large:
+        results["hand_count_large"] = large_counts
     cols = [
         ("evaluation", "evaluation", ""),
         ("rows", "rows", ",d"),

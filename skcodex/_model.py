@@ -187,6 +187,8 @@ def build_model(
     import pymc as pm
     import pytensor.tensor as pt
 
+    from skcodex._loglik_op import signed_row_loglik
+
     opts = layout.options
     priors = priors or default_priors(opts)
     if len(priors.loc) != len(opts.prior_names):
@@ -261,12 +263,12 @@ def build_model(
         if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
             path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
         theta = layout.theta(rotate(z / centred_scale, w, pt), sd, pt, path)
-        signs = pt.as_tensor_variable(layout.signs)
-        q = (theta[idx] * signs).sum(axis=1)
         # Binomial log-likelihood (without its constant) of k = y wins in n = trials
-        # matches; for luck-adjusted outcomes the same expression is the binomial
-        # quasi-likelihood (concave in q), of which the sums y are sufficient.
-        loglik = quasi_loglik(outcome, q, pt, trials=count)
+        # matches, q the signed sum of each row's effects; for luck-adjusted outcomes
+        # the same expression is the binomial quasi-likelihood (concave in q), of which
+        # the sums y are sufficient (`quasi_loglik`). One pass over the index computes
+        # it and its gradient (`skcodex._loglik_op`).
+        loglik = signed_row_loglik(theta, idx, layout.signs, outcome, count)
         pm.Potential("loglik", loglik if data_scale is None else data_scale * loglik)
         dims = {b.name: b.dims for b in layout.declared}
         for name, block in layout.unflatten(theta).items():

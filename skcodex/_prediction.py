@@ -29,6 +29,7 @@ units in the last place.
 
 from __future__ import annotations
 
+import inspect
 import os
 import tempfile
 import warnings
@@ -142,6 +143,17 @@ def _numba_kernels() -> dict[str, Callable] | None:
     return _KERNELS
 
 
+def compile_cached_kernel(func: Callable) -> Callable | None:
+    """``func`` compiled by numba like the prediction kernels (cached on disk, rebuilt
+    if its cache is damaged), or None without numba."""
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - numba comes with pytensor
+        return None
+    folder = kernel_cache_dir()
+    return _recovering(_compile(numba, func, folder), folder)
+
+
 def _compile(numba: Any, func: Callable, folder: Path | None, **options) -> Callable:
     """``func`` compiled by numba, cached on disk in ``folder`` (not at all when None).
 
@@ -181,7 +193,7 @@ def _recovering(kernel: Callable, folder: Path | None) -> Callable:
                 raise
             _remove_numba_cache(kernel, folder)
             warnings.warn(
-                f"numba's cache of skcodex's prediction kernels was damaged "
+                f"numba's cache of skcodex's compiled kernels was damaged "
                 f"({type(err).__name__}); it was removed and the kernels compiled afresh",
                 RuntimeWarning,
                 stacklevel=3,
@@ -199,7 +211,8 @@ def _remove_numba_cache(kernel: Callable, folder: Path | None) -> None:
     name = getattr(getattr(kernel, "py_func", None), "__qualname__", "")
     if folder is None or not name:
         return
-    stem = f"{Path(__file__).stem}.{name.replace('<locals>', 'locals')}"
+    module = Path(inspect.getfile(kernel.py_func)).stem
+    stem = f"{module}.{name.replace('<locals>', 'locals')}"
     for path in Path(folder).rglob(f"{stem}-*.nb[ic]"):
         try:
             path.unlink()
