@@ -52,6 +52,7 @@ __all__ = [
     "balanced_prior_spreads",
     "centred_levels",
     "choose_centring",
+    "declared_block_of",
     "differenced_blocks",
     "level_information",
     "mean_rotations",
@@ -155,15 +156,29 @@ def mean_rotations(index: np.ndarray, trials: np.ndarray | None, layout: Layout)
     return out
 
 
-def rotate(x, rotations, xp=np):
+def rotate(x, rotations, xp=np, block_of=None):
     """``x`` (..., n_free) reflected by every row of ``rotations`` (`mean_rotations`).
 
     Each reflection is its own inverse, and the rows act on disjoint blocks,
-    so ``rotate(rotate(x, w), w) == x``.
+    so ``rotate(rotate(x, w), w) == x``. ``block_of`` (`declared_block_of`),
+    for PyTensor: row ``b`` of ``rotations`` is zero outside block ``b``, so
+    each coefficient ``x w_b'`` is a sum over that block alone, taken by one
+    segment sum rather than two dense products (a fifth of a real-data
+    gradient evaluation before).
     """
     if xp is np:
         return x - (x @ rotations.T) @ rotations
-    return x - xp.dot(xp.dot(rotations, x), rotations)
+    if block_of is None:
+        return x - xp.dot(xp.dot(rotations, x), rotations)
+    w = rotations.sum(axis=0)
+    coef = xp.inc_subtensor(xp.zeros(rotations.shape[0])[block_of], x * w)
+    return x - coef[block_of] * w
+
+
+def declared_block_of(layout: Layout) -> np.ndarray:
+    """For each entry of ``z``, the position of its block in ``layout.declared``."""
+    sizes = [layout.n_free_cells(b) for b in layout.declared]
+    return np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
 
 
 def balanced_prior_spreads(loc: np.ndarray, layout: Layout) -> np.ndarray:

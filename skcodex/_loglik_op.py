@@ -52,12 +52,16 @@ def signed_row_loglik_numpy(theta, index, signs, y, trials):
 def _kernel(theta, index, signs, y, trials):
     """The one-pass loop (compiled by numba; plain Python is far too slow to call)."""
     n_rows, width = index.shape
-    grad = np.zeros(theta.shape[0], dtype=theta.dtype)
+    n_theta = theta.shape[0]
+    grad = np.zeros(n_theta, dtype=theta.dtype)
     loglik = 0.0
     for i in range(n_rows):
         q = 0.0
         for j in range(width):
-            q += signs[j] * theta[index[i, j]]
+            k = index[i, j]
+            if k < 0 or k >= n_theta:  # never from skcodex's own index: no write out of bounds
+                return np.nan, grad
+            q += signs[j] * theta[k]
         # softplus(q) and sigmoid(q) from one exponential, stable for either sign
         if q > 0.0:
             e = np.exp(-q)

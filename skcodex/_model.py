@@ -59,7 +59,7 @@ import numpy as np
 
 from skcodex._blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
 from skcodex._design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
-from skcodex._geometry import rotate
+from skcodex._geometry import declared_block_of, rotate
 
 __all__ = [
     "BLOCKS",
@@ -262,7 +262,8 @@ def build_model(
         path = None
         if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
             path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
-        theta = layout.theta(rotate(z / centred_scale, w, pt), sd, pt, path)
+        z_std = rotate(z / centred_scale, w, pt, block_of=declared_block_of(layout))
+        theta = layout.theta(z_std, sd, pt, path)
         # Binomial log-likelihood (without its constant) of k = y wins in n = trials
         # matches, q the signed sum of each row's effects; for luck-adjusted outcomes
         # the same expression is the binomial quasi-likelihood (concave in q), of which

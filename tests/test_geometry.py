@@ -20,6 +20,7 @@ from skcodex._design import Layout, ModelOptions
 from skcodex._geometry import (
     centred_levels,
     choose_centring,
+    declared_block_of,
     differenced_blocks,
     level_information,
     mean_rotations,
@@ -133,6 +134,15 @@ def test_blocks_read_as_differences_get_their_mean_turned_apart():
     shifted = theta.copy()
     shifted[layout.offsets["skill"] : layout.offsets["skill"] + 8] += 0.7
     np.testing.assert_allclose(shifted[index] @ layout.signs, theta[index] @ layout.signs)
+    # the model's segment-sum form of the reflections equals the dense one
+    import pytensor
+    import pytensor.tensor as pt
+
+    v = pt.dvector("v")
+    block_of = declared_block_of(layout)
+    segment = pytensor.function([v], rotate(v, rotations, pt, block_of=block_of))
+    for row in x:
+        np.testing.assert_allclose(segment(row), rotate(row, rotations), atol=1e-12)
 
 
 def test_levels_no_match_reads_stay_noncentred():

@@ -75,3 +75,15 @@ def test_bad_shapes_are_refused():
         SignedRowLoglik()(np.zeros(3), np.zeros((2, 2)), np.ones(2), np.zeros(2), np.ones(2))
     with pytest.raises(TypeError, match="vectors and index a matrix"):
         SignedRowLoglik()(np.zeros(3), np.zeros(2, dtype=int), np.ones(2), np.zeros(2), np.ones(2))
+
+
+def test_an_index_out_of_bounds_gives_nan_not_a_write_outside_the_gradient():
+    theta, index, signs, y, trials = _table(9)
+    import numba
+
+    kernel = numba.njit(boundscheck=False)(_kernel)
+    for bad in (len(theta), -1):
+        wrong = index.copy()
+        wrong[5, 2] = bad
+        value, grad = kernel(theta, wrong, signs, y, trials)
+        assert np.isnan(value) and grad.shape == theta.shape
