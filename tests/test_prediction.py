@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -232,12 +233,14 @@ def _cached_kernel(folder, fails):
 
 def test_a_damaged_kernel_cache_is_removed_and_the_kernel_rebuilt(tmp_path):
     kernel, name = _cached_kernel(tmp_path, fails=1)
-    stem = f"_prediction.{name}"
-    # numba keeps a cache under NUMBA_CACHE_DIR in a subfolder named after the source's path
+    # numba names a kernel's cache files after the source file the function is defined
+    # in (here this test file), under NUMBA_CACHE_DIR in a subfolder named after its path
+    module = Path(__file__).stem
+    stem = f"{module}.{name}"
     sub = tmp_path / "site" / "skcodex"
     sub.mkdir(parents=True)
     doomed = [sub / f"{stem}-12.py311.nbi", sub / f"{stem}-12.py311.1.nbc"]
-    kept = [sub / "_prediction.other-12.py311.nbi", sub / f"{stem}-12.txt"]
+    kept = [sub / f"{module}.other-12.py311.nbi", sub / f"{stem}-12.txt"]
     for path in doomed + kept:
         path.write_bytes(b"x")
     call = prediction._recovering(kernel, tmp_path)
