@@ -9,17 +9,18 @@ sign per column:
 
 Written as PyTensor graph operations this is a gather of the whole
 ``(rows, columns)`` table, a product, a row sum and elementwise work per row,
-then for the gradient the same table again as a scatter: four to five passes
-over the index and two temporary tables of its size, each a separate kernel.
+then for the gradient the same table again as a scatter: several passes over
+the index and three temporary tables of its size, each a separate kernel.
 `SignedRowLoglik` reads each row of the index once, keeps ``q`` in a register
 and adds its score into the gradient before moving on, so one evaluation costs
 one pass over the index (measured in ``benchmarks/gradient_profile.py``).
 
 The op returns the gradient as a second output, and its ``grad`` scales that
 output, so a compiled log-density-and-gradient function evaluates the pass
-once. It runs compiled by numba (nutpie; registered with PyTensor's numba
-dispatch, cached on disk like PyTensor's own kernels) and in NumPy anywhere
-else (PyMC's sampler and the variational fits). Imported only where a model
+once. It runs compiled by numba everywhere: inside nutpie's compiled function
+(registered with PyTensor's numba dispatch, cached on disk like PyTensor's own
+kernels), and as a numba function called from Python under PyMC's sampler and
+the variational fits (cached with the prediction kernels). Imported only where a model
 is built, so that importing skcodex does not import PyTensor.
 """
 
