@@ -90,6 +90,13 @@ if method == "nuts":
     summary = convergence_summary(model)
     for key in ("min_ess_bulk", "min_ess_tail", "max_rhat", "divergences"):
         out[key] = summary[key]
+    from skcodex._diagnostics import convergence_statistics, monitored_draws
+    by_block = {}
+    for name, values in monitored_draws(model.idata_, model.layout_).items():
+        found = convergence_statistics(values.reshape(values.shape[0], values.shape[1], -1))
+        by_block[name] = [float(np.nanmin(found["ess_bulk"])), float(np.nanmax(found["rhat"]))]
+    out["min_ess_bulk_and_max_rhat_by_block"] = by_block
+    out["null_directions"] = int(model.idata_.posterior.attrs.get("null_directions", 0))
     stats = model.idata_.sample_stats
     if "n_steps" in stats:
         out["steps_per_draw"] = float(np.asarray(stats["n_steps"]).mean())

@@ -29,6 +29,7 @@ average of the machine before and after each fit is recorded beside it.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -71,13 +72,20 @@ def _true_spreads(data) -> dict[str, float]:
 
 def fit_once(n_matches: int, args) -> dict:
     """One timed fit of the ``n_matches`` table and its convergence figures."""
+    from skcodex import _inference as inference
     from skcodex._diagnostics import convergence_statistics, monitored_draws
+    from skcodex._geometry import null_rotation
     from skcodex._inference import FitProblem, SamplingOptions, precompile, sample_posterior
     from skcodex._model import default_priors
     from skcodex._posterior import from_groups
 
     rows, trials, totals, layout, truth = table(n_matches)
     precompile(layout)
+    precompile(layout, rotated=True)  # the variant data-rich tables take
+    if args.null_rotation == "off":
+        inference.null_rotation = lambda *a, **k: None
+    elif args.null_rotation == "always":
+        inference.null_rotation = functools.partial(null_rotation, min_richness=0.0)
     settings = dict(draws=args.draws, tune=args.tune, chains=args.chains, seed=args.seed)
     if args.geometry != "none":
         settings["parameterisation"] = args.geometry
@@ -117,6 +125,7 @@ def fit_once(n_matches: int, args) -> dict:
         "steps_per_draw": float(np.asarray(stats["n_steps"]).mean()),
         "spread_means": {str(k): float(v) for k, v in zip(post["spread"].values, sd.values)},
         "true_spreads": truth,
+        "null_directions": int(post.attrs.get("null_directions", 0)),
         "centred_levels": {
             k.removeprefix("centred_"): v for k, v in post.attrs.items() if k.startswith("centred_")
         },
@@ -128,6 +137,7 @@ def fit_once(n_matches: int, args) -> dict:
         "tune": args.tune,
         "geometry": args.geometry,
         "low_rank": bool(args.low_rank),
+        "null_rotation": args.null_rotation,
     }
 
 
@@ -138,8 +148,9 @@ def load_results(path: Path = RESULTS) -> dict:
 def render(results: dict) -> str:
     head = (
         "| code | matches | distinct rows | wall s | min bulk ESS | max R-hat | divergences "
-        "| steps/draw | levels centred | load average (1 min, before / after) |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"
+        "| steps/draw | levels centred | null directions turned "
+        "| load average (1 min, before / after) |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|"
     )
     lines = [head]
     for r in results["rows"]:
@@ -147,7 +158,7 @@ def render(results: dict) -> str:
         lines.append(
             f"| {r['label']} | {r['matches']:,} | {r['distinct_rows']:,} | {r['seconds']:.1f} "
             f"| {r['min_ess_bulk']:.0f} | {r['max_rhat']:.3f} | {r['divergences']} "
-            f"| {r['steps_per_draw']:.1f} | {centred} "
+            f"| {r['steps_per_draw']:.1f} | {centred} | {r.get('null_directions', 0)} "
             f"| {r['load_average_before'][0]:.1f} / {r['load_average_after'][0]:.1f} |"
         )
     return "\n".join(lines)
@@ -165,6 +176,13 @@ def main(argv=None) -> None:
         "--geometry", choices=["auto", "noncentred", "centred", "none"], default="auto"
     )
     parser.add_argument("--low-rank", action="store_true")
+    parser.add_argument(
+        "--null-rotation",
+        choices=["auto", "off", "always"],
+        default="auto",
+        help="turn the directions no match reads apart as the estimator does (auto), never, "
+        "or whatever the table's richness (skcodex._geometry.null_rotation)",
+    )
     parser.add_argument("--results", type=Path, default=RESULTS, help="JSON file to add rows to")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")

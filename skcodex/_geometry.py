@@ -32,6 +32,20 @@ levels the matches read by a reflection (orthogonal, so the prior
 makes their mean one coordinate of its own: the first level read becomes the
 mean direction, sampled non-centred; the others stay nearly their levels.
 
+Across blocks, some directions carry no information either, and no block's
+mean shows them: where every deck holds the same number ``k`` of specs,
+adding ``d`` to a starter's row of starter-vs-starter effects and taking
+``d / k`` from its row of starter-vs-spec effects changes no match (likewise
+for columns, and for specs against spec-vs-spec effects). Among centred levels
+(the data-rich ones) such a direction is a fixed vector of effects that the
+prior alone holds while the matches pin every other direction down: a long,
+narrow valley across many coordinates, the slowest-mixing quantity of large
+tables. `null_rotation` finds these directions from the index (the null space
+of the matches' reads over the centred levels) and gives an orthogonal change
+of coordinates that makes each of them a sampler coordinate of its own, while
+moving every other coordinate as little as possible; the model applies it as a
+transform of ``z`` (Jacobian 1: the density is unchanged).
+
 `choose_centring` makes the choice from the data: a level is centred when
 the information its matches carry about its effect, ``0.25 * n`` for ``n``
 matches reading it (the Fisher information of a Bernoulli log-odds at even
@@ -43,12 +57,16 @@ reads (padding) stay non-centred.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from skcodex._design import SPREADS, Layout
 
 __all__ = [
     "PARAMETERISATIONS",
+    "NullRotation",
+    "apply_null_rotation",
     "balanced_prior_spreads",
     "centred_levels",
     "choose_centring",
@@ -56,6 +74,8 @@ __all__ = [
     "differenced_blocks",
     "level_information",
     "mean_rotations",
+    "null_rotation",
+    "read_matrix",
     "rotate",
     "standard_normals",
     "typical_spreads",
@@ -154,6 +174,157 @@ def mean_rotations(index: np.ndarray, trials: np.ndarray | None, layout: Layout)
         v[read[0]] -= 1.0
         out[row] = v * np.sqrt(2 / (v @ v))
     return out
+
+
+#: Largest number of centred levels whose null directions `null_rotation` looks for
+#: (an eigendecomposition of that size; larger tables are left as they are).
+NULL_SEARCH_LIMIT = 3000
+#: Median information against prior (``0.25 * n * s**2``) of the centred candidates
+#: from which `null_rotation` turns the null directions apart: below it the turn costs
+#: more per gradient than it saves in steps (measured in docs/speed.md).
+NULL_ROTATION_RICHNESS = 5.0
+#: Eigenvalues below this fraction of the largest count as exactly zero.
+NULL_TOLERANCE = 1e-9
+
+
+def read_matrix(index: np.ndarray, trials: np.ndarray | None, layout: Layout, columns=None):
+    """The signed reads of each entry of ``z``'s static part by each row, as a sparse matrix.
+
+    Entry ``(i, j)`` is how many times row ``i`` reads the standard normal
+    ``j`` (signed: player 2's reads count -1, a mirrored cell its sign), times
+    the square root of the row's matches, so that ``A' A`` sums the matches'
+    reads. ``columns`` (boolean, ``layout.n_free``) keeps only those entries.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix, shape (n_rows, columns.sum())
+    """
+    from scipy import sparse
+
+    index = np.asarray(index, dtype=np.int64)
+    n_rows = len(index)
+    trials = np.ones(n_rows) if trials is None else np.asarray(trials, dtype=float)
+    n_walk = sum(layout.n_free_cells(b) for b in layout.declared if b.form == "walk")
+    n_static = layout.n_free - n_walk
+    if layout.options.symmetric or layout._has_fixed_cells:
+        src, cell_sign = layout._static_map()
+    else:
+        src, cell_sign = np.arange(n_static), np.ones(n_static)
+    keep = np.zeros(layout.n_free, dtype=bool) if columns is None else np.asarray(columns, bool)
+    if columns is None:
+        keep[:n_static] = True
+    keep[n_static:] = False
+    position = np.full(layout.n_free, -1, dtype=np.int64)
+    position[keep] = np.arange(keep.sum())
+    cells = index.ravel()
+    static = cells < len(src)
+    free = np.where(static, src[np.where(static, cells, 0)], -1)
+    col = np.where(free >= 0, position[np.maximum(free, 0)], -1)
+    sign = (
+        np.broadcast_to(layout.signs, index.shape).ravel() * cell_sign[np.where(static, cells, 0)]
+    )
+    row = np.repeat(np.arange(n_rows), index.shape[1] if index.ndim == 2 else 0)
+    ok = col >= 0
+    weight = np.sqrt(trials)[row[ok]] * sign[ok]
+    out = sparse.coo_matrix((weight, (row[ok], col[ok])), shape=(n_rows, int(keep.sum())))
+    return out.tocsr()
+
+
+class NullRotation(NamedTuple):
+    """``Q = I + B C B'`` of `null_rotation`, ``B`` given by its rows at ``positions``."""
+
+    positions: np.ndarray
+    basis: np.ndarray
+    core: np.ndarray
+    directions: int
+
+
+def null_rotation(
+    index: np.ndarray,
+    trials: np.ndarray | None,
+    layout: Layout,
+    centring: np.ndarray,
+    prior_loc=None,
+    min_richness: float = NULL_ROTATION_RICHNESS,
+) -> NullRotation | None:
+    """An orthogonal change of ``z`` that gives each direction no match reads a coordinate.
+
+    Looks among the centred entries of ``z`` (``centring == 1``) outside the
+    differenced blocks (whose means `mean_rotations` handles) for the
+    directions ``v`` that no row reads, ``A v = 0`` (`read_matrix`): the
+    eigenvectors of ``A' A`` with eigenvalue zero. For ``d`` of them it picks
+    ``d`` entries ``J`` (pivoted QR: the entries the directions weigh most) and
+    builds the orthogonal ``Q`` closest to the identity with ``Q e_J`` an
+    orthonormal basis of the directions: ``z = Q x`` then moves along a null
+    direction exactly when the sampler moves ``x_J``.
+
+    ``Q = I + B C B'`` with ``B`` (n_free, m) orthonormal and ``C`` (m, m);
+    ``B`` is zero outside the candidate entries, so it is returned as those
+    rows only, with their positions: applying ``Q`` costs ``2 m`` products per
+    candidate entry (`apply_null_rotation`).
+
+    Returns
+    -------
+    NullRotation or None
+        ``positions`` (int, n_c) the candidate entries, ``basis`` (n_c, m)
+        their rows of ``B``, ``core`` ``C`` and the number of ``directions``.
+        None when there is no such direction, when there are more than
+        ``NULL_SEARCH_LIMIT`` candidate entries, or when the data are not rich
+        enough.
+    """
+    from scipy import linalg
+
+    centring = np.asarray(centring, dtype=float)
+    candidate = centring >= 1.0
+    differenced = set(differenced_blocks(index, layout))
+    for block in layout.declared:
+        if block.name in differenced or block.form != "independent":
+            start = layout.free_offsets[block.name]
+            candidate[start : start + layout.n_free_cells(block)] = False
+    n_c = int(candidate.sum())
+    if n_c < 2 or n_c > NULL_SEARCH_LIMIT:
+        return None
+    if min_richness > 0:
+        loc = np.zeros(len(layout.spreads)) if prior_loc is None else prior_loc
+        spread = typical_spreads(layout, loc)[np.maximum(layout.free_group, 0)]
+        richness = level_information(index, trials, layout) * spread**2
+        if np.median(richness[candidate]) < min_richness:
+            return None
+    A = read_matrix(index, trials, layout, columns=candidate)
+    gram = (A.T @ A).toarray()
+    values, vectors = linalg.eigh(gram)
+    null = vectors[:, values <= NULL_TOLERANCE * max(values[-1], 1.0)]
+    d = null.shape[1]
+    if d == 0:
+        return None
+    pivots = linalg.qr(null.T, pivoting=True, mode="r")[1][:d]
+    # the basis of the null space nearest the chosen axes (orthogonal Procrustes)
+    u, _, vt = linalg.svd(null[pivots])
+    null = null @ (vt.T @ u.T)
+    axes = np.zeros((n_c, d))
+    axes[pivots, np.arange(d)] = 1.0
+    basis = linalg.orth(np.hstack([axes, null]))
+    a, b = basis.T @ axes, basis.T @ null
+    rest_a, rest_b = linalg.null_space(a.T), linalg.null_space(b.T)
+    u, _, vt = linalg.svd(rest_a.T @ rest_b)
+    q_small = b @ a.T + rest_b @ (vt.T @ u.T) @ rest_a.T
+    core = q_small - np.eye(len(q_small))
+    return NullRotation(np.flatnonzero(candidate), basis, core, d)
+
+
+def apply_null_rotation(x, rotation, xp=np, inverse: bool = False):
+    """``Q x`` (or ``Q' x`` with ``inverse``) for ``rotation``, a `NullRotation`.
+
+    ``Q = I + B C B'`` of `null_rotation`, ``B`` given by its rows at
+    ``positions``. ``x`` is ``(..., n_free)`` in NumPy, one point in PyTensor.
+    """
+    at, basis, core = rotation[:3]
+    c = core.T if inverse else core
+    if xp is np:
+        out = np.array(x, dtype=float, copy=True)
+        out[..., at] += ((out[..., at] @ basis) @ c.T) @ basis.T
+        return out
+    return xp.inc_subtensor(x[at], xp.dot(basis, xp.dot(c, xp.dot(basis.T, x[at]))))
 
 
 def rotate(x, rotations, xp=np, block_of=None):

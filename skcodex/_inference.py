@@ -46,8 +46,15 @@ import numpy as np
 
 from skcodex._blocks import block_dims
 from skcodex._design import collapse_matches
-from skcodex._geometry import centred_levels, choose_centring, mean_rotations, standard_normals
-from skcodex._model import Layout, SpreadPriors, build_model, walk_data
+from skcodex._geometry import (
+    apply_null_rotation,
+    centred_levels,
+    choose_centring,
+    mean_rotations,
+    null_rotation,
+    standard_normals,
+)
+from skcodex._model import ROTATED_Z, Layout, SpreadPriors, build_model, walk_data
 from skcodex._nutpie_compile import clear_numba_cache, compile_nutpie
 
 SAMPLERS = ("auto", "nutpie", "pymc")
@@ -391,7 +398,7 @@ def clear_compiled() -> None:
         _COMPILED.clear()
 
 
-def precompile(layout: Layout, sampler: str = "auto") -> None:
+def precompile(layout: Layout, sampler: str = "auto", rotated: bool = False) -> None:
     """Compile the model for ``layout``'s bucket now, so that later fits only sample.
 
     Parameters
@@ -399,21 +406,30 @@ def precompile(layout: Layout, sampler: str = "auto") -> None:
     layout : Layout
         Any layout in the bucket to compile (see `padded_layout`).
     sampler : {"auto", "nutpie", "pymc"}
+    rotated : bool
+        Compile the model with the change of coordinates that data-rich tables
+        take (`skcodex._geometry.null_rotation`) rather than without it.
     """
     sampler = resolve_sampler(sampler)
     padded = padded_layout(layout)
     width = len(padded.signs)
-    _compiled(sampler, padded, np.zeros((1, width), dtype=np.int64), np.zeros(1))
+    _compiled(sampler, padded, np.zeros((1, width), dtype=np.int64), np.zeros(1), rotated)
 
 
-def _compiled(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) -> Any:
-    """The compiled model for ``padded``, built on first use."""
-    key = (sampler, padded)
+def _compiled(
+    sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray, rotated: bool = False
+) -> Any:
+    """The compiled model for ``padded``, built on first use.
+
+    ``rotated``: with the null-direction change of coordinates
+    (`skcodex._geometry.null_rotation`), whose data are set at sampling.
+    """
+    key = (sampler, padded, rotated)
     with _LOCK:
         found = _COMPILED.get(key)
         if found is None:
             try:
-                found = _build(sampler, padded, index, y)
+                found = _build(sampler, padded, index, y, rotated)
             except Exception as err:
                 # A damaged on-disk cache (truncated kernel or index files) makes every
                 # compile fail until it is removed: remove it and compile afresh once.
@@ -426,14 +442,19 @@ def _compiled(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) ->
                     RuntimeWarning,
                     stacklevel=4,
                 )
-                found = _build(sampler, padded, index, y)
+                found = _build(sampler, padded, index, y, rotated)
             _COMPILED[key] = found
             _COMPILE_COUNT[sampler] += 1
         return found
 
 
-def _build(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) -> Any:
-    model = build_model(index, y, padded)
+def _build(
+    sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray, rotated: bool = False
+) -> Any:
+    # placeholder rotation data (the identity); the fit's own replace them
+    placeholder = (np.zeros(1, dtype=np.int64), np.zeros((1, 1)), np.zeros((1, 1)))
+    placeholder = placeholder if rotated else None
+    model = build_model(index, y, padded, null_rotation=placeholder)
     if sampler != "nutpie":
         return model  # PyMC compiles in pm.sample (under ieee_float_math too)
     with ieee_float_math():
@@ -441,10 +462,17 @@ def _build(sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray) -> An
 
 
 def _stored_names(model) -> list[str]:
-    """Variables to keep from the sampler: all but the effect blocks (padded; rebuilt later)."""
+    """Variables to keep from the sampler: all but the effect blocks (padded; rebuilt later).
+
+    With a null rotation, ``z`` is kept in the sampler's coordinates only
+    (`skcodex._model.ROTATED_Z`, which nutpie stores in any case) and turned back
+    afterwards: one copy of the draws rather than two.
+    """
     effects = block_dims()
-    deterministics = [v.name for v in model.deterministics if v.name not in effects]
-    return [*(rv.name for rv in model.free_RVs), *deterministics]
+    free = [rv.name for rv in model.free_RVs]
+    drop = {*effects, "z"} if ROTATED_Z in free else set(effects)
+    deterministics = [v.name for v in model.deterministics if v.name not in drop]
+    return [*free, *deterministics]
 
 
 # -- sampling ------------------------------------------------------------------
@@ -523,8 +551,10 @@ def _posterior_in_layout(
     """The padded model's draws restricted to ``layout``: named effect blocks, no ``z``.
 
     ``path`` is the integrated walk's `skcodex._design.WalkPath` for ``layout``;
-    ``geometry`` is ``(centring, rotations, padded)``: how the model was
-    sampled (`skcodex._geometry`) in the ``padded`` layout (None: non-centred,
+    ``geometry`` is ``(centring, rotations, padded, null)``: how the model was
+    sampled (`skcodex._geometry`) in the ``padded`` layout, ``null`` the
+    `skcodex._geometry.NullRotation` the draws of ``z`` are turned back by (None:
+    ``z`` was stored as it is) (geometry None: non-centred,
     no rotations); the levels sampled centred are recorded per block in the
     attributes ``centred_<block>``.
 
@@ -537,15 +567,20 @@ def _posterior_in_layout(
 
     post = posterior.group(sampled, "posterior")
     effects = block_dims()
-    keep = [v for v in post.data_vars if v not in effects and v != "z" and "__" not in v]
+    sampled_z = {"z", ROTATED_Z}
+    keep = [v for v in post.data_vars if v not in effects and v not in sampled_z and "__" not in v]
     out = xr.Dataset({v: post[v] for v in keep})
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     out = out.assign_coords(chain=np.arange(n_chains), draw=np.arange(n_draws))
     out = out.assign_coords(spread=list(layout.spreads))
-    z = post["z"].transpose("chain", "draw", ...).to_numpy()
+    null = None if geometry is None else geometry[3]
+    if ROTATED_Z in post.data_vars and null is not None:  # z = Q x, turned back here
+        z = apply_null_rotation(post[ROTATED_Z].transpose("chain", "draw", ...).to_numpy(), null)
+    else:
+        z = post["z"].transpose("chain", "draw", ...).to_numpy()
     sd = post["sd"].transpose("chain", "draw", ...).to_numpy()
     if geometry is not None:  # the sampled coordinates back to standard normals
-        centring, rotations, padded = geometry
+        centring, rotations, padded, _ = geometry
         z = standard_normals(z, sd, centring, padded, rotations)
     theta = layout.theta(z[..., z_pos], sd, path=path)
     for name, block in layout.unflatten(theta).items():
@@ -603,11 +638,18 @@ def sample_posterior(problem: FitProblem):
     data["rotations"] = mean_rotations(data["index"], data["trials"], padded)
     if options.parameterisation == "noncentred":
         data["rotations"][:] = 0.0
-    compiled = _compiled(sampler, padded, data["index"], data["y"])
+    found = null_rotation(
+        data["index"], data["trials"], padded, data["centring"], problem.priors.loc
+    )
+    if found is not None:
+        data["null_positions"], data["null_basis"], data["null_core"] = found[:3]
+    compiled = _compiled(sampler, padded, data["index"], data["y"], found is not None)
     if sampler == "nutpie":
         sampled = _sample_nutpie(compiled, data, options)
     else:
         sampled = _sample_pymc(compiled, data, options)
     path = layout.walk_path(index) if layout.integrated_walk else None
-    geometry = (data["centring"], data["rotations"], padded)
-    return _posterior_in_layout(sampled, layout, z_pos, path, geometry)
+    geometry = (data["centring"], data["rotations"], padded, found)
+    groups = _posterior_in_layout(sampled, layout, z_pos, path, geometry)
+    groups["posterior"].attrs["null_directions"] = 0 if found is None else found.directions
+    return groups

@@ -115,7 +115,9 @@ class SignedRowLoglik(Op):
         output_storage[0][0] = np.asarray(loglik, dtype="float64")
         output_storage[1][0] = grad
 
-    def infer_shape(self, fgraph, node, shapes):
+    def infer_shape(self, *args):
+        # PyTensor 3 passes (node, shapes); PyTensor 2 passes (fgraph, node, shapes)
+        shapes = args[-1]
         return [(), shapes[0]]
 
     def connection_pattern(self, node):
@@ -140,6 +142,10 @@ class SignedRowLoglik(Op):
             grad_not_implemented(self, 3, y),
             grad_not_implemented(self, 4, trials),
         ]
+
+    def pullback(self, inputs, outputs, output_grads):
+        # PyTensor 3's name for the gradient (PyTensor 2 calls `grad`)
+        return self.grad(inputs, output_grads)
 
 
 #: Changes with the kernel's source, so a kernel cached on disk is never a stale one.

@@ -59,7 +59,7 @@ import numpy as np
 
 from skcodex._blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
 from skcodex._design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
-from skcodex._geometry import declared_block_of, rotate
+from skcodex._geometry import apply_null_rotation, declared_block_of, rotate
 
 __all__ = [
     "BLOCKS",
@@ -79,6 +79,8 @@ __all__ = [
     "walk_data",
 ]
 
+#: The sampler's coordinates of ``z`` when the model is built with a null rotation.
+ROTATED_Z = "z_rotated"
 #: Default priors on the log-spreads of the optional blocks: (loc, scale).
 EXTRA_PRIOR_DEFAULTS = {name: PRIOR_DEFAULTS[name] for name in ("syn", "fam", "step")}
 #: Default prior of the first-move effect itself (log-odds): N(0, 0.5).
@@ -136,6 +138,7 @@ def build_model(
     trials=None,
     centring=None,
     rotations=None,
+    null_rotation=None,
 ):
     """Build the PyMC model for matches given as an index matrix.
 
@@ -172,6 +175,14 @@ def build_model(
     rotations : ndarray of float, shape (len(layout.declared), layout.n_free), optional
         Reflections of the standard normals (`skcodex._geometry.mean_rotations`;
         none by default). Orthogonal: they change the coordinates, not the model.
+    null_rotation : (ndarray, ndarray, ndarray), optional
+        ``(positions, B, C)`` of `skcodex._geometry.null_rotation`: the sampler moves
+        ``x`` (the free variable ``z_rotated``, with ``z`` a deterministic and
+        its prior a potential) with ``z = (I + B C B') x``, an orthogonal change
+        of coordinates that gives each direction no match reads a coordinate
+        of its own. They are ``pm.Data`` ``null_positions``, ``null_basis`` and
+        ``null_core``, whose sizes may change with new data; None
+        builds the model without them, ``z`` free.
 
     Returns
     -------
@@ -255,10 +266,21 @@ def build_model(
             at = [layout.free_offsets[name] for name in own]
             which = [opts.prior_names.index(name) for name in own]
             z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[which])
-            z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[which])
-            z = pm.Normal("z", z_loc, z_scale * centred_scale, shape=layout.n_free)
+            z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[which]) * centred_scale
         else:
-            z = pm.Normal("z", 0.0, centred_scale, shape=layout.n_free)
+            z_loc, z_scale = 0.0, centred_scale
+        if null_rotation is None:
+            z = pm.Normal("z", z_loc, z_scale, shape=layout.n_free)
+        else:
+            # The sampler moves x, z = Q x (orthogonal: no Jacobian), z's prior as above.
+            names = ("positions", "basis", "core")
+            rotation = tuple(
+                pm.Data(f"null_{k}", np.asarray(a, dtype=int if k == "positions" else float))
+                for k, a in zip(names, null_rotation)
+            )
+            x = pm.Flat(ROTATED_Z, shape=layout.n_free)
+            z = pm.Deterministic("z", apply_null_rotation(x, rotation, pt))
+            pm.Potential("z_prior", pm.logp(pm.Normal.dist(z_loc, z_scale), z).sum())
         path = None
         if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
             path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
