@@ -42,34 +42,23 @@ def _dense_q(found, n_free):
 
 def _trades(layout: Layout) -> np.ndarray:
     """The row and column trades written out by hand, one column each, in ``z`` order."""
-    off, k = layout.free_offsets, layout.specs_per_deck
-    n, m = layout.n_starters, layout.n_specs
+    k = layout.specs_per_deck
+
+    def cells(block):
+        size = int(np.prod(layout.shapes[block]))
+        return layout.free_offsets[block] + np.arange(size).reshape(layout.shapes[block])
+
+    # player 1's starter: its stst row against its stsp row; player 2's starter: its stst
+    # column against its spst column; player 1's spec: its spst row against its spsp row;
+    # player 2's spec: its stsp column against its spsp column
+    families = [("stst", "stsp", 0), ("stst", "spst", 1), ("spst", "spsp", 0), ("stsp", "spsp", 1)]
     cols = []
-
-    def entry(block, i, j):
-        width = layout.shapes[block][1]
-        return off[block] + i * width + j
-
-    for g in range(n):  # player 1's starter: its stst row against its stsp row
-        v = np.zeros(layout.n_free)
-        v[[entry("stst", g, j) for j in range(n)]] = 1.0
-        v[[entry("stsp", g, j) for j in range(m)]] = -1.0 / k
-        cols.append(v)
-    for g in range(n):  # player 2's starter: its stst column against its spst column
-        v = np.zeros(layout.n_free)
-        v[[entry("stst", i, g) for i in range(n)]] = 1.0
-        v[[entry("spst", i, g) for i in range(m)]] = -1.0 / k
-        cols.append(v)
-    for s in range(m):  # player 1's spec: its spst row against its spsp row
-        v = np.zeros(layout.n_free)
-        v[[entry("spst", s, j) for j in range(n)]] = 1.0
-        v[[entry("spsp", s, j) for j in range(m)]] = -1.0 / k
-        cols.append(v)
-    for s in range(m):  # player 2's spec: its stsp column against its spsp column
-        v = np.zeros(layout.n_free)
-        v[[entry("stsp", i, s) for i in range(n)]] = 1.0
-        v[[entry("spsp", i, s) for i in range(m)]] = -1.0 / k
-        cols.append(v)
+    for plus, minus, axis in families:
+        for level in range(layout.shapes[plus][axis]):
+            v = np.zeros(layout.n_free)
+            v[np.take(cells(plus), level, axis=axis)] = 1.0
+            v[np.take(cells(minus), level, axis=axis)] = -1.0 / k
+            cols.append(v)
     return np.array(cols).T
 
 
