@@ -12,6 +12,9 @@ padded layout of the default fit, and sets it beside
   index's table, a product, a row sum, ``r q - n softplus(q)`` and a scatter of
   the gradient; and its first version, ``-r softplus(-q) - (n - r) softplus(q)``
   (two softplus terms per row and a gradient built from two sigmoids);
+- the same model with the effects and their prior written as graph operations, as
+  before the one-pass op of `skcodex._effects_op` (``sd**c`` as ``exp(c log sd)``
+  per entry, PyMC's normal log-density, the reflections as segment sums);
 - the same model with one row per match instead of one per distinct row;
 - the same model with no rows at all: the cost of everything but the matches
   (the prior terms, the spreads, copying the gradient out);
@@ -123,6 +126,42 @@ def likelihood_written_as(function):
         yield
     finally:
         _loglik_op.signed_row_loglik = kept
+
+
+def graph_scaled_effects(z, sd, centring, group, rotations, block_of, loc, own):
+    """The effects and z's prior as PyTensor graph operations, as before `skcodex._effects_op`.
+
+    ``sd**c`` as ``exp(c log sd)`` per entry, the prior as PyMC's normal
+    log-density, the reflections as a segment sum (`skcodex._geometry.rotate`).
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    from skcodex._geometry import rotate
+
+    raw = group < 0
+    scale = sd[np.where(raw, 0, group)]
+    if raw.any():
+        scale = scale * (~raw).astype(float) + raw.astype(float)
+    centred_scale = pt.exp(centring * pt.log(scale))
+    plain = isinstance(own, np.ndarray) and bool(np.all(own == 1.0))
+    z_scale = centred_scale if plain else own * centred_scale
+    prior = pm.logp(pm.Normal.dist(loc, z_scale), z).sum()
+    z_std = rotate(z / centred_scale, rotations, pt, block_of=block_of)
+    return z_std * scale, prior
+
+
+@contextmanager
+def effects_written_as(function):
+    """Build models with ``function`` in place of the one-pass effects (`skcodex._effects_op`)."""
+    from skcodex import _effects_op
+
+    kept = _effects_op.scaled_effects
+    _effects_op.scaled_effects = function
+    try:
+        yield
+    finally:
+        _effects_op.scaled_effects = kept
 
 
 def compiled_model(padded, data):
@@ -261,14 +300,17 @@ def main(argv=None) -> None:
         print(row, flush=True)
         return grad.copy(), float(value[0])
 
-    with likelihood_written_as(graph_loglik(two_softplus=True)):
-        first, _ = compiled_model(padded, data)
-    measure("graph: two softplus per row (first version)", first, len(data["y"]))
-    with likelihood_written_as(graph_loglik(two_softplus=False)):
-        graph, _ = compiled_model(padded, data)
-    grad_graph, value_graph = measure("graph: r q - n softplus(q)", graph, len(data["y"]))
+    with effects_written_as(graph_scaled_effects):
+        with likelihood_written_as(graph_loglik(two_softplus=True)):
+            first, _ = compiled_model(padded, data)
+        measure("graph: two softplus per row (first version)", first, len(data["y"]))
+        with likelihood_written_as(graph_loglik(two_softplus=False)):
+            graph, _ = compiled_model(padded, data)
+        grad_graph, value_graph = measure("graph: r q - n softplus(q)", graph, len(data["y"]))
+        likelihood_op, _ = compiled_model(padded, data)
+        measure("the one-pass likelihood, effects as graph", likelihood_op, len(data["y"]))
     now, _ = compiled_model(padded, data)
-    grad_now, value_now = measure("now: the one-pass op", now, len(data["y"]))
+    grad_now, value_now = measure("now: likelihood and effects, one pass each", now, len(data["y"]))
     _, per_match = real_problem(collapse=False)
     measure("now, one row per match", now.with_data(**per_match), len(per_match["y"]))
     empty = dict(data, index=data["index"][:0], y=data["y"][:0], trials=data["trials"][:0])
@@ -313,11 +355,12 @@ def main(argv=None) -> None:
         big, big_data = large_problem()
         at = rng.normal(0.0, 0.5, len(big.spreads) + big.size)
         n_big = len(big_data["y"])
-        with likelihood_written_as(graph_loglik(two_softplus=False)):
-            graph_big, _ = compiled_model(big, big_data)
+        with effects_written_as(graph_scaled_effects):
+            with likelihood_written_as(graph_loglik(two_softplus=False)):
+                graph_big, _ = compiled_model(big, big_data)
         g_graph, v_graph = measure("large table, graph", graph_big, n_big, at=at, calls=5)
         op_big, _ = compiled_model(big, big_data)
-        g_op, v_op = measure("large table, the one-pass op", op_big, n_big, at=at, calls=5)
+        g_op, v_op = measure("large table, now", op_big, n_big, at=at, calls=5)
         agreement["large_op_vs_graph_value"] = abs(v_op - v_graph) / abs(v_graph)
         agreement["large_op_vs_graph_gradient"] = float(np.max(np.abs(g_op - g_graph)))
         large_counts = hand_count(big, big_data, op_big.shared_data["index"].itemsize)

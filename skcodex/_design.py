@@ -434,18 +434,22 @@ class Layout:
         walk (`integrated_walk`) needs its ``path`` (`walk_path`), as NumPy
         arrays or PyTensor variables.
         """
-        group = self.free_group
+        return self.place(z * self._scale(sd, self.free_group), xp, path)
+
+    def place(self, scaled, xp=np, path: WalkPath | None = None):
+        """Effects from the scaled normals ``z * sd[free_group]`` (..., n_free).
+
+        Places each in its cell of ``theta``: mirrored and fixed cells of the
+        static blocks, and the skill walk as the sum of its steps (see `theta`).
+        """
         walk = self.options.time_varying
         n_walk = sum(self.n_free_cells(b) for b in self.declared if b.form == "walk")
         n_static_free = self.n_free - n_walk
-        if not walk:
-            static = z * self._scale(sd, group)
-        else:
-            static = z[..., :n_static_free] * self._scale(sd, group[:n_static_free])
+        static = scaled[..., :n_static_free] if walk else scaled
+        lead = scaled.shape[:-1] if xp is np else ()
         if self.options.symmetric or self._has_fixed_cells:
             src, sign = self._static_map()
             if xp is np:
-                lead = z.shape[:-1]
                 padded = np.concatenate([np.zeros((*lead, 1)), static], axis=-1)
                 static = padded[..., src + 1] * sign
             else:
@@ -453,12 +457,11 @@ class Layout:
                 static = padded[src + 1] * sign
         if not walk:
             return static
-        steps = z[..., n_static_free:] * sd[..., group[-1:]]
+        steps = scaled[..., n_static_free:]
         if self.integrated_walk:
             return self._integrated_walk(static, steps, path, xp)
         P, E = self.n_players, self.n_epochs
         if xp is np:
-            lead = z.shape[:-1]
             path = np.cumsum(steps.reshape(*lead, P, E - 1), axis=-1)
             path = np.concatenate([np.zeros((*lead, P, 1)), path], axis=-1)
             return np.concatenate([static, path.reshape(*lead, P * E)], axis=-1)

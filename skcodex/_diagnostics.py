@@ -66,32 +66,60 @@ def average_ranks(rows: np.ndarray) -> np.ndarray:
     The same as ``scipy.stats.rankdata(rows, method="average", axis=1)``, in
     a few whole-array steps instead of one sort per row.
     """
-    n = rows.shape[1]
     order = np.argsort(rows, axis=1)
-    s = np.take_along_axis(rows, order, axis=1)
-    sorted_ranks = np.tile(np.arange(1.0, n + 1.0), (len(rows), 1))
-    tied = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
-    if len(tied):  # rows with ties: each run of equal values gets its mean rank
-        st = s[tied]
-        pos = np.arange(n)
-        starts = np.ones(st.shape, dtype=bool)
-        starts[:, 1:] = st[:, 1:] != st[:, :-1]
-        ends = np.ones(st.shape, dtype=bool)
-        ends[:, :-1] = starts[:, 1:]
-        first = np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
-        last = np.minimum.accumulate(np.where(ends, pos, n)[:, ::-1], axis=1)[:, ::-1]
-        sorted_ranks[tied] = (first + last) / 2.0 + 1.0
     ranks = np.empty(rows.shape)
-    np.put_along_axis(ranks, order, sorted_ranks, axis=1)
+    np.put_along_axis(ranks, order, _sorted_ranks(np.take_along_axis(rows, order, axis=1)), 1)
     return ranks
 
 
+def _sorted_ranks(s: np.ndarray) -> np.ndarray:
+    """The average ranks of each row of ``s``, whose rows are sorted."""
+    n = s.shape[1]
+    ranks = np.tile(np.arange(1.0, n + 1.0), (len(s), 1))
+    tied = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+    if len(tied):  # rows with ties: each run of equal values gets its mean rank
+        ranks[tied] = _tie_averaged(s[tied])
+    return ranks
+
+
+def _tie_averaged(st: np.ndarray) -> np.ndarray:
+    """Ranks of sorted rows ``st``, each run of equal values at its mean rank."""
+    n = st.shape[1]
+    pos = np.arange(n)
+    starts = np.ones(st.shape, dtype=bool)
+    starts[:, 1:] = st[:, 1:] != st[:, :-1]
+    ends = np.ones(st.shape, dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, pos, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, pos, n)[:, ::-1], axis=1)[:, ::-1]
+    return (first + last) / 2.0 + 1.0
+
+
 def _z_scale(x: np.ndarray) -> np.ndarray:
-    """Normal scores of the ranks of each parameter's draws, pooled over chains."""
+    """Normal scores of the ranks of each parameter's draws, pooled over chains.
+
+    Rows without ties take the scores of ranks 1..n from one table of n normal
+    quantiles; rows with ties (the folded draws' two around the median) the
+    scores of their average ranks, from the same sort.
+    """
     p, chains, draws = x.shape
     size = chains * draws
-    rank = average_ranks(x.reshape(p, size))
-    return ndtri((rank - 3 / 8) / (size - 2 * 3 / 8 + 1)).reshape(x.shape)
+    rows = x.reshape(p, size)
+    order = np.argsort(rows, axis=1)
+    s = np.take_along_axis(rows, order, axis=1)
+    scores = np.empty(rows.shape)
+    np.put_along_axis(scores, order, _rank_scores(np.arange(1.0, size + 1.0), size)[None], 1)
+    tied = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+    if len(tied):
+        some = np.empty((len(tied), size))
+        np.put_along_axis(some, order[tied], _rank_scores(_tie_averaged(s[tied]), size), 1)
+        scores[tied] = some
+    return scores.reshape(x.shape)
+
+
+def _rank_scores(rank: np.ndarray, size: int) -> np.ndarray:
+    """The normal score of each rank among ``size`` draws (Blom's offsets, as ArviZ)."""
+    return ndtri((rank - 3 / 8) / (size - 2 * 3 / 8 + 1))
 
 
 def _rhat(x: np.ndarray) -> np.ndarray:

@@ -378,7 +378,7 @@ def choose_centring(
     prior_loc,
     parameterisation: str = "auto",
 ) -> np.ndarray:
-    """The centring weight of each entry of ``z``: 1 centred, 0 non-centred.
+    """The centring flag of each entry of ``z``: 1 centred, 0 non-centred.
 
     Parameters
     ----------
@@ -422,11 +422,11 @@ def standard_normals(z, sd, centring, layout: Layout, rotations=None, xp=np):
     """The standard normals ``z_std`` behind sampled ``z`` (NumPy draws or a PyTensor point).
 
     ``z / sd**c``, reflected by ``rotations`` (`mean_rotations`; None: none).
-    ``sd`` is ``(..., n_spreads)``; ``centring`` one weight per entry of ``z``.
+    ``sd`` is ``(..., n_spreads)``; ``centring`` one flag (0 or 1) per entry of ``z``.
     ``layout.theta(z_std, sd)`` is then the effects, whatever the geometry.
     """
     scale = layout._scale(sd, layout.free_group)
-    z_std = z * xp.exp(-centring * xp.log(scale))
+    z_std = z / (1.0 + centring * (scale - 1.0))  # sd**c for flags c in {0, 1}
     return z_std if rotations is None else rotate(z_std, rotations, xp)
 
 

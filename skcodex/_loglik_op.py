@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+from collections.abc import Callable
 
 import numpy as np
 import pytensor.tensor as pt
@@ -35,7 +36,13 @@ from pytensor.gradient import DisconnectedType, grad_not_implemented
 from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 
-__all__ = ["SignedRowLoglik", "signed_row_loglik", "signed_row_loglik_numpy"]
+__all__ = [
+    "KernelOp",
+    "SignedRowLoglik",
+    "register_kernel_op",
+    "signed_row_loglik",
+    "signed_row_loglik_numpy",
+]
 
 
 def signed_row_loglik_numpy(theta, index, signs, y, trials):
@@ -51,50 +58,128 @@ def signed_row_loglik_numpy(theta, index, signs, y, trials):
 
 
 def _kernel(theta, index, signs, y, trials):
-    """The one-pass loop (compiled by numba; plain Python is far too slow to call)."""
+    """The loop over the rows (compiled by numba; plain Python is far too slow to call).
+
+    Three passes over short vectors rather than one: the row sums, then each
+    row's softplus and score, then the scatter. Keeping the exponentials out
+    of the gather and scatter loops lets the processor overlap both (a third
+    faster than one pass on the real data, `benchmarks/gradient_profile.py`).
+    """
     n_rows, width = index.shape
     n_theta = theta.shape[0]
     grad = np.zeros(n_theta, dtype=theta.dtype)
-    loglik = 0.0
+    q = np.empty(n_rows)
     for i in range(n_rows):
-        q = 0.0
+        total = 0.0
         for j in range(width):
             k = index[i, j]
             if k < 0 or k >= n_theta:  # never from skcodex's own index: no write out of bounds
                 return np.nan, grad
-            q += signs[j] * theta[k]
+            total += signs[j] * theta[k]
+        q[i] = total
+    loglik = 0.0
+    for i in range(n_rows):
         # softplus(q) and sigmoid(q) from one exponential, stable for either sign
-        if q > 0.0:
-            e = np.exp(-q)
-            softplus = q + np.log1p(e)
-            sigmoid = 1.0 / (1.0 + e)
-        else:
-            e = np.exp(q)
-            softplus = np.log1p(e)
-            sigmoid = e / (1.0 + e)
-        loglik += y[i] * q - trials[i] * softplus
-        score = y[i] - trials[i] * sigmoid
+        e = np.exp(-abs(q[i]))
+        inverse = 1.0 / (1.0 + e)
+        softplus = max(q[i], 0.0) + np.log1p(e)
+        sigmoid = inverse if q[i] > 0.0 else e * inverse
+        loglik += y[i] * q[i] - trials[i] * softplus
+        q[i] = y[i] - trials[i] * sigmoid  # the row's score, in place
+    for i in range(n_rows):
         for j in range(width):
-            grad[index[i, j]] += score * signs[j]
+            grad[index[i, j]] += q[i] * signs[j]
     return loglik, grad
 
 
-def _python_kernel():
-    """`_kernel` compiled for calls from Python (cached on disk), or the NumPy reference."""
-    if not _PYTHON_KERNEL:
-        from skcodex._prediction import compile_cached_kernel
+class KernelOp(Op):
+    """An op whose outputs are its ``kernel``'s, a numba-compilable function.
 
-        _PYTHON_KERNEL.append(compile_cached_kernel(_kernel) or signed_row_loglik_numpy)
-    return _PYTHON_KERNEL[0]
-
-
-_PYTHON_KERNEL: list = []
-
-
-class SignedRowLoglik(Op):
-    """Outputs ``(loglik, d loglik / d theta)`` of the signed-row model; see the module."""
+    Inside nutpie's compiled function the kernel is compiled with the rest of
+    the graph (`register_kernel_op`); under PyMC's sampler and the variational
+    fits ``perform`` calls it compiled by numba and cached with the prediction
+    kernels, or calls ``reference`` (NumPy) where numba cannot run.
+    """
 
     __props__ = ()
+    kernel = None
+    reference = None
+
+    def perform(self, node, inputs, output_storage):
+        outputs = python_kernel(type(self))(*inputs)
+        for storage, value, var in zip(output_storage, outputs, node.outputs):
+            storage[0] = np.asarray(value, dtype=var.dtype)
+
+    def pullback(self, inputs, outputs, output_grads):
+        # PyTensor 3's name for the gradient (PyTensor 2 calls `grad`)
+        return self.grad(inputs, output_grads)
+
+
+_PYTHON_KERNELS: dict = {}
+
+
+def python_kernel(op_class) -> Callable:
+    """``op_class.kernel`` compiled for calls from Python (cached on disk), or its reference."""
+    if op_class not in _PYTHON_KERNELS:
+        from skcodex._prediction import compile_cached_kernel
+
+        # IEEE arithmetic, as inside nutpie's function: a spread that underflows to 0
+        # gives an infinite log density, which the sampler rejects, not an exception
+        compiled = compile_cached_kernel(op_class.kernel, error_model="numpy")
+        _PYTHON_KERNELS[op_class] = compiled or op_class.reference or op_class.kernel
+    return _PYTHON_KERNELS[op_class]
+
+
+try:
+    from pytensor.link.numba.dispatch import basic as _numba_basic
+except ImportError:  # pragma: no cover - no numba: the ops run in Python
+    _numba_basic = None
+
+
+#: How the kernels are compiled; part of their cache key, like their source.
+_NJIT_OPTIONS = {"fastmath": False, "boundscheck": False, "error_model": "numpy"}
+
+
+def kernel_version(func) -> int:
+    """Changes with the kernel's source and options: a kernel cached on disk is never stale."""
+    text = inspect.getsource(func) + repr(sorted(_NJIT_OPTIONS.items()))
+    return int(hashlib.sha256(text.encode()).hexdigest()[:12], 16)
+
+
+def register_kernel_op(op_class) -> None:
+    """Compile ``op_class.kernel`` into nutpie's numba function wherever the op appears."""
+    if _numba_basic is None:  # pragma: no cover
+        return
+    njit = _numba_basic.numba_njit
+    version = kernel_version(op_class.kernel)
+
+    @_numba_basic.register_funcify_default_op_cache_key(op_class)
+    def _funcify(op, node=None, **kwargs):
+        kernel = njit(op_class.kernel, **_NJIT_OPTIONS)
+        if node is not None and node.outputs[0].ndim == 0:  # a scalar, then a vector
+
+            @njit(fastmath=False)
+            def scalar_first(*args):
+                first, second = kernel(*args)
+                return np.array(first), second
+
+            return scalar_first, version
+        if node is not None and node.outputs[1].ndim == 0:  # a vector, then a scalar
+
+            @njit(fastmath=False)
+            def scalar_second(*args):
+                first, second = kernel(*args)
+                return first, np.array(second)
+
+            return scalar_second, version + 1
+        return kernel, version + 2
+
+
+class SignedRowLoglik(KernelOp):
+    """Outputs ``(loglik, d loglik / d theta)`` of the signed-row model; see the module."""
+
+    kernel = staticmethod(_kernel)
+    reference = staticmethod(signed_row_loglik_numpy)
 
     def make_node(self, theta, index, signs, y, trials):
         theta, signs, y, trials = (
@@ -106,14 +191,6 @@ class SignedRowLoglik(Op):
         if index.dtype not in ("int64", "int32"):
             raise TypeError(f"index must hold integers, got {index.dtype}")
         return Apply(self, [theta, index, signs, y, trials], [pt.dscalar(), pt.dvector()])
-
-    def perform(self, node, inputs, output_storage):
-        # PyMC's sampler and the variational fits: the same kernel, compiled by numba
-        # and cached with the prediction kernels (NumPy where numba cannot run)
-        kernel = _python_kernel()
-        loglik, grad = kernel(*inputs)
-        output_storage[0][0] = np.asarray(loglik, dtype="float64")
-        output_storage[1][0] = grad
 
     def infer_shape(self, *args):
         # PyTensor 3 passes (node, shapes); PyTensor 2 passes (fgraph, node, shapes)
@@ -143,31 +220,8 @@ class SignedRowLoglik(Op):
             grad_not_implemented(self, 4, trials),
         ]
 
-    def pullback(self, inputs, outputs, output_grads):
-        # PyTensor 3's name for the gradient (PyTensor 2 calls `grad`)
-        return self.grad(inputs, output_grads)
 
-
-#: Changes with the kernel's source, so a kernel cached on disk is never a stale one.
-_KERNEL_VERSION = int(hashlib.sha256(inspect.getsource(_kernel).encode()).hexdigest()[:12], 16)
-
-try:
-    from pytensor.link.numba.dispatch import basic as _numba_basic
-except ImportError:  # pragma: no cover - no numba: the op runs in NumPy
-    _numba_basic = None
-
-if _numba_basic is not None:
-
-    @_numba_basic.register_funcify_default_op_cache_key(SignedRowLoglik)
-    def _numba_signed_row_loglik(op, node=None, **kwargs):
-        kernel = _numba_basic.numba_njit(_kernel, fastmath=False, boundscheck=False)
-
-        @_numba_basic.numba_njit(fastmath=False)
-        def signed_row_loglik(theta, index, signs, y, trials):
-            loglik, grad = kernel(theta, index, signs, y, trials)
-            return np.array(loglik), grad
-
-        return signed_row_loglik, _KERNEL_VERSION
+register_kernel_op(SignedRowLoglik)
 
 
 def signed_row_loglik(theta, index, signs, y, trials):

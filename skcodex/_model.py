@@ -59,7 +59,7 @@ import numpy as np
 
 from skcodex._blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
 from skcodex._design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
-from skcodex._geometry import apply_null_rotation, declared_block_of, rotate
+from skcodex._geometry import apply_null_rotation, declared_block_of
 
 __all__ = [
     "BLOCKS",
@@ -198,6 +198,7 @@ def build_model(
     import pymc as pm
     import pytensor.tensor as pt
 
+    from skcodex._effects_op import scaled_effects
     from skcodex._loglik_op import signed_row_loglik
 
     opts = layout.options
@@ -258,19 +259,23 @@ def build_model(
         c = pm.Data("centring", _centring(centring, layout))
         # reflections giving a differenced block's mean a coordinate of its own
         w = pm.Data("rotations", _rotations(rotations, layout))
-        centred_scale = pt.exp(c * pt.log(layout._scale(sd, layout.free_group)))
+        group = layout.free_group
+        z_loc, own_scale = np.zeros(layout.n_free), np.ones(layout.n_free)
         own = [b.name for b in layout.declared if b.spread is None]
         if own:
             # An effect no spread scales (the first-move effect) is its entry of z drawn
             # from its own prior (its entry of the prior vectors) rather than N(0, 1).
             at = [layout.free_offsets[name] for name in own]
             which = [opts.prior_names.index(name) for name in own]
-            z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[which])
-            z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[which]) * centred_scale
-        else:
-            z_loc, z_scale = 0.0, centred_scale
+            z_loc = pt.set_subtensor(pt.as_tensor(z_loc)[at], loc[which])
+            own_scale = pt.set_subtensor(pt.as_tensor(own_scale)[at], scale[which])
         if null_rotation is None:
-            z = pm.Normal("z", z_loc, z_scale, shape=layout.n_free)
+            # z's density is the potential below; as a distribution it only draws
+            # (prior predictive checks) from the same normal
+            z_scale = own_scale * (1.0 + c * (layout._scale(sd, group) - 1.0))
+            z = pm.CustomDist(
+                "z", z_loc, z_scale, logp=_no_density, random=_normal_draws, shape=layout.n_free
+            )
         else:
             # The sampler moves x, z = Q x (orthogonal: no Jacobian), z's prior as above.
             names = ("positions", "basis", "core")
@@ -280,12 +285,15 @@ def build_model(
             )
             x = pm.Flat(ROTATED_Z, shape=layout.n_free)
             z = pm.Deterministic("z", apply_null_rotation(x, rotation, pt))
-            pm.Potential("z_prior", pm.logp(pm.Normal.dist(z_loc, z_scale), z).sum())
+        # The effects before they are placed (sd z_std) and z's prior, in one pass
+        # over z (`skcodex._effects_op`), then the walk and mirrored cells.
+        block_of = declared_block_of(layout)
+        scaled, z_prior = scaled_effects(z, sd, c, group, w, block_of, z_loc, own_scale)
+        pm.Potential("z_prior", z_prior)
         path = None
         if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
             path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
-        z_std = rotate(z / centred_scale, w, pt, block_of=declared_block_of(layout))
-        theta = layout.theta(z_std, sd, pt, path)
+        theta = layout.place(scaled, pt, path)
         # Binomial log-likelihood (without its constant) of k = y wins in n = trials
         # matches, q the signed sum of each row's effects; for luck-adjusted outcomes
         # the same expression is the binomial quasi-likelihood (concave in q), of which
@@ -297,6 +305,18 @@ def build_model(
         for name, block in layout.unflatten(theta).items():
             pm.Deterministic(name, block, dims=dims[name])
     return model
+
+
+def _no_density(value, *params):
+    """The log-density of ``z`` as a distribution: nothing (its prior is a potential)."""
+    import pytensor.tensor as pt
+
+    return pt.zeros_like(value)
+
+
+def _normal_draws(loc, scale, rng=None, size=None):
+    """Draws of ``z`` from its prior, ``N(loc, scale)``."""
+    return rng.normal(loc, scale, size=size)
 
 
 def _walk_arrays(layout: Layout, index: np.ndarray):
@@ -323,14 +343,12 @@ def _trials(trials, y) -> np.ndarray:
 
 
 def _centring(centring, layout: Layout) -> np.ndarray:
-    """The centring weight of each entry of ``z``, checked (all 0, non-centred, when None)."""
+    """The centring flag of each entry of ``z``, checked (all 0, non-centred, when None)."""
     if centring is None:
         return np.zeros(layout.n_free)
     centring = np.asarray(centring, dtype=float)
-    if centring.shape != (layout.n_free,) or np.any((centring < 0) | (centring > 1)):
-        raise ValueError(
-            f"centring must be {layout.n_free} weights between 0 and 1, one per entry of z"
-        )
+    if centring.shape != (layout.n_free,) or not np.all((centring == 0) | (centring == 1)):
+        raise ValueError(f"centring must be {layout.n_free} flags, 0 or 1, one per entry of z")
     return centring
 
 
@@ -357,11 +375,10 @@ def quasi_loglik_terms(r, q) -> np.ndarray:
     The Bernoulli log-likelihood of each outcome r in {0, 1}; the binomial
     quasi-log-likelihood of luck-adjusted outcomes (see `quasi_loglik`).
     """
-    from scipy.special import log_expit
-
     r = np.asarray(r, dtype=float)
     q = np.asarray(q, dtype=float)
-    return r * log_expit(q) + (1 - r) * log_expit(-q)
+    # the same as r log sigmoid(q) + (1 - r) log sigmoid(-q), with one softplus
+    return r * q - np.logaddexp(0.0, q)
 
 
 def quasi_loglik(r, q, xp=np, trials=None):

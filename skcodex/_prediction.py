@@ -143,15 +143,15 @@ def _numba_kernels() -> dict[str, Callable] | None:
     return _KERNELS
 
 
-def compile_cached_kernel(func: Callable) -> Callable | None:
+def compile_cached_kernel(func: Callable, **options) -> Callable | None:
     """``func`` compiled by numba like the prediction kernels (cached on disk, rebuilt
-    if its cache is damaged), or None without numba."""
+    if its cache is damaged), or None without numba; ``options`` go to ``numba.njit``."""
     try:
         import numba
     except ImportError:  # pragma: no cover - numba comes with pytensor
         return None
     folder = kernel_cache_dir()
-    return _recovering(_compile(numba, func, folder), folder)
+    return _recovering(_compile(numba, func, folder, **options), folder)
 
 
 def _compile(numba: Any, func: Callable, folder: Path | None, **options) -> Callable:

@@ -173,7 +173,9 @@ def test_first_move_reads_its_own_prior_entry(problem, prior):
     z[at] = 0.55
     point = model.initial_point()
     point["z"] = z
-    got = model.compile_logp(vars=[model["z"]])(point)
+    # z's prior is the model's potential "z_prior"
+    (z_prior,) = model.replace_rvs_by_values([model["z_prior"]])
+    got = model.compile_fn(z_prior, inputs=model.value_vars, on_unused_input="ignore")(point)
     mean, sd = np.zeros(layout.n_free), np.ones(layout.n_free)
     mean[at], sd[at] = 0.7, 0.2
     assert got == pytest.approx(norm.logpdf(z, mean, sd).sum(), abs=1e-8, rel=0)
