@@ -109,11 +109,25 @@ def _z_scale(x: np.ndarray) -> np.ndarray:
     s = np.take_along_axis(rows, order, axis=1)
     scores = np.empty(rows.shape)
     np.put_along_axis(scores, order, _rank_scores(np.arange(1.0, size + 1.0), size)[None], 1)
-    tied = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
-    if len(tied):
+    equal = s[:, 1:] == s[:, :-1]  # sorted neighbours that tie
+    row, at = np.nonzero(equal)
+    if len(row) > size // 20 * max(1, len(np.unique(row))):  # many ties: whole rows again
+        tied = np.unique(row)
         some = np.empty((len(tied), size))
         np.put_along_axis(some, order[tied], _rank_scores(_tie_averaged(s[tied]), size), 1)
         scores[tied] = some
+    elif len(row):  # a few runs of ties (the folded draws' pair around the median)
+        run = np.ones(len(row), dtype=bool)
+        run[1:] = (row[1:] != row[:-1]) | (at[1:] != at[:-1] + 1)
+        starts = np.flatnonzero(run)
+        first = at[starts]
+        last = np.maximum.reduceat(at, starts) + 1  # sorted positions first..last tie
+        length = last - first + 1
+        offset = np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length)
+        rows = np.repeat(row[starts], length)
+        columns = order[rows, np.repeat(first, length) + offset]
+        mean_rank = (first + last) / 2.0 + 1.0
+        scores[rows, columns] = np.repeat(_rank_scores(mean_rank, size), length)
     return scores.reshape(x.shape)
 
 

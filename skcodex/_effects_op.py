@@ -69,7 +69,9 @@ def _forward(z, sd, centring, group, rotations, block_of, loc, own):
         if own[i] != 1.0:
             prior -= np.log(own[i])
         scaled[i] = u
-        coef[block_of[i]] += u * rotations[block_of[i], i]
+        w = rotations[block_of[i], i]
+        if w != 0.0:  # most blocks have no reflection
+            coef[block_of[i]] += u * w
     for i in range(n):
         g = group[i]
         s = sd[g] if g >= 0 else 1.0
