@@ -15,10 +15,10 @@ twenty kernels over the whole of ``z`` and its gradient (gathers of the
 spreads, segment sums for the reflections and for the spreads' gradients,
 temporary vectors), a third of a real-data gradient evaluation once the
 likelihood became one pass (`skcodex._loglik_op`). `ScaledEffects` does the
-forward pass in one loop and `ScaledEffectsGrad` the backward one; both run
-compiled by numba, like the likelihood.
+forward pass in two loops over ``z`` and `ScaledEffectsGrad` the backward one
+in two more; both run compiled by numba, like the likelihood.
 
-`Layout.theta` places ``scaled`` in the effect table (mirrored blocks, the
+`Layout.place` puts ``scaled`` in the effect table (mirrored blocks, the
 skill walk); `scaled_effects_numpy` is the NumPy reference the kernels are
 tested against.
 """
@@ -30,6 +30,7 @@ import pytensor.tensor as pt
 from pytensor.gradient import DisconnectedType, grad_not_implemented
 from pytensor.graph.basic import Apply
 
+from skcodex._geometry import centred_scale
 from skcodex._loglik_op import KernelOp, register_kernel_op
 
 __all__ = ["ScaledEffects", "ScaledEffectsGrad", "scaled_effects", "scaled_effects_numpy"]
@@ -40,7 +41,7 @@ _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 def scaled_effects_numpy(z, sd, centring, group, rotations, block_of, loc, own):
     """``(scaled, prior)`` in NumPy, as the module writes them."""
     scale = np.where(group >= 0, sd[np.maximum(group, 0)], 1.0)
-    centred = np.where(centring > 0, scale, 1.0)
+    centred = centred_scale(scale, centring)
     u = z / centred
     w = rotations[block_of, np.arange(len(z))]
     coef = np.bincount(block_of, weights=u * w, minlength=len(rotations))

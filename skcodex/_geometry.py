@@ -69,6 +69,7 @@ __all__ = [
     "apply_null_rotation",
     "balanced_prior_spreads",
     "centred_levels",
+    "centred_scale",
     "choose_centring",
     "declared_block_of",
     "differenced_blocks",
@@ -425,9 +426,13 @@ def standard_normals(z, sd, centring, layout: Layout, rotations=None, xp=np):
     ``sd`` is ``(..., n_spreads)``; ``centring`` one flag (0 or 1) per entry of ``z``.
     ``layout.theta(z_std, sd)`` is then the effects, whatever the geometry.
     """
-    scale = layout._scale(sd, layout.free_group)
-    z_std = z / (1.0 + centring * (scale - 1.0))  # sd**c for flags c in {0, 1}
+    z_std = z / centred_scale(layout._scale(sd, layout.free_group), centring)
     return z_std if rotations is None else rotate(z_std, rotations, xp)
+
+
+def centred_scale(scale, centring):
+    """``scale**c`` for centring flags ``c`` in {0, 1}, without a logarithm or exponential."""
+    return 1.0 + centring * (scale - 1.0)
 
 
 def centred_levels(centring: np.ndarray, layout: Layout) -> dict[str, int]:

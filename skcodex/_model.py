@@ -59,7 +59,7 @@ import numpy as np
 
 from skcodex._blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
 from skcodex._design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
-from skcodex._geometry import apply_null_rotation, declared_block_of
+from skcodex._geometry import apply_null_rotation, centred_scale, declared_block_of
 
 __all__ = [
     "BLOCKS",
@@ -272,7 +272,7 @@ def build_model(
         if null_rotation is None:
             # z's density is the potential below; as a distribution it only draws
             # (prior predictive checks) from the same normal
-            z_scale = own_scale * (1.0 + c * (layout._scale(sd, group) - 1.0))
+            z_scale = own_scale * centred_scale(layout._scale(sd, group), c)
             z = pm.CustomDist(
                 "z", z_loc, z_scale, logp=_no_density, random=_normal_draws, shape=layout.n_free
             )
