@@ -7,13 +7,18 @@ the command line switched on, Whole-History Rating, TrueSkill Through Time and O
 (benchmarks/rating_systems.py, settings as in benchmarks/forecast.py). Prints the Brier
 score per tournament and pooled, the pooled log loss, the Brier of the matches with a
 newcomer (a player never seen in training) and between players both seen, and a paired
-bootstrap interval over matches of each model's pooled Brier minus WHR's.
+bootstrap interval over matches of each model's pooled Brier minus WHR's. In the
+matches of one newcomer against a seen player it also gives how often the newcomer won,
+each model's calibration slope there (of P(newcomer wins)), and each model's Brier in
+the matches between two newcomers. ``--newcomer-rule MODEL`` adds a forecast rule
+that takes MODEL's forecast for the matches with a newcomer (known before the match)
+and the default's for the rest.
 
 Writes benchmarks/results/newcomer.json (``--out``); ``--markdown`` prints the docs'
 table (docs/real-data.md) from it.
 
-Run: python benchmarks/newcomer.py [--draws 1000] [--chains 4] [--cache DIR]
-     [--variant NAME=PARAM:VALUE,...]
+Run: python benchmarks/newcomer.py [--splits 8] [--draws 1000] [--chains 4] [--cache DIR]
+     [--variant NAME=PARAM:VALUE,...] [--newcomer-rule MODEL]
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from pathlib import Path
 import forecast
 import numpy as np
 import pandas as pd
-from forecast import DEFAULT_DATA, HERE, cached_forecasts, rating_systems
+from forecast import DEFAULT_DATA, HERE, cached_forecasts, calibration_slope, rating_systems
 from forecast_player_part import newcomers
 
 from skcodex import BayesianMatchupClassifier, TournamentSplit, brier_score
@@ -83,6 +88,36 @@ def newcomer_split(forecasts: pd.DataFrame, new: np.ndarray, models: list[str]) 
     }
 
 
+def newcomer_detail(forecasts: pd.DataFrame, new: np.ndarray, models: list[str]) -> dict:
+    """Each model in the matches of one newcomer against a seen player, and of two newcomers."""
+    y = forecasts["y"].to_numpy()
+    one, both = new[:, 0] ^ new[:, 1], new[:, 0] & new[:, 1]
+    newcomer_won = np.where(new[one, 0], y[one], 1 - y[one])
+    out = {
+        "one newcomer: matches": int(one.sum()),
+        "one newcomer: newcomer won": float(newcomer_won.mean()) if one.any() else None,
+        "two newcomers: matches": int(both.sum()),
+    }
+    for m in models:
+        p = forecasts[m].to_numpy()
+        p_newcomer = np.where(new[one, 0], p[one], 1 - p[one])
+        out[m] = {
+            "one newcomer: calibration slope": calibration_slope(newcomer_won, p_newcomer)
+            if one.any()
+            else None,
+            "two newcomers: Brier": brier_score(y[both], p[both]) if both.any() else None,
+        }
+    return out
+
+
+def with_newcomer_rule(forecasts: pd.DataFrame, new: np.ndarray, model: str) -> str:
+    """Add the rule: ``model``'s forecast where a side is new to training, else the default's."""
+    name = f"skcodex default, {model} with a newcomer"
+    with_new = new.any(axis=1)
+    forecasts[name] = np.where(with_new, forecasts[model], forecasts["skcodex default"])
+    return name
+
+
 def markdown(result: dict) -> str:
     """The per-tournament table and the comparison with WHR, as Markdown."""
     scores = pd.DataFrame(result["scores"]).T
@@ -101,6 +136,24 @@ def markdown(result: dict) -> str:
             f"| {m} | {split['with a newcomer']:.4f} | {split['seen players']:.4f} | "
             f"{diff} | {interval} |"
         )
+    detail = result.get("newcomer detail")
+    if detail:
+        lines += [
+            "",
+            f"{detail['one newcomer: matches']} matches of one newcomer against a seen "
+            f"player (the newcomer won {detail['one newcomer: newcomer won']:.1%}), "
+            f"{detail['two newcomers: matches']} between two newcomers:",
+            "",
+            "| model | calibration slope, one newcomer | Brier, two newcomers |",
+            "|---|---:|---:|",
+        ]
+        for m in models:
+            row = detail[m]
+            slope, two = row["one newcomer: calibration slope"], row["two newcomers: Brier"]
+            lines.append(
+                f"| {m} | {'' if slope is None else f'{slope:.2f}'} | "
+                f"{'' if two is None else f'{two:.4f}'} |"
+            )
     return "\n".join(lines).replace("-0.", "\u22120.")
 
 
@@ -112,6 +165,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--cache", default=None, help="folder for each model's forecasts")
     parser.add_argument("--variant", action="append", default=[], help="NAME=param:value,...")
+    parser.add_argument(
+        "--newcomer-rule",
+        default=None,
+        metavar="MODEL",
+        help="add MODEL's forecasts for the matches with a newcomer, the default's for the rest",
+    )
     parser.add_argument("--markdown", action="store_true", help="print the docs' table and stop")
     parser.add_argument("--out", default=str(HERE / "results" / "newcomer.json"))
     args = parser.parse_args(argv)
@@ -134,6 +193,11 @@ def main(argv: list[str] | None = None) -> dict:
     forecasts = cached_forecasts(models, X, y, cv, cache)
     seconds = time.perf_counter() - start
     names = list(models)
+    new = newcomers(X, y, cv)
+    if args.newcomer_rule:
+        if args.newcomer_rule not in names:
+            parser.error(f"--newcomer-rule {args.newcomer_rule!r} is not a model of this run")
+        names.append(with_newcomer_rule(forecasts, new, args.newcomer_rule))
     table = score_table(forecasts)
     result = {
         "data": args.data,
@@ -144,7 +208,8 @@ def main(argv: list[str] | None = None) -> dict:
         "variants": {"skcodex default": {}, **variants},
         "scores": table.drop(index="log loss (pooled)").to_dict(orient="index"),
         "log loss (pooled)": table.loc["log loss (pooled)", names].to_dict(),
-        "newcomer split": newcomer_split(forecasts, newcomers(X, y, cv), names),
+        "newcomer split": newcomer_split(forecasts, new, names),
+        "newcomer detail": newcomer_detail(forecasts, new, names),
         "against reference": {
             m: paired_bootstrap(forecasts, m, REFERENCE) for m in names if m != REFERENCE
         }

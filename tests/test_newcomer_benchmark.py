@@ -1,0 +1,54 @@
+"""The newcomer benchmark's summaries (benchmarks/newcomer.py), against hand counts."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from newcomer import newcomer_detail, with_newcomer_rule
+
+
+def _forecasts():
+    # rows: seen v seen, new v seen, seen v new, new v new, new v seen
+    new = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [1, 0]], dtype=bool)
+    forecasts = pd.DataFrame(
+        {
+            "y": [1, 0, 0, 1, 1],
+            "skcodex default": [0.7, 0.4, 0.6, 0.5, 0.3],
+            "players only": [0.6, 0.2, 0.3, 0.4, 0.5],
+        }
+    )
+    return forecasts, new
+
+
+def test_the_rule_takes_the_other_model_only_where_a_side_is_new():
+    forecasts, new = _forecasts()
+    before = forecasts.copy()
+    name = with_newcomer_rule(forecasts, new, "players only")
+    np.testing.assert_array_equal(forecasts[name], [0.7, 0.2, 0.3, 0.4, 0.5])
+    pd.testing.assert_frame_equal(forecasts.drop(columns=name), before)
+
+
+def test_detail_counts_newcomer_wins_and_scores_two_newcomer_matches():
+    forecasts, new = _forecasts()
+    detail = newcomer_detail(forecasts, new, ["skcodex default"])
+    # one newcomer: rows 1, 2, 4; the newcomer won in row 2 (player 2 won) and row 4
+    assert detail["one newcomer: matches"] == 3
+    assert detail["one newcomer: newcomer won"] == pytest.approx(2 / 3)
+    assert detail["two newcomers: matches"] == 1
+    assert detail["skcodex default"]["two newcomers: Brier"] == pytest.approx(0.25)
+
+
+def test_the_calibration_slope_is_one_for_forecasts_that_are_the_truth():
+    rng = np.random.default_rng(0)
+    n = 20_000
+    p = rng.uniform(0.05, 0.95, n)
+    new = np.column_stack([np.ones(n, bool), np.zeros(n, bool)])  # player 1 always new
+    forecasts = pd.DataFrame({"y": (rng.uniform(size=n) < p).astype(int), "m": p})
+    slope = newcomer_detail(forecasts, new, ["m"])["m"]["one newcomer: calibration slope"]
+    assert slope == pytest.approx(1.0, abs=0.06)
+    timid = forecasts.assign(m=0.5 + (p - 0.5) / 2)
+    assert newcomer_detail(timid, new, ["m"])["m"]["one newcomer: calibration slope"] > 1.5
