@@ -186,6 +186,8 @@ def main(argv: list[str] | None = None) -> dict:
     for name, params in variants.items():
         models[name] = bayesian(params, args.draws, args.chains, catalogue)
     models.update(rating_systems())
+    if args.newcomer_rule and args.newcomer_rule not in models:
+        parser.error(f"--newcomer-rule {args.newcomer_rule!r} is not a model of this run")
     cv = TournamentSplit(n_splits=args.splits)
     start = time.perf_counter()
     cache = Path(args.cache) if args.cache else None
@@ -195,8 +197,6 @@ def main(argv: list[str] | None = None) -> dict:
     names = list(models)
     new = newcomers(X, y, cv)
     if args.newcomer_rule:
-        if args.newcomer_rule not in names:
-            parser.error(f"--newcomer-rule {args.newcomer_rule!r} is not a model of this run")
         names.append(with_newcomer_rule(forecasts, new, args.newcomer_rule))
     table = score_table(forecasts)
     result = {
