@@ -59,11 +59,9 @@ def _forward(z, sd, centring, group, rotations, block_of, loc, own):
     prior = -n * _HALF_LOG_2PI
     for i in range(n):
         g = group[i]
-        s, centred, log_centred = 1.0, 1.0, 0.0
-        if g >= 0:
-            s = sd[g]
-            if centring[i] != 0.0:
-                centred, log_centred = s, log_sd[g]
+        centred, log_centred = 1.0, 0.0
+        if g >= 0 and centring[i] != 0.0:
+            centred, log_centred = sd[g], log_sd[g]
         u = z[i] / centred
         dev = (z[i] - loc[i]) / (own[i] * centred)
         prior -= 0.5 * dev * dev + log_centred

@@ -135,9 +135,9 @@ def python_kernel(op_class) -> Callable:
     if op_class not in _PYTHON_KERNELS:
         from skcodex._prediction import compile_cached_kernel
 
-        # IEEE arithmetic, as inside nutpie's function: a spread that underflows to 0
-        # gives an infinite log density, which the sampler rejects, not an exception
-        compiled = compile_cached_kernel(op_class.kernel, error_model="numpy")
+        # compiled as inside nutpie's function (IEEE arithmetic: a spread that underflows
+        # to 0 gives an infinite log density, which the sampler rejects, not an exception)
+        compiled = compile_cached_kernel(op_class.kernel, **_NJIT_OPTIONS)
         _PYTHON_KERNELS[op_class] = compiled or op_class.reference or op_class.kernel
     return _PYTHON_KERNELS[op_class]
 
