@@ -10,9 +10,11 @@ newcomer (a player never seen in training) and between players both seen, and a 
 bootstrap interval over matches of each model's pooled Brier minus WHR's. In the
 matches of one newcomer against a seen player it also gives how often the newcomer won,
 each model's calibration slope there (of P(newcomer wins)), and each model's Brier in
-the matches between two newcomers. ``--newcomer-rule MODEL`` adds a forecast rule
-that takes MODEL's forecast for the matches with a newcomer (known before the match)
-and the default's for the rest.
+the matches between two newcomers. With more than eight folds it also gives each model's
+pooled Brier over all folds, the last eight and the folds before them, with a paired
+bootstrap interval of its difference from the default in each. ``--newcomer-rule MODEL``
+adds a forecast rule that takes MODEL's forecast for the matches with a newcomer (known
+before the match) and the default's for the rest.
 
 Writes benchmarks/results/newcomer.json (``--out``); ``--markdown`` prints the docs'
 table (docs/real-data.md) from it.
@@ -110,6 +112,35 @@ def newcomer_detail(forecasts: pd.DataFrame, new: np.ndarray, models: list[str])
     return out
 
 
+def windows(forecasts: pd.DataFrame, models: list[str], last: int = 8) -> dict:
+    """Pooled Brier over all folds, the last ``last`` and the folds before them, and each
+    model minus the default in each (paired bootstrap over matches); empty with no earlier
+    fold.
+    """
+    split = forecasts["split"].to_numpy()
+    first_of_last = split.max() + 1 - last
+    if first_of_last <= split.min():
+        return {}
+    out = {}
+    every = np.ones(len(split), dtype=bool)
+    for name, mask in (
+        ("all folds", every),
+        (f"last {last}", split >= first_of_last),
+        ("before", split < first_of_last),
+    ):
+        part = forecasts[mask]
+        out[name] = {
+            "matches": int(mask.sum()),
+            **{m: brier_score(part["y"], part[m]) for m in models},
+            "minus default": {
+                m: paired_bootstrap(part, m, "skcodex default")
+                for m in models
+                if m != "skcodex default"
+            },
+        }
+    return out
+
+
 def with_newcomer_rule(forecasts: pd.DataFrame, new: np.ndarray, model: str) -> str:
     """Add the rule: ``model``'s forecast where a side is new to training, else the default's."""
     name = f"skcodex default, {model} with a newcomer"
@@ -154,6 +185,22 @@ def markdown(result: dict) -> str:
                 f"| {m} | {'' if slope is None else f'{slope:.2f}'} | "
                 f"{'' if two is None else f'{two:.4f}'} |"
             )
+    periods = result.get("windows")
+    if periods:
+        head = " | ".join(
+            f"{w} ({n['matches']}) | minus default | interval" for w, n in periods.items()
+        )
+        lines += ["", f"| model | {head} |", "|---|" + "---:|---:|---|" * len(periods)]
+        for m in models:
+            cells = []
+            for window in periods.values():
+                boot = window["minus default"].get(m)
+                cells += [
+                    f"{window[m]:.4f}",
+                    "" if boot is None else f"{boot['difference']:+.4f}",
+                    "" if boot is None else f"[{boot['lower']:+.4f}, {boot['upper']:+.4f}]",
+                ]
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
     return "\n".join(lines).replace("-0.", "\u22120.")
 
 
@@ -215,6 +262,7 @@ def main(argv: list[str] | None = None) -> dict:
         }
         if REFERENCE in names
         else {},
+        "windows": windows(forecasts, names),
         "forecast sd": {m: float(forecasts[m].std()) for m in names},
         "convergence warnings": forecasts.attrs.get("convergence", {}),
         "seconds": seconds,

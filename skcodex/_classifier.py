@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from skcodex import _debut_decks as debut_decks
 from skcodex import _fit_readers as fit_readers
 from skcodex import _fitting as fitting
 from skcodex import _posterior as posterior
@@ -157,9 +158,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         first rating period (their debut): the log-odds a debutant gains or
         loses against a seasoned player of the same skill. A player never
         seen in fit is a debutant in every forecast; a player seen in fit is
-        one in the matches of the period they first played in. Needs a
-        ``period`` column to tell debuts in training; without one the offset
-        is left out of the fitted model (``layout_.options.debut`` is False).
+        one in the matches of the period they first played in. The same
+        option learns the debut deck factor, ``debut_deck_factor`` in the
+        posterior: in a match where either side debuts, the deck part of the
+        log-odds is multiplied by a factor between 0 and 2 (prior centred on
+        1), and so is a never-seen player's in every forecast. Needs a
+        ``period`` column to tell debuts in training; without one neither is
+        in the fitted model (``layout_.options.debut`` is False).
     debut_loc : float, default 0.0
         Mean of the normal prior on the debut offset (``debut=True``).
     debut_scale : float, default 0.5
@@ -652,10 +657,26 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             Row d: each match's probability under posterior draw d.
         """
         codes, layout, index = self._encoded(X)
+        signs = self._forecast_layout.signs
+        debut = self._debut_factor(layout, index)
         out = np.empty((self.effect_draws_.shape[0], len(index)))
         for rows, theta, part in self._drawn_chunks(codes, layout, index, np.arange(len(index))):
-            out[:, rows] = win_probability_draws(theta, part, self._forecast_layout.signs)
+            out[:, rows] = debut_decks.by_rows(
+                lambda t, i, _: win_probability_draws(t, i, signs), theta, part, *debut(rows)
+            )
         return out
+
+    def _debut_factor(self, layout: Layout, index: np.ndarray):
+        """For rows of ``index``: the debut rows, deck columns and factor draws (`by_rows`)."""
+        factor = None
+        if debut_decks.has_factor(self.layout_):  # None: a file sampled without it
+            factor = debut_decks.factor_draws(self.idata_)
+        if factor is None:
+            no_rows = np.zeros(len(index), dtype=bool)
+            return lambda which: (no_rows[which], None, None)
+        rows = debut_decks.debut_rows(layout, index)
+        columns = debut_decks.deck_columns(self._forecast_layout)
+        return lambda which: (rows[which], columns, factor)
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Posterior mean probabilities, columns in `classes_` order.
@@ -683,28 +704,46 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             Column 0: P(player 2 wins); column 1: P(player 1 wins).
         """
         codes, layout, index = self._encoded(X)
-        signs = self._forecast_layout.signs
+        forecast = self._forecast_layout
+        signs = forecast.signs
+        debut = self._debut_factor(layout, index)
         p1 = np.empty(len(index))
         drawn = np.arange(len(index))
-        if layout != self._forecast_layout:
-            known, weights, needs_draws = newcomer_terms(self._forecast_layout, layout, index)
-            new_cells = (known == self._forecast_layout.size).any(axis=1)
+
+        def mean(t, i, _):
+            return mean_win_probability(t, i, signs)
+
+        if layout != forecast:
+            known, weights, needs_draws = newcomer_terms(forecast, layout, index)
+            new_cells = (known == forecast.size).any(axis=1)
             integrated = np.flatnonzero(new_cells & ~needs_draws)
             # the spreads the forecast layout's blocks are drawn with (a walk's step is not one)
-            spreads = [self.layout_.spreads.index(s) for s in self._forecast_layout.spreads]
-            p1[integrated] = mean_win_probability_integrated(
+            sd = self.spread_draws_[:, [self.layout_.spreads.index(s) for s in forecast.spreads]]
+            deck_sd = debut_decks.deck_spreads(forecast)
+            rows_debut, columns, factor = debut(integrated)
+
+            def integrate(t, i, scaled):
+                at = integrated[~rows_debut] if not scaled else integrated[rows_debut]
+                scale = sd
+                if scaled:  # the never-seen deck cells of a debut match, times the factor too
+                    scale = sd * np.where(deck_sd, factor[:, None], 1.0)
+                return mean_win_probability_integrated(t, i, signs, weights[at], scale)
+
+            p1[integrated] = debut_decks.by_rows(
+                integrate,
                 self.effect_draws_,
                 known[integrated],
-                signs,
-                weights[integrated],
-                self.spread_draws_[:, spreads],
+                rows_debut,
+                columns,
+                factor,
+                zero=forecast.size,
             )
             plain = np.flatnonzero(~new_cells)  # as in a batch without newcomers, bit for bit
-            p1[plain] = mean_win_probability(self.effect_draws_, known[plain], signs)
+            p1[plain] = debut_decks.by_rows(mean, self.effect_draws_, known[plain], *debut(plain))
             drawn = np.flatnonzero(needs_draws)
         if len(drawn):
             for rows, theta, part in self._drawn_chunks(codes, layout, index, drawn):
-                p1[rows] = mean_win_probability(theta, part, signs)
+                p1[rows] = debut_decks.by_rows(mean, theta, part, *debut(rows))
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:

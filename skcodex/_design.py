@@ -364,6 +364,18 @@ class Layout:
     @property
     def signs(self) -> np.ndarray:
         """The sign of each index-matrix column."""
+        return np.concatenate([np.full(cols.shape[1], sign) for cols, sign in self._one_row()])
+
+    @property
+    def column_blocks(self) -> tuple[EffectBlock, ...]:
+        """The block each index-matrix column reads."""
+        at = np.concatenate([cols[0] for cols, _ in self._one_row()])
+        filled = [b for b in self.declared if np.prod(self.shapes[b.name]) > 0]
+        starts = [self.offsets[b.name] for b in filled]  # an empty block owns no position
+        return tuple(filled[i] for i in np.searchsorted(starts, at, side="right") - 1)
+
+    def _one_row(self):
+        """The columns of one match of code 0 everywhere, with their signs."""
         one = MatchCodes(
             *(np.zeros(1, dtype=np.int64) for _ in range(4)),
             np.zeros((1, self.specs_per_deck), dtype=np.int64),
@@ -376,7 +388,7 @@ class Layout:
             period=np.zeros(1, dtype=np.int64),
             n_periods=1,
         )
-        return np.concatenate([np.full(cols.shape[1], sign) for cols, sign in self._columns(one)])
+        return list(self._columns(one))
 
     def static(self) -> Layout:
         """The same layout without the skill walk: what prediction works with."""

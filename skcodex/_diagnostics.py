@@ -28,6 +28,7 @@ from scipy.special import ndtri
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import _blocks as blocks
+from skcodex._debut_decks import FACTOR_LOGIT
 
 __all__ = [
     "convergence_problems",
@@ -298,6 +299,7 @@ _FREE_VARIABLES = (
     "skill_share_logit",
     "deck_split_logits",
     "log_sd_extra",
+    FACTOR_LOGIT,
     "z",
 )
 

@@ -15,6 +15,7 @@ import dataclasses
 import numpy as np
 import xarray as xr
 
+from skcodex import _debut_decks as debut_decks
 from skcodex import _posterior as posterior
 from skcodex._model import Layout, quasi_loglik_terms
 
@@ -90,6 +91,12 @@ def add_log_likelihood(idata, layout: Layout):
     if n_chains * n_draws * len(index) > MAX_LOG_LIKELIHOOD:
         return idata
     theta = effect_draws(idata, layout)
+    factor = debut_decks.factor_draws(idata)
+    if factor is not None:
+        rows = debut_decks.debut_rows(layout, index)
+        theta, index = debut_decks.with_factor(
+            theta, index, rows, debut_decks.deck_columns(layout), factor
+        )
     values = pointwise_log_likelihood(
         theta, index, data["signs"].to_numpy(), observed["outcome"].to_numpy()
     )

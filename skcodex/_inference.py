@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from skcodex._blocks import block_dims
+from skcodex._debut_decks import moved_index
 from skcodex._design import collapse_matches
 from skcodex._geometry import (
     apply_null_rotation,
@@ -644,6 +645,7 @@ def sample_posterior(problem: FitProblem):
     if found is not None:
         data["null_positions"], data["null_basis"], data["null_core"] = found[:3]
     compiled = _compiled(sampler, padded, data["index"], data["y"], found is not None)
+    data["index"] = moved_index(padded, data["index"])  # what the model reads (_debut_decks)
     if sampler == "nutpie":
         sampled = _sample_nutpie(compiled, data, options)
     else:

@@ -37,7 +37,8 @@ Optional extensions (`ModelOptions`), each a block of effects of its own:
 - ``debut``: one more effect ``v`` added to a player's skill in the matches of
   their first rating period, entering as ``v (debut_1 - debut_2)`` with the
   sides' debut flags, with its own prior ``v ~ N(loc, scale)`` like the
-  first-move effect.
+  first-move effect; and a factor ``kappa`` on the deck effects of those
+  matches (`skcodex._debut_decks`).
 
 A deck holds a starter and k >= 0 specs (side components): k = 0 is a game of
 characters or factions alone, where the deck matchup is the starter-vs-starter
@@ -58,6 +59,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from skcodex._blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
+from skcodex._debut_decks import (
+    FACTOR,
+    FACTOR_LOGIT,
+    FACTOR_PRIOR,
+    graph_theta,
+    has_factor,
+    moved_index,
+)
 from skcodex._design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
 from skcodex._geometry import apply_null_rotation, centred_scale, declared_block_of
 
@@ -224,7 +233,9 @@ def build_model(
         "period": list(range(layout.n_periods)),
     }
     with pm.Model(coords=full_coords) as model:
-        idx = pm.Data("index", np.asarray(index, dtype=np.int64))
+        # with the debut deck factor (_debut_decks), the debut rows' deck columns point
+        # at the scaled copies of the effects: the data are the moved index
+        idx = pm.Data("index", moved_index(layout, index))
         outcome = pm.Data("y", np.asarray(y, dtype=float))
         count = pm.Data("trials", _trials(trials, y))
         data_scale = None
@@ -299,7 +310,12 @@ def build_model(
         # the same expression is the binomial quasi-likelihood (concave in q), of which
         # the sums y are sufficient (`quasi_loglik`). One pass over the index computes
         # it and its gradient (`skcodex._loglik_op`).
-        loglik = signed_row_loglik(theta, idx, layout.signs, outcome, count)
+        read_theta = theta
+        if has_factor(layout):
+            k = pm.Normal(FACTOR_LOGIT, *FACTOR_PRIOR)
+            factor = pm.Deterministic(FACTOR, 2.0 * pt.sigmoid(k))
+            read_theta = graph_theta(theta, factor, pt)
+        loglik = signed_row_loglik(read_theta, idx, layout.signs, outcome, count)
         pm.Potential("loglik", loglik if data_scale is None else data_scale * loglik)
         dims = {b.name: b.dims for b in layout.declared}
         for name, block in layout.unflatten(theta).items():

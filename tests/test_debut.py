@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.special import expit
+from scipy.special import expit, logit
 
 from skcodex import BayesianMatchupClassifier
 from skcodex._blocks import BLOCK_TABLE, DEBUT_LEVELS
@@ -28,25 +28,12 @@ def _table(players1, players2, periods, deck="Law/Peace/Truth/Red"):
     )
 
 
-def debut_matches(offset: float, *, n_players=60, n_periods=12, per_period=120, seed=0):
-    """Tournaments players join one after another; a debutant's log-odds shift by ``offset``.
+def _entrants(base, n_players, n_periods, rng):
+    """Each match's two players, entering at a random tournament (eight in the first).
 
-    Players enter at a random tournament (eight in the first) and may play in
-    every tournament after; each match pairs two random entrants. A player
-    debuts in the first tournament they play in. Decks have no effect.
-    Returns the table, outcomes and the true debut flags of both sides.
+    Returns players 1 and 2 (numbers) and whether each debuts: plays their
+    first tournament.
     """
-    rng = np.random.default_rng(seed)
-    base = make_matches(
-        n_players=20,
-        n_matches=n_periods * per_period,
-        n_tournaments=n_periods,
-        sd_stst=0.0,
-        sd_stsp=0.0,
-        sd_spsp=0.0,
-        random_state=seed,
-    ).X.reset_index(drop=True)
-    skill = rng.normal(0.0, 0.8, n_players)
     entry = np.sort(rng.integers(0, n_periods, n_players))
     entry[:8] = 0
     tournament = pd.factorize(base["period"])[0]
@@ -56,8 +43,42 @@ def debut_matches(offset: float, *, n_players=60, n_periods=12, per_period=120, 
     debut = np.full(n_players, n_periods)  # the tournament each player first plays in
     np.minimum.at(debut, first, tournament)
     np.minimum.at(debut, second, tournament)
-    debut1, debut2 = debut[first] == tournament, debut[second] == tournament
-    p = expit(skill[first] - skill[second] + offset * (debut1.astype(float) - debut2))
+    return first, second, debut[first] == tournament, debut[second] == tournament
+
+
+def debut_matches(
+    offset: float, *, factor=None, n_players=60, n_periods=12, per_period=120, seed=0
+):
+    """Tournaments players join one after another; a debutant's log-odds shift by ``offset``.
+
+    Players enter at a random tournament (eight in the first) and may play in
+    every tournament after; each match pairs two random entrants. A player
+    debuts in the first tournament they play in. Decks have no effect, unless
+    ``factor`` is given: then the deck part of a match's log-odds is
+    make_matches' (its skills set to 0), strong enough to be learned, and
+    multiplied by ``factor`` in a match where a side debuts.
+    Returns the table, outcomes and the true debut flags of both sides.
+    """
+    rng = np.random.default_rng(seed)
+    decks = (0.0, 0.0, 0.0) if factor is None else (1.2, 0.5, 0.3)
+    data = make_matches(
+        n_players=20,
+        n_matches=n_periods * per_period,
+        n_tournaments=n_periods,
+        sd_stst=decks[0],
+        sd_stsp=decks[1],
+        sd_spsp=decks[2],
+        random_state=seed,
+        **({} if factor is None else {"sd_player": 0.0}),
+    )
+    base = data.X.reset_index(drop=True)
+    deck_part = 0.0 if factor is None else logit(data.p_win)
+    skill = rng.normal(0.0, 0.8, n_players)
+    first, second, debut1, debut2 = _entrants(base, n_players, n_periods, rng)
+    scale = 1.0 if factor is None else np.where(debut1 | debut2, factor, 1.0)
+    p = expit(
+        skill[first] - skill[second] + offset * (debut1.astype(float) - debut2) + scale * deck_part
+    )
     y = (rng.random(len(p)) < p).astype(int)
     X = base.assign(player1=[f"P{i}" for i in first], player2=[f"P{i}" for i in second])
     return X, y, debut1, debut2
@@ -158,6 +179,30 @@ def test_swapping_sides_negates_the_debut_part_in_a_symmetric_game():
     q = (theta[:, layout.index_matrix(encode(table, vocab))] * layout.signs).sum(-1)
     q_swapped = (theta[:, layout.index_matrix(encode(swapped, vocab))] * layout.signs).sum(-1)
     np.testing.assert_allclose(q, -q_swapped, atol=1e-12)
+    # and with the debut deck factor: a debut match is one whichever side is listed first
+    from skcodex._debut_decks import debut_rows, deck_columns, with_factor
+
+    factor = np.array([0.2, 0.6, 0.9, 1.4, 1.8])
+    raw = _table(["a", "b"], ["b", "c"], ["t1", "t2"]).assign(deck2="Blood/Fire/Growth/Green")
+    table = check_match_table(raw)  # not a mirror match: the decks matter
+    swapped = table.rename(
+        columns={"player1": "player2", "player2": "player1", "deck1": "deck2", "deck2": "deck1"}
+    )
+    vocab = Vocabulary.from_table(table)
+    layout = Layout(*vocab.sizes, vocab.specs_per_deck, ModelOptions(debut=True, symmetric=True))
+    theta = layout.theta(
+        np.random.default_rng(3).standard_normal((5, layout.n_free)), np.ones((5, 4))
+    )
+    scaled = []
+    for t in (table, swapped):
+        index = layout.index_matrix(encode(t, vocab))
+        rows = debut_rows(layout, index)
+        assert rows.all()  # b debuts in t1 and c in t2
+        wide, moved = with_factor(theta, index, rows, deck_columns(layout), factor)
+        scaled.append((wide[:, moved] * layout.signs).sum(-1))
+    np.testing.assert_allclose(scaled[0], -scaled[1], atol=1e-12)
+    plain = (theta[:, layout.index_matrix(encode(table, vocab))] * layout.signs).sum(-1)
+    assert np.abs(scaled[0] - plain).min() > 1e-6  # the factor changed every match
 
 
 def test_the_estimator_names_the_debut_prior():
@@ -239,8 +284,10 @@ def test_a_newcomer_forecast_integrates_skill_around_the_offset():
     known = clf.predict_proba_draws(match.assign(player1=other))[:, 0]
     other_skill = posterior.draws(clf.idata_, "skill")[:, 1].astype(float)
     deck_logit = np.log(known / (1 - known)) - other_skill + skill
+    # the newcomer debuts: the match shows the debut deck factor's share of the decks
+    factor = posterior.draws(clf.idata_, "debut_deck_factor").astype(float)
     x = np.random.default_rng(0).standard_normal((400, len(skill))) * sd_player
-    expected = expit(offset + x - skill + deck_logit).mean()
+    expected = expit(offset + x - skill + factor * deck_logit).mean()
     assert p == pytest.approx(expected, abs=0.01)
     # a never-seen player debuts in a training period too; the seen player does not
     # (their debut period is the first), so the forecast is the same
@@ -325,3 +372,136 @@ def test_a_forecast_for_a_new_period_integrates_the_new_offsets():
     noise = rng.standard_normal((400, *q.shape)) * np.sqrt(2.0) * sd_period[None, :, None]
     expected = expit(q[None] + noise).mean(axis=(0, 1))
     np.testing.assert_allclose(p, expected, atol=0.01)
+
+
+# -- the debut deck factor ---------------------------------------------------------------
+
+
+def test_the_factor_scales_the_deck_columns_of_debut_rows_only():
+    from skcodex._debut_decks import with_factor
+
+    rng = np.random.default_rng(1)
+    theta = rng.normal(size=(5, 12))
+    index = rng.integers(0, 12, size=(7, 4))
+    index[2, 3] = 12  # a never-seen cell, integrated out: an effect of 0
+    index[5, 0] = 12
+    signs = np.array([1.0, -1.0, 1.0, 1.0])
+    rows = np.array([True, False, True, False, True, True, False])
+    columns = np.array([False, False, True, True])
+    factor = rng.uniform(0.1, 1.9, 5)
+    before = (theta.copy(), index.copy())
+    wide, moved = with_factor(theta, index, rows, columns, factor, zero=12)
+    np.testing.assert_array_equal(theta, before[0])  # nothing passed in is changed
+    np.testing.assert_array_equal(index, before[1])
+    padded = np.column_stack([wide, np.zeros(5)])  # the zero entry sits at the new width
+    assert moved.max() <= wide.shape[1]
+    got = (padded[:, moved] * signs).sum(axis=2)
+    zeroed = np.column_stack([theta, np.zeros(5)])[:, index]  # (draws, rows, columns)
+    weight = np.where(rows[:, None] & columns[None, :], factor[:, None, None], 1.0)
+    np.testing.assert_allclose(got, (zeroed * weight * signs).sum(axis=2))
+
+
+def test_the_deck_columns_and_spreads_are_those_of_deck_component_blocks():
+    from skcodex._debut_decks import deck_columns, deck_spreads
+
+    layout = Layout(5, 3, 4, 2, ModelOptions(debut=True, synergy=True, familiarity=True))
+    names = [b.name for b in layout.column_blocks]
+    assert len(names) == len(layout.signs)
+    deck = {"stst", "stsp", "spst", "spsp", "syn_stsp", "syn_spsp"}
+    np.testing.assert_array_equal(deck_columns(layout), [n in deck for n in names])
+    assert dict(zip(layout.spreads, deck_spreads(layout))) == {
+        "player": False,
+        "stst": True,
+        "stsp": True,
+        "spsp": True,
+        "syn": True,
+        "fam": False,
+    }
+    # a game without specs: the starter matchup alone
+    plain = Layout(5, 3, 0, 0, ModelOptions(debut=True, first_move=True))
+    assert [b.name for b in plain.column_blocks] == [
+        "skill", "skill", "stst", "first_move", "debut", "debut"
+    ]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("factor", [0.25, 1.0])
+def test_a_known_debut_deck_factor_is_recovered(factor, tmp_path):
+    import skcodex
+
+    X, y, debut1, debut2 = debut_matches(0.0, factor=factor, n_periods=10, per_period=150, seed=2)
+    debuts = debut1 | debut2
+    assert 0.15 < debuts.mean() < 0.5  # enough debut matches to learn from
+    clf = _fit(X, y)
+    from skcodex import _posterior as posterior
+
+    draws = posterior.draws(clf.idata_, "debut_deck_factor").astype(float)
+    low, high = np.quantile(draws, [0.005, 0.995])
+    assert low < factor < high
+    assert factor == 1.0 or high < 1.0  # a factor below 1 is found to be below 1
+    assert draws.std() < 0.25  # and learned: the prior's sd is about 0.42
+    # a newcomer's forecast: their skill integrated out, the deck part times the factor,
+    # against an independent Monte Carlo computation from the posterior draws
+    seen, other = clf.vocabulary_.players[:2]
+    match = X.iloc[[-1]].assign(player1="someone new", player2=seen, period="next")
+    p = clf.predict_proba(match)[0, 1]
+    known = clf.predict_proba_draws(match.assign(player1=other))[:, 0]
+    skill = posterior.draws(clf.idata_, "skill")[:, :2].astype(float)
+    deck_logit = logit(known) - skill[:, 1] + skill[:, 0]
+    offset = _offset_draws(clf)
+    sd_player = posterior.draws(clf.idata_, "sd")[:, 0].astype(float)
+    x = np.random.default_rng(0).standard_normal((400, len(draws))) * sd_player
+    expected = expit(offset + x - skill[:, 0] + draws * deck_logit).mean()
+    assert p == pytest.approx(expected, abs=0.01)
+    full = expit(offset + x - skill[:, 0] + deck_logit).mean()
+    assert abs(full - expected) > 0.03 or factor == 1.0  # the factor is what moved it
+    # saved and loaded, the factor comes with the posterior
+    again = skcodex.load(clf.save(tmp_path / "factor.skcodex"))
+    np.testing.assert_array_equal(again.predict_proba(match), clf.predict_proba(match))
+
+
+def test_the_model_reads_a_debut_match_with_its_deck_part_times_the_factor():
+    from scipy.special import log_expit
+    from scipy.stats import norm
+
+    from skcodex._debut_decks import FACTOR_LOGIT
+    from skcodex._model import build_model
+
+    X, y, debut1, debut2 = debut_matches(0.0, factor=0.5, n_periods=4, per_period=40, seed=4)
+    debuts = debut1 | debut2
+    table = check_match_table(X)
+    vocab = Vocabulary.from_table(table)
+    codes = encode(table, vocab)
+    np.testing.assert_array_equal(codes.debut1 | codes.debut2, debuts)
+    layout = Layout(*vocab.sizes, vocab.specs_per_deck, ModelOptions(debut=True))
+    model = build_model(layout.index_matrix(codes), y.astype(float), layout)
+    logp = model.compile_logp()
+    rng = np.random.default_rng(0)
+    point = {"z": rng.normal(size=layout.n_free), "log_sd": rng.normal(-0.5, 0.3, 4)}
+    names = [b.name for b in layout.declared]
+    effects = model.compile_fn(
+        [model[n] for n in names], inputs=model.free_RVs, on_unused_input="ignore"
+    )({**point, FACTOR_LOGIT: 0.0})
+    e = dict(zip(names, effects))
+    # the log-odds by hand from the seed's formula, its deck part apart
+    f, s, g, t, h, u = (
+        codes.player1, codes.player2, codes.starter1, codes.starter2, codes.specs1, codes.specs2
+    )  # fmt: skip
+    deck = (
+        e["stst"][g, t]
+        + e["stsp"][g[:, None], u].sum(axis=1)
+        + e["spst"][h, t[:, None]].sum(axis=1)
+        + e["spsp"][h[:, :, None], u[:, None, :]].sum(axis=(1, 2))
+    )
+    rest = e["skill"][f] - e["skill"][s] + e["debut"][1] * (codes.debut1 * 1.0 - codes.debut2)
+
+    def loglik(q):
+        return np.sum(y * log_expit(q) + (1 - y) * log_expit(-q))
+
+    at_one = logp({**point, FACTOR_LOGIT: 0.0})  # a factor of 1: the seed's formula
+    for k in (-1.5, 0.7, 2.0):
+        factor = 2.0 / (1.0 + np.exp(-k))
+        want = loglik(rest + np.where(debuts, factor, 1.0) * deck) - loglik(rest + deck)
+        want += norm.logpdf(k) - norm.logpdf(0.0)
+        assert logp({**point, FACTOR_LOGIT: k}) - at_one == pytest.approx(want, abs=1e-8)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from newcomer import newcomer_detail, with_newcomer_rule
+from newcomer import newcomer_detail, windows, with_newcomer_rule
 
 
 def _forecasts():
@@ -52,3 +52,29 @@ def test_the_calibration_slope_is_one_for_forecasts_that_are_the_truth():
     assert slope == pytest.approx(1.0, abs=0.06)
     timid = forecasts.assign(m=0.5 + (p - 0.5) / 2)
     assert newcomer_detail(timid, new, ["m"])["m"]["one newcomer: calibration slope"] > 1.5
+
+
+def test_windows_pool_the_last_folds_and_those_before_by_hand():
+    forecasts = pd.DataFrame(
+        {
+            "split": [0, 0, 1, 2, 2, 3],
+            "y": [1, 0, 1, 1, 0, 0],
+            "skcodex default": [0.6, 0.3, 0.5, 0.8, 0.4, 0.1],
+            "other": [0.6, 0.3, 0.9, 0.7, 0.2, 0.3],
+        }
+    )
+    before = forecasts.copy()
+    out = windows(forecasts, ["skcodex default", "other"], last=2)
+    pd.testing.assert_frame_equal(forecasts, before)
+    assert list(out) == ["all folds", "last 2", "before"]
+    assert [out[w]["matches"] for w in out] == [6, 3, 3]
+    # the last two folds are splits 2 and 3
+    assert out["last 2"]["other"] == pytest.approx((0.3**2 + 0.2**2 + 0.3**2) / 3)
+    assert out["before"]["skcodex default"] == pytest.approx((0.4**2 + 0.3**2 + 0.5**2) / 3)
+    diff = out["before"]["minus default"]["other"]
+    expected = ((0.4**2 + 0.3**2 + 0.1**2) - (0.4**2 + 0.3**2 + 0.5**2)) / 3
+    assert diff["difference"] == pytest.approx(expected)
+    assert diff["lower"] <= diff["difference"] <= diff["upper"]
+    assert "skcodex default" not in out["all folds"]["minus default"]
+    # no fold before the last ones: no windows
+    assert windows(forecasts, ["other"], last=4) == {}
