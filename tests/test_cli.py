@@ -621,6 +621,8 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
         "catalogue": "CAT",
         "first_move": True,
         "symmetric": False,
+        "debut": False,
+        "time_varying": False,
         "prior": "balanced",
         "target_accept": 0.95,
     }
@@ -632,6 +634,9 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
     args.no_progress, args.first_move = False, False
     clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
     assert clf.params["progressbar"] is True and clf.params["first_move"] is False
+    args.debut, args.time_varying = True, True
+    clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
+    assert clf.params["debut"] is True and clf.params["time_varying"] is True
 
 
 @pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
@@ -748,6 +753,8 @@ def test_parser_defaults():
         "specs_per_deck": None,
         "first_move": False,
         "symmetric": False,
+        "debut": False,
+        "time_varying": False,
         "decks": None,
         "draws": 1000,
         "tune": None,
@@ -1443,3 +1450,32 @@ def test_predict_reads_names_as_the_table_does(known_model, capsys, typed):
     assert "not in the fitted matches" not in out
     assert _printed(out) == _printed(plain)
     assert _printed(out)[0] == pytest.approx(truth("player01", "player02").mean(), abs=5e-4)
+
+
+# -- the debut option and the skill walk from the command line ------------------------------
+
+
+def test_fit_with_debut_and_walk_reports_the_model_it_fitted(match_csv, tmp_path, capsys):
+    import skcodex
+
+    out = tmp_path / "walk"
+    argv = ["fit", match_csv, "--out", out, "--debut", "--time-varying", "--no-holdout", *FAST]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    clf = skcodex.load(out / MODEL_FILE)
+    assert clf.layout_.options.debut and clf.layout_.options.time_varying
+    assert "debut_deck_factor" in clf.idata_.posterior
+    assert "time_varying, debut" in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_walk_without_periods_is_refused_naming_the_period_column(match_csv, tmp_path, capsys):
+    no_periods = tmp_path / "no_periods.csv"
+    pd.read_csv(match_csv).drop(columns=["period", "date"], errors="ignore").to_csv(
+        no_periods, index=False
+    )
+    code, _, err = run(
+        ["fit", no_periods, "--out", tmp_path / "o", "--time-varying", "--no-holdout", *FAST],
+        capsys,
+    )
+    assert_one_line_error(code, err, r"time_varying=True needs a 'period' column")
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())

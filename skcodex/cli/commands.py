@@ -39,6 +39,8 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         catalogue=catalogue,
         first_move=bool(getattr(args, "first_move", False)),
         symmetric=bool(getattr(args, "symmetric", False)),
+        debut=bool(getattr(args, "debut", False)),
+        time_varying=bool(getattr(args, "time_varying", False)),
         prior=args.prior,
         target_accept=args.target_accept,
     )

@@ -199,6 +199,18 @@ def build_parser() -> argparse.ArgumentParser:
         "of b against a (not with --first-move)",
     )
     fit.add_argument(
+        "--debut",
+        action="store_true",
+        help="add a debut offset and the debut deck factor: a player's first period "
+        "(needs a period column), and every never-seen player in forecasts",
+    )
+    fit.add_argument(
+        "--time-varying",
+        action="store_true",
+        help="let each player's skill walk over the periods (needs a period column; "
+        "slower, and its step spread mixes slowly)",
+    )
+    fit.add_argument(
         "--decks",
         type=_deck_list,
         default=None,
