@@ -201,8 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--debut",
         action="store_true",
-        help="add a debut offset and the debut deck factor: a player's first period "
-        "(needs a period column), and every never-seen player in forecasts",
+        help="learn how players play in their first period: a skill offset and a factor "
+        "on the deck effects (needs a period column); never-seen players are forecast as "
+        "debutants",
     )
     fit.add_argument(
         "--time-varying",
