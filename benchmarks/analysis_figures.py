@@ -10,10 +10,16 @@ spread priors, 4 chains of 1,000 draws, ``random_state=0``):
   ``sd_player`` and ``sd_deck``, the skill share's interval and P(skill matters
   more), against the true spreads;
 - the real forum tournaments (codexdata, the matches `load_codex_matches` keeps):
-  the skill share with its interval and P(skill matters more).
+  the skill share with its interval and P(skill matters more);
+- the optional parts' values (`extension_table`): on a fighting game drawn with a
+  known first-move effect (``make_game_matches``, ``first_move=True,
+  time_varying=True``), and on the real tournaments with ``debut=True,
+  time_varying=True``.
 
-Run ``python benchmarks/analysis_figures.py [--data CODEXDATA]`` (a few minutes on
-two cores). It prints a table and writes ``benchmarks/results/analysis_figures.json``;
+Run ``python benchmarks/analysis_figures.py [--data CODEXDATA] [--groups NAME ...]``
+(a few minutes on two cores; ``--groups`` recomputes only the groups named, keeping the
+others as the JSON has them). It prints a table and writes
+``benchmarks/results/analysis_figures.json``;
 `page_phrases` turns that JSON into the phrases docs/analysis.md must contain, and
 tests/test_docs_figures.py checks that it does.
 """
@@ -36,12 +42,40 @@ DEFAULT_DATA = Path(
 SEED = 0
 
 
-def _fit(X, y):
+def _fit(X, y, **params):
     from skcodex import BayesianMatchupClassifier
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return BayesianMatchupClassifier(random_state=SEED).fit(X, y)
+        return BayesianMatchupClassifier(random_state=SEED, **params).fit(X, y)
+
+
+#: The fighting game of the extension table's example (docs/analysis.md).
+FIGHT = {"n_players": 40, "n_matches": 1500, "starters": 10, "first_move": 0.3}
+
+
+def _extension_rows(clf) -> dict:
+    from skcodex.analysis import extension_table
+
+    table = extension_table(clf)
+    return {
+        name: {col: float(table.loc[name, col]) for col in ("mean", "lower", "upper")}
+        | {"what": table.loc[name, "what"], "scale": table.loc[name, "scale"]}
+        for name in table.index
+    } | {"convergence_problems": list(clf.convergence_problems_)}
+
+
+def extension_figures(folder: Path) -> dict:
+    """`extension_table` on the fighting game (known first move) and on the real data."""
+    from skcodex.datasets import load_codex_matches, make_game_matches
+
+    fight = make_game_matches(**FIGHT, random_state=SEED)
+    options = {"first_move": True, "time_varying": True}
+    synthetic = _extension_rows(_fit(fight.X, fight.y, catalogue=fight.catalogue, **options))
+    synthetic["true_first_move"] = FIGHT["first_move"]
+    X, y = load_codex_matches(folder, return_X_y=True)
+    real = _extension_rows(_fit(X, y, debut=True, time_varying=True))
+    return {"synthetic": synthetic, "real": real}
 
 
 def _spread_summary(clf) -> dict:
@@ -110,7 +144,15 @@ def page_phrases(results: dict) -> list[str]:
     true_share = 2 * syn["true_sd_player"] ** 2
     true_share /= true_share + syn["true_sd_deck"] ** 2
     share, syn_share = real["skill_share"], syn["skill_share"]
+    table_rows = [
+        f"| `{name}` | {row['what']} | {row['scale']} | {row['mean']:.2f} | "
+        f"{row['lower']:.2f} | {row['upper']:.2f} |"
+        for group in ("synthetic", "real")
+        for name, row in results["extensions"][group].items()
+        if isinstance(row, dict)
+    ]
     return [
+        *table_rows,
         f"P(skill matters more) is already {probability(prior['default'])}",
         f"N(0, 0.5) for all four it is {probability(prior['seed'])}",
         f"the real data's {probability(real['p_skill_matters_more'])} (below)",
@@ -127,16 +169,30 @@ def page_phrases(results: dict) -> list[str]:
     ]
 
 
+#: The groups of figures, each recomputed by ``--groups``.
+GROUPS = ["prior", "synthetic", "real", "extensions"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="codexdata folder")
+    parser.add_argument(
+        "--groups", nargs="+", choices=GROUPS, default=GROUPS, help="the groups to recompute"
+    )
     args = parser.parse_args()
-    results = {
-        "settings": "BayesianMatchupClassifier(random_state=0), all other parameters default",
-        "prior": prior_figures(),
-        "synthetic": synthetic_figures(),
-        "real": real_figures(args.data),
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results["settings"] = (
+        "BayesianMatchupClassifier(random_state=0), all other parameters default "
+        "(the extension tables: the options they name)"
+    )
+    makers = {
+        "prior": prior_figures,
+        "synthetic": synthetic_figures,
+        "real": lambda: real_figures(args.data),
+        "extensions": lambda: extension_figures(args.data),
     }
+    for group in args.groups:
+        results[group] = makers[group]()
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     print("| data | matches | sd_player | sd_deck | skill share (90%) | P(skill matters more) |")

@@ -187,6 +187,19 @@ def _convergence(result: Analyses) -> Table:
     return Table("table-convergence", ["check", "value"], rows)
 
 
+def _extensions(result: Analyses) -> Table:
+    e = result.extensions
+    if e is None:  # analyses made before the table existed
+        e = pd.DataFrame(columns=["what", "scale", "mean", "lower", "upper"])
+    columns = {
+        "quantity": list(e["what"]),
+        "scale": list(e["scale"]),
+        "posterior mean": [fmt(v) for v in e["mean"]],
+        "interval": _intervals(e),
+    }
+    return Table.from_columns("table-extensions", columns)
+
+
 #: What the page says of a model whose options were not recorded (``Analyses.model`` empty).
 _UNRECORDED_MODEL = {
     "method": "nuts",
@@ -195,6 +208,8 @@ _UNRECORDED_MODEL = {
     "synergy": False,
     "familiarity": False,
     "first_move": False,
+    "debut": False,
+    "period_offset": False,
     "symmetric": False,
     "n_epochs": 0,
     "prior_kind": "unrecorded",
@@ -213,8 +228,10 @@ def page_tables(result: Analyses) -> dict[str, Table]:
     Returns
     -------
     dict of str to Table
-        ``skills``, ``matchups``, ``decks``, ``nash``, ``spreads``, ``brier``
-        and ``convergence``; each table's id is ``table-`` and its name.
+        ``skills``, ``matchups``, ``decks``, ``nash``, ``spreads``, ``brier``,
+        ``convergence`` and ``extensions`` (the fitted values of the model's
+        optional parts, `skcodex.analysis.extension_table`; no rows for the
+        seed model); each table's id is ``table-`` and its name.
     """
     makers = {
         "skills": _skills,
@@ -224,6 +241,7 @@ def page_tables(result: Analyses) -> dict[str, Table]:
         "spreads": _spreads,
         "brier": _brier,
         "convergence": _convergence,
+        "extensions": _extensions,
     }
     return {name: make(result) for name, make in makers.items()}
 

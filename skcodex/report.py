@@ -122,6 +122,7 @@ class Analyses:
     true_skills: pd.Series | None = None
     model: dict[str, Any] = field(default_factory=dict)
     prior_spread_draws: pd.DataFrame | None = None
+    extensions: pd.DataFrame | None = None
 
 
 def _is_symmetric(clf: Any) -> bool:
@@ -415,6 +416,7 @@ def analyse(
         true_skills=true_skills,
         model=describe_model(clf),
         prior_spread_draws=analysis.prior_spread_comparison_draws(clf),
+        extensions=analysis.extension_table(clf, interval=interval),
     )
 
 

@@ -420,3 +420,50 @@ def test_docstring_examples_run(name):
         warnings.simplefilter("ignore")  # the examples' quick fits warn about their size
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_extension_table_reads_each_optional_part_from_the_posterior(small_matches):
+    """Each row against the named posterior variables (`idata_`), computed independently."""
+    from skcodex.analysis import extension_table
+
+    clf = BayesianMatchupClassifier(
+        first_move=True,
+        debut=True,
+        time_varying=True,
+        draws=100,
+        tune=100,
+        chains=2,
+        random_state=1,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(small_matches.X, small_matches.y)
+    post = posterior.group(clf.idata_, "posterior")
+    truth = {
+        "first_move": post["first_move"],
+        "debut": post["debut"].sel(stage="debut"),
+        "debut_deck_factor": post["debut_deck_factor"],
+        "sd_step": post["sd"].sel(spread="step"),
+    }
+    table = extension_table(clf, interval=0.8)
+    assert list(table.index) == list(truth)
+    assert list(table["scale"]) == ["log-odds", "log-odds", "factor", "spread"]
+    for name, draws in truth.items():
+        values = draws.to_numpy().ravel().astype(np.float64)
+        assert table.loc[name, "mean"] == pytest.approx(values.mean(), rel=1e-6)
+        assert table.loc[name, "lower"] == pytest.approx(np.quantile(values, 0.1), rel=1e-6)
+        assert table.loc[name, "upper"] == pytest.approx(np.quantile(values, 0.9), rel=1e-6)
+    assert 0 < table.loc["debut_deck_factor", "lower"] < table.loc["debut_deck_factor", "upper"] < 2
+
+
+def test_extension_table_of_the_seed_model_is_empty_and_bad_input_is_refused(fitted):
+    from sklearn.exceptions import NotFittedError
+
+    from skcodex.analysis import extension_table
+
+    table = extension_table(fitted)
+    assert table.empty and list(table.columns) == ["what", "scale", "mean", "lower", "upper"]
+    with pytest.raises(ValueError, match="interval must be between 0 and 1"):
+        extension_table(fitted, interval=1.5)
+    with pytest.raises(NotFittedError):
+        extension_table(BayesianMatchupClassifier())

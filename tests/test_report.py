@@ -18,6 +18,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from skcodex import BayesianMatchupClassifier
+from skcodex._report_page import page_tables
 from skcodex.report import (
     CSV_FILES,
     FIGURES,
@@ -115,6 +116,7 @@ def test_report_has_every_section_and_figure(report):
         assert start < text.index(f'id="{figure}"') < end
     for table in ("skills", "matchups", "decks", "nash", "spreads", "brier", "convergence"):
         assert page.ids.get(f"table-{table}") == "table", table
+    assert "table-extensions" not in page.ids  # the seed model has no optional part
 
 
 def test_report_is_self_contained_and_escaped(report):
@@ -262,6 +264,8 @@ PHRASES = {
     "no synergy": "do not interact with each other",
     "first move": "first-move effect",
     "familiarity": "familiarity effect",
+    "debut": "A debut offset, the same for every player",
+    "period offset": "shifted in each rating period by an offset of its own",
     "balanced": "Under the balanced prior",
     "seed": "the seed model's priors",
     "default": "the package's default priors",
@@ -278,6 +282,11 @@ CASES = {
     "familiarity": (
         {"familiarity": True},
         {"nuts", "static", "no synergy", "familiarity", "default"},
+    ),
+    "debut": ({"debut": True}, {"nuts", "static", "no synergy", "debut", "default"}),
+    "period offset": (
+        {"period_offset": True},
+        {"nuts", "static", "no synergy", "period offset", "default"},
     ),
     "balanced prior": ({"prior": "balanced"}, {"nuts", "static", "no synergy", "balanced"}),
     "seed priors": ("seed", {"nuts", "static", "no synergy", "seed"}),
@@ -372,6 +381,13 @@ def test_report_of_a_tiny_advi_fit_with_extensions(small_matches, tmp_path):
     for key, phrase in PHRASES.items():
         assert (phrase in methods) == (key in stated), (key, methods)
     assert "50 independent draws" in methods
+    # the fitted values of the two optional parts, in their table in the same section
+    extensions = page_tables(analyse(clf, small_matches.X, small_matches.y, nash_draws=5))
+    assert [row[0] for row in extensions["extensions"].rows] == [
+        "first-move advantage",
+        "spread of the within-deck pair effects",
+    ]
+    assert 'id="table-extensions"' in _section(page.read_text(encoding="utf-8"), "methods")
     # the posterior records the approximation, whatever the parameters say since
     import copy
 

@@ -14,6 +14,8 @@ summarised, so each comes with its uncertainty. One module a question:
   per draw (`nash_equilibria`, `nash_weights`, `solve_matrix_game`);
 - `skcodex.analysis._spreads`: the player-skill spread against the
   deck-matchup spread, in the posterior and under the prior alone;
+- `skcodex.analysis._extensions`: the fitted values of the model's optional
+  parts, each a single number (`extension_table`);
 - `skcodex.analysis._decks`: which decks the analyses look at by default.
 
 Analyses read a fitted estimator only through its public attributes and
@@ -34,6 +36,7 @@ from skcodex.analysis._decks import (
     default_decks,
     most_played_decks,
 )
+from skcodex.analysis._extensions import extension_table
 from skcodex.analysis._matchups import deck_ranking, match_forecast, matchup_draws, matchup_table
 from skcodex.analysis._nash import (
     NASH_DRAWS,
@@ -68,6 +71,7 @@ __all__ = [
     "deck_spread_draws",
     "default_decks",
     "describe_prior",
+    "extension_table",
     "match_forecast",
     "matchup_draws",
     "matchup_table",
