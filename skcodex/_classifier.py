@@ -525,7 +525,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         theta, _ = fit_readers.current_effects(
             fit_readers.effect_draws(idata, sampled), sd, sampled, self._unseen_seed
         )
-        views = {"effects": theta, "spreads": sd}
+        # the debut deck factor per draw (None without one: also a file sampled before it)
+        factor = debut_decks.factor_draws(idata) if debut_decks.has_factor(sampled) else None
+        views = {"effects": theta, "spreads": sd, "factor": factor}
         _VIEWS[self] = (idata, views)
         return views
 
@@ -668,9 +670,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     def _debut_factor(self, layout: Layout, index: np.ndarray):
         """For rows of ``index``: the debut rows, deck columns and factor draws (`by_rows`)."""
-        factor = None
-        if debut_decks.has_factor(self.layout_):  # None: a file sampled without it
-            factor = debut_decks.factor_draws(self.idata_)
+        factor = self._views()["factor"]
         if factor is None:
             no_rows = np.zeros(len(index), dtype=bool)
             return lambda which: (no_rows[which], None, None)
