@@ -90,15 +90,46 @@ def newcomer_split(forecasts: pd.DataFrame, new: np.ndarray, models: list[str]) 
     }
 
 
-def newcomer_detail(forecasts: pd.DataFrame, new: np.ndarray, models: list[str]) -> dict:
-    """Each model in the matches of one newcomer against a seen player, and of two newcomers."""
+#: The two sides' player columns.
+PLAYERS = ("player1", "player2")
+
+#: Groups of the seen player's rating periods in training, in a match against a newcomer.
+SEEN_PERIODS = {"1 period": (1, 1), "2-3 periods": (2, 3), "4 or more": (4, np.inf)}
+
+
+def periods_played(X: pd.DataFrame, y, cv) -> np.ndarray:
+    """Per forecast match (in fold order), the periods each side played in training (0: new)."""
+    counts = []
+    for train, test in cv.split(X, y):
+        part = X.iloc[train]
+        sides = pd.concat(
+            [part[[side, "period"]].set_axis(["player", "period"], axis=1) for side in PLAYERS]
+        )
+        played = sides.groupby("player")["period"].nunique()
+        counts.append(np.column_stack([X[s].iloc[test].map(played).fillna(0) for s in PLAYERS]))
+    return np.vstack(counts).astype(int)
+
+
+def newcomer_detail(
+    forecasts: pd.DataFrame, new: np.ndarray, models: list[str], periods: np.ndarray
+) -> dict:
+    """Each model in the matches of one newcomer against a seen player, and of two newcomers.
+
+    The matches of one newcomer are also split by how many rating periods the seen
+    player had played in training (`SEEN_PERIODS`; ``periods`` from `periods_played`).
+    """
     y = forecasts["y"].to_numpy()
     one, both = new[:, 0] ^ new[:, 1], new[:, 0] & new[:, 1]
     newcomer_won = np.where(new[one, 0], y[one], 1 - y[one])
+    seen = periods.max(axis=1)  # the newcomer's side has 0
+    groups = {g: one & (seen >= lo) & (seen <= hi) for g, (lo, hi) in SEEN_PERIODS.items()}
     out = {
         "one newcomer: matches": int(one.sum()),
         "one newcomer: newcomer won": float(newcomer_won.mean()) if one.any() else None,
         "two newcomers: matches": int(both.sum()),
+        "one newcomer, by the seen player's periods: matches": {
+            g: int(mask.sum()) for g, mask in groups.items()
+        },
     }
     for m in models:
         p = forecasts[m].to_numpy()
@@ -108,6 +139,10 @@ def newcomer_detail(forecasts: pd.DataFrame, new: np.ndarray, models: list[str])
             if one.any()
             else None,
             "two newcomers: Brier": brier_score(y[both], p[both]) if both.any() else None,
+            "one newcomer, by the seen player's periods: Brier": {
+                g: brier_score(y[mask], p[mask]) if mask.any() else None
+                for g, mask in groups.items()
+            },
         }
     return out
 
@@ -185,6 +220,22 @@ def markdown(result: dict) -> str:
                 f"| {m} | {'' if slope is None else f'{slope:.2f}'} | "
                 f"{'' if two is None else f'{two:.4f}'} |"
             )
+    by_periods = detail and detail.get("one newcomer, by the seen player's periods: matches")
+    if by_periods:
+        key = "one newcomer, by the seen player's periods: Brier"
+        head = " | ".join(f"{g} ({n})" for g, n in by_periods.items())
+        lines += [
+            "",
+            "Brier of the matches of one newcomer, by the seen player's periods in training:",
+            "",
+            f"| model | {head} |",
+            "|---|" + "---:|" * len(by_periods),
+        ]
+        for m in models:
+            cells = [detail[m][key][g] for g in by_periods]
+            lines.append(
+                f"| {m} | " + " | ".join("" if c is None else f"{c:.4f}" for c in cells) + " |"
+            )
     periods = result.get("windows")
     if periods:
         head = " | ".join(
@@ -256,7 +307,7 @@ def main(argv: list[str] | None = None) -> dict:
         "scores": table.drop(index="log loss (pooled)").to_dict(orient="index"),
         "log loss (pooled)": table.loc["log loss (pooled)", names].to_dict(),
         "newcomer split": newcomer_split(forecasts, new, names),
-        "newcomer detail": newcomer_detail(forecasts, new, names),
+        "newcomer detail": newcomer_detail(forecasts, new, names, periods_played(X, y, cv)),
         "against reference": {
             m: paired_bootstrap(forecasts, m, REFERENCE) for m in names if m != REFERENCE
         }
