@@ -187,10 +187,15 @@ def _convergence(result: Analyses) -> Table:
     return Table("table-convergence", ["check", "value"], rows)
 
 
+def _extension_frame(result: Analyses) -> pd.DataFrame:
+    """`Analyses.extensions`, or its empty table for analyses made before it existed."""
+    if result.extensions is None:
+        return pd.DataFrame(columns=["what", "scale", "mean", "lower", "upper"])
+    return result.extensions
+
+
 def _extensions(result: Analyses) -> Table:
-    e = result.extensions
-    if e is None:  # analyses made before the table existed
-        e = pd.DataFrame(columns=["what", "scale", "mean", "lower", "upper"])
+    e = _extension_frame(result)
     columns = {
         "quantity": list(e["what"]),
         "scale": list(e["scale"]),
@@ -282,6 +287,7 @@ def csv_tables(result: Analyses) -> dict[str, pd.DataFrame]:
         "skill_versus_decks.csv": spreads,
         "calibration.csv": calibration[["sample", *calibration.columns[:-1]]],
         "brier.csv": result.brier.reset_index(),
+        "extensions.csv": _extension_frame(result).rename_axis("name").reset_index(),
     }
 
 

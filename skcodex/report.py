@@ -75,6 +75,7 @@ CSV_FILES = (
     "skill_versus_decks.csv",
     "calibration.csv",
     "brier.csv",
+    "extensions.csv",
 )
 
 

@@ -18,6 +18,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from skcodex import BayesianMatchupClassifier
+from skcodex import _posterior as posterior
 from skcodex._report_page import page_tables
 from skcodex.report import (
     CSV_FILES,
@@ -158,6 +159,9 @@ def test_report_writes_the_tables_as_csv(report, small_matches):
         "in-sample": len(small_matches.X),
         "held-out": int(brier.loc["held-out", "n"]),
     }
+    extensions = pd.read_csv(folder / "extensions.csv")  # the seed model: its header alone
+    assert extensions.empty
+    assert list(extensions) == ["name", "what", "scale", "mean", "lower", "upper"]
 
 
 @pytest.fixture(scope="module")
@@ -388,6 +392,10 @@ def test_report_of_a_tiny_advi_fit_with_extensions(small_matches, tmp_path):
         "spread of the within-deck pair effects",
     ]
     assert 'id="table-extensions"' in _section(page.read_text(encoding="utf-8"), "methods")
+    written = pd.read_csv(tmp_path / "extensions.csv").set_index("name")
+    assert list(written.index) == ["first_move", "sd_syn"]
+    first_move = posterior.group(clf.idata_, "posterior")["first_move"].to_numpy()
+    assert written.loc["first_move", "mean"] == pytest.approx(first_move.mean(), rel=1e-6)
     # the posterior records the approximation, whatever the parameters say since
     import copy
 
