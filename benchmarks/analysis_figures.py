@@ -70,7 +70,7 @@ def extension_figures(folder: Path) -> dict:
     from skcodex.datasets import load_codex_matches, make_game_matches
 
     fight = make_game_matches(**FIGHT, random_state=SEED)
-    options = {"first_move": True, "time_varying": True}
+    options = {"first_move": True, "time_varying": True, "debut": False}
     synthetic = _extension_rows(_fit(fight.X, fight.y, catalogue=fight.catalogue, **options))
     synthetic["true_first_move"] = FIGHT["first_move"]
     X, y = load_codex_matches(folder, return_X_y=True)

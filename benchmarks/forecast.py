@@ -48,6 +48,9 @@ from skcodex._classifier import SEED_PRIORS
 from skcodex.datasets import load_codex_matches
 from skcodex.evaluation import bootstrap_against_best_other, forward_forecasts, score_table
 
+#: The seed model: its priors, static skills and no debut option.
+SEED_MODEL = {**SEED_PRIORS, "time_varying": False, "debut": False}
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parents[1] / "shared" / "data" / "codexdata"
 
@@ -122,8 +125,8 @@ def baselines(catalogue, draws: int) -> dict:
         ),
         "Elo": EloClassifier(),
         "Glicko-2": Glicko2Classifier(),
-        "Bayesian (seed priors)": BayesianMatchupClassifier(
-            catalogue=catalogue, draws=draws, tune=draws, random_state=0, **SEED_PRIORS
+        "Bayesian (seed model)": BayesianMatchupClassifier(
+            catalogue=catalogue, draws=draws, tune=draws, random_state=0, **SEED_MODEL
         ),
         "Bayesian (default)": BayesianMatchupClassifier(
             catalogue=catalogue, draws=draws, tune=draws, random_state=0
@@ -201,7 +204,7 @@ def main(argv: list[str] | None = None) -> dict:
     ).T
 
     in_sample = {}
-    for name, priors in (("seed priors", SEED_PRIORS), ("default", {})):
+    for name, priors in (("seed model", SEED_MODEL), ("default", {})):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             full = BayesianMatchupClassifier(

@@ -38,14 +38,21 @@ NO_DECKS = {
     for part, value in (("loc", -8.0), ("scale", 0.01))
 }
 
-#: Estimator parameters tried, by name.
+#: The estimator's defaults when these figures were measured: static skills, no debut
+#: option, and the walk's step prior N(-2, 0.5) when it is asked for.
+EARLIER_DEFAULTS = {"time_varying": False, "debut": False, "log_sd_step_scale": 0.5}
+
+#: Estimator parameters tried, by name, on top of `EARLIER_DEFAULTS`.
 VARIANTS = {
-    "default": {},
-    "decks forced to zero": NO_DECKS,
-    "player spread prior loc 0.5": {"log_sd_player_loc": 0.5},
-    "player spread prior scale 1": {"log_sd_player_scale": 1.0},
-    "time varying (tournament steps)": {"time_varying": True},
-    "first move": {"first_move": True},
+    name: {**EARLIER_DEFAULTS, **params}
+    for name, params in {
+        "default": {},
+        "decks forced to zero": NO_DECKS,
+        "player spread prior loc 0.5": {"log_sd_player_loc": 0.5},
+        "player spread prior scale 1": {"log_sd_player_scale": 1.0},
+        "time varying (tournament steps)": {"time_varying": True},
+        "first move": {"first_move": True},
+    }.items()
 }
 
 OFFSETS = np.linspace(0.0, 2.0, 41)

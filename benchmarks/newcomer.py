@@ -2,8 +2,10 @@
 
 Same folds as benchmarks/forecast.py: the last 8 tournaments of the shared data, each
 forecast by models fitted on every match that ended before it started. Compared: the
-Bayesian model with the estimator's defaults, the model with each optional block named on
-the command line switched on, Whole-History Rating, TrueSkill Through Time and OpenSkill
+Bayesian model with the estimator's defaults (on these tables the debut option and the
+skill walk), the static model with and without the debut option, the defaults with the
+per-period offset, the model with each set of parameters named on the command line,
+Whole-History Rating, TrueSkill Through Time and OpenSkill
 (benchmarks/rating_systems.py, settings as in benchmarks/forecast.py). Prints the Brier
 score per tournament and pooled, the pooled log loss, the Brier of the matches with a
 newcomer (a player never seen in training) and between players both seen, and a paired
@@ -41,9 +43,13 @@ from skcodex import BayesianMatchupClassifier, TournamentSplit, brier_score
 from skcodex.datasets import load_codex_matches
 from skcodex.evaluation import paired_bootstrap, score_table
 
-#: Optional blocks compared with the defaults, by the name they carry in the table.
+#: Models compared with the defaults (on these tables the debut option and the skill walk),
+#: by the name they carry in the table: the static model without debut (the seed's
+#: structure, the estimator's default before "auto"), the debut option with static skills,
+#: and the defaults plus the per-period offset.
 VARIANTS = {
-    "skcodex + debut": {"debut": True},
+    "skcodex static": {"time_varying": False, "debut": False},
+    "skcodex static + debut": {"time_varying": False},
     "skcodex + period offset": {"period_offset": True},
 }
 

@@ -244,7 +244,7 @@ SPREAD_TABLE = (
     Spread("syn", (-1.5, 0.5), "synergy", "within-deck pair effects"),
     Spread("fam", (-2.0, 0.5), "familiarity", "player-component familiarity"),
     Spread("period", (-1.5, 0.5), "period_offset", "per-period skill offsets"),
-    Spread("step", (-2.0, 0.5), "time_varying", "steps of the skill walk"),
+    Spread("step", (-2.0, 0.25), "time_varying", "steps of the skill walk"),
 )
 
 #: Every effect block, in ``theta`` order.

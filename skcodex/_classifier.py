@@ -44,11 +44,18 @@ from skcodex.data import (
     time_order,
 )
 from skcodex.data._catalogues import (
+    WALK_STEPS_SLOW,
     checked_with_catalogue,
     warn_if_walk_is_large,
     warn_unseen_names,
 )
 from skcodex.data._codes import walk_size
+
+
+def _missing_date(table: pd.DataFrame) -> bool:
+    """Whether the table's ``date`` column is missing a value (no column: False)."""
+    return "date" in table.columns and bool(table["date"].isna().any())
+
 
 #: The seed model's priors: N(0, 0.5) on every log-spread.
 SEED_PRIORS = {
@@ -106,13 +113,18 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         better out of sample (see [Choosing a model](../model-choice.md)).
     log_sd_spsp_scale : float, default 0.5
         Standard deviation of the prior on the log of the spec-vs-spec spread.
-    time_varying : bool, default False
+    time_varying : bool or "auto", default "auto"
         Let each player's skill follow a Gaussian random walk over rating
         periods (needs a ``period`` column). The walk takes a step only into
         the periods a player played, of spread ``sd_step * sqrt(gap)`` (the
         same walk with the other periods integrated out); forecasts use the
         skill of the last period played, widened by the walk from there to
-        the period after training.
+        the period after training. ``"auto"`` fits the walk when the training
+        table has a ``period`` column with two periods or more, no ``date``
+        missing, a walk of fewer than 4,000 steps (one per player and
+        period played after their first; past that it is slow to fit and
+        mix) and ``method="nuts"``, and static skills otherwise;
+        ``layout_.options.time_varying`` says which was fitted.
     synergy : bool, default False
         Add within-deck starter-spec and spec-spec pair effects (deck strength).
     familiarity : bool, default False
@@ -133,8 +145,15 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     log_sd_step_loc : float, default -2.0
         Mean of the prior on the log of the skill walk's step spread
         (``time_varying=True``).
-    log_sd_step_scale : float, default 0.5
-        Standard deviation of the prior on the log of the skill walk's step spread.
+    log_sd_step_scale : float, default 0.25
+        Standard deviation of the prior on the log of the skill walk's step
+        spread (steps between 0.08 and 0.22 log-odds per period a priori,
+        95%): tighter than the other spreads' priors, for few players walk
+        long enough to pin it, and at 0.5 it mixes too slowly for 4 chains
+        of 1,000 draws on the Codex forum data. It holds a faster drift
+        below its size (a true step of 0.5 is estimated at about 0.3-0.45):
+        for periods in which skills move more, such as years, widen it
+        (0.5) and raise ``log_sd_step_loc``, with more draws.
     log_total_loc : float, default 0.5
         Mean of the prior on the log of the total log-odds spread
         (``prior="balanced"``).
@@ -153,7 +172,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         against a, with one effect per unordered pair of components and
         mirror matchups exactly zero. Swapping the two sides of any match then
         gives exactly ``1 - p``. Cannot be combined with ``first_move=True``.
-    debut : bool, default False
+    debut : bool or "auto", default "auto"
         Add one learned offset to a player's skill in the matches of their
         first rating period (their debut): the log-odds a debutant gains or
         loses against a seasoned player of the same skill. A player never
@@ -164,7 +183,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         log-odds is multiplied by a factor between 0 and 2 (prior centred on
         1), and so is a never-seen player's in every forecast. Needs a
         ``period`` column to tell debuts in training; without one neither is
-        in the fitted model (``layout_.options.debut`` is False).
+        in the fitted model (``layout_.options.debut`` is False). ``"auto"``
+        adds both when the training table has two periods or more.
     debut_loc : float, default 0.0
         Mean of the normal prior on the debut offset (``debut=True``).
     debut_scale : float, default 0.5
@@ -278,13 +298,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         # step sizes underflow), one above 5 spans e^+-15 within 3 scales.
         **{f"{name}_loc": [Interval(Real, -10, 10, closed="both")] for name in _PRIOR_PARAMS},
         **{f"{name}_scale": [Interval(Real, 1e-3, 5, closed="both")] for name in _PRIOR_PARAMS},
-        "time_varying": ["boolean"],
+        "time_varying": ["boolean", StrOptions({"auto"})],
         "synergy": ["boolean"],
         "familiarity": ["boolean"],
         "prior": [StrOptions(set(PRIORS))],
         "first_move": ["boolean"],
         "symmetric": ["boolean"],
-        "debut": ["boolean"],
+        "debut": ["boolean", StrOptions({"auto"})],
         "period_offset": ["boolean"],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
@@ -309,7 +329,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         log_sd_stsp_scale: float = 0.5,
         log_sd_spsp_loc: float = -2.0,
         log_sd_spsp_scale: float = 0.5,
-        time_varying: bool = False,
+        time_varying: bool | str = "auto",
         synergy: bool = False,
         familiarity: bool = False,
         prior: str = "lognormal",
@@ -318,14 +338,14 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         log_sd_fam_loc: float = -2.0,
         log_sd_fam_scale: float = 0.5,
         log_sd_step_loc: float = -2.0,
-        log_sd_step_scale: float = 0.5,
+        log_sd_step_scale: float = 0.25,
         log_total_loc: float = 0.5,
         log_total_scale: float = 0.5,
         first_move: bool = False,
         first_move_loc: float = 0.0,
         first_move_scale: float = 0.5,
         symmetric: bool = False,
-        debut: bool = False,
+        debut: bool | str = "auto",
         debut_loc: float = 0.0,
         debut_scale: float = 0.5,
         period_offset: bool = False,
@@ -387,15 +407,31 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     @property
     def options(self) -> ModelOptions:
-        """The model extensions the parameters switch on."""
+        """The model extensions the parameters switch on.
+
+        An ``"auto"`` part is read from the fitted model (``layout_.options``)
+        once fitted, and counts as off before: a fit decides it from the
+        training table.
+        """
+        return self._declared_options(getattr(self, "layout_", None))
+
+    def _declared_options(self, fitted: Layout | None) -> ModelOptions:
+        """`options`, each ``"auto"`` part read from ``fitted`` (None: counted as off)."""
+
+        def chosen(name: str) -> bool:
+            value = getattr(self, name)
+            if isinstance(value, str):  # "auto"
+                return fitted is not None and bool(getattr(fitted.options, name))
+            return bool(value)
+
         return ModelOptions(
-            time_varying=bool(self.time_varying),
+            time_varying=chosen("time_varying"),
             synergy=bool(self.synergy),
             familiarity=bool(self.familiarity),
             prior=self.prior,
             first_move=bool(self.first_move),
             symmetric=bool(self.symmetric),
-            debut=bool(self.debut),
+            debut=chosen("debut"),
             period_offset=bool(self.period_offset),
         )
 
@@ -441,11 +477,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         outcome = check_outcome(y, len(table)).astype(float)
         if luck is not None:
             outcome = adjust_for_luck(table, outcome, check_luck(luck, len(table)))
-        if self.options.time_varying:
-            time_order(table)  # a skill walk follows time: refuse a match without a date
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
-        layout = self._training_layout(vocab, codes, has_periods="period" in table.columns)
+        layout = self._training_layout(vocab, codes, self._resolved_options(table, codes))
         rng = check_random_state(self.random_state)
         seed, unseen_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
         problem = FitProblem(
@@ -480,10 +514,38 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         )
         return self
 
-    def _training_layout(self, vocab: Vocabulary, codes, has_periods: bool = True) -> Layout:
-        model_options = self.options
+    def _resolved_options(self, table: pd.DataFrame, codes: MatchCodes) -> ModelOptions:
+        """The model's parts for this training table, each ``"auto"`` part decided.
+
+        ``debut="auto"`` is on when the table has two rating periods or more;
+        ``time_varying="auto"`` when it also dates every match (or has no
+        ``date`` column), the walk stays under `WALK_STEPS_SLOW` steps and the
+        method is NUTS (the approximate methods have no walk).
+        """
+        model_options = self._declared_options(None)
+        has_periods = "period" in table.columns
+        several = has_periods and codes.n_epochs >= 2
+        if self.debut == "auto":
+            model_options = dataclasses.replace(model_options, debut=several)
+        if self.time_varying == "auto":
+            walk = (
+                several
+                and self.method == "nuts"  # the approximate methods have no walk
+                and not _missing_date(table)
+                and walk_size(codes)[0] < WALK_STEPS_SLOW
+            )
+            model_options = dataclasses.replace(model_options, time_varying=walk)
         if not has_periods:  # no period: no debut to tell apart, no period to offset
             model_options = dataclasses.replace(model_options, debut=False, period_offset=False)
+        if model_options.time_varying and codes.epoch is not None:
+            time_order(table)  # a skill walk follows time: refuse a match without a date
+        return model_options
+
+    def _training_layout(
+        self, vocab: Vocabulary, codes: MatchCodes, model_options: ModelOptions | None = None
+    ) -> Layout:
+        """The layout to fit: ``model_options`` (by default `options`) on ``codes``."""
+        model_options = self.options if model_options is None else model_options
         if model_options.time_varying and codes.epoch is None:
             raise MatchTableError(
                 "time_varying=True needs a 'period' column (rating period or tournament)"

@@ -11,6 +11,7 @@ the analyses of `skcodex.report.analyse` into the tables the page shows
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -196,8 +197,9 @@ def _extension_frame(result: Analyses) -> pd.DataFrame:
 
 def _extensions(result: Analyses) -> Table:
     e = _extension_frame(result)
+    deck = _deck_word(result)  # "debut deck factor" in the game's own word
     columns = {
-        "quantity": list(e["what"]),
+        "quantity": [re.sub(r"\bdeck\b", deck, str(what)) for what in e["what"]],
         "scale": list(e["scale"]),
         "posterior mean": [fmt(v) for v in e["mean"]],
         "interval": _intervals(e),

@@ -800,7 +800,7 @@ def test_describe_prior_in_words():
     )
     assert describe_prior(clf) == (
         "balanced prior: log total spread ~ N(1.5, 0.5), skill share sigmoid(N(0, 1)), "
-        "deck split softmax(0, N(0, 1), N(0, 1)); log sd_step ~ N(-2.5, 0.5)"
+        "deck split softmax(0, N(0, 1), N(0, 1)); log sd_step ~ N(-2.5, 0.25)"
     )
     assert describe_prior(BayesianMatchupClassifier(prior="balanced")).endswith(
         "softmax(0, N(0, 1), N(0, 1))"

@@ -34,7 +34,10 @@ MONO = ["MonoBlack", "MonoBlue", "MonoGreen", "MonoPurple", "MonoRed", "MonoWhit
 
 @pytest.fixture(scope="module")
 def fitted(small_matches):
-    clf = BayesianMatchupClassifier(draws=100, tune=100, chains=2, random_state=0)
+    """The static model: the independent counts below read its skills as drawn."""
+    clf = BayesianMatchupClassifier(
+        draws=100, tune=100, chains=2, random_state=0, time_varying=False, debut=False
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(small_matches.X, small_matches.y)

@@ -30,7 +30,9 @@ from match_table_adapter import (  # isort: skip
     check_name,
 )
 
-TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0}
+# The static model (no skill walk, no debut): these tests check its formula and layout.
+STATIC = {"time_varying": False, "debut": False}
+TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0, **STATIC}
 
 
 def tiny(**kwargs):

@@ -49,7 +49,9 @@ def match_csv(small_matches, tmp_path_factory):
 @pytest.fixture(scope="module")
 def fitted_dir(match_csv, tmp_path_factory):
     out = tmp_path_factory.mktemp("fit")
-    code = main(["fit", str(match_csv), "--out", str(out), "--no-holdout", *FAST])
+    # the static model: `known_model` below sets its skills by hand
+    static = ["--no-time-varying", "--no-debut"]
+    code = main(["fit", str(match_csv), "--out", str(out), "--no-holdout", *static, *FAST])
     assert code == 0
     return out
 
@@ -621,8 +623,8 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
         "catalogue": "CAT",
         "first_move": True,
         "symmetric": False,
-        "debut": False,
-        "time_varying": False,
+        "debut": "auto",
+        "time_varying": "auto",
         "prior": "balanced",
         "target_accept": 0.95,
     }
@@ -637,6 +639,9 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
     args.debut, args.time_varying = True, True
     clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
     assert clf.params["debut"] is True and clf.params["time_varying"] is True
+    args.debut, args.time_varying = False, False
+    clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
+    assert clf.params["debut"] is False and clf.params["time_varying"] is False
 
 
 @pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
@@ -753,8 +758,8 @@ def test_parser_defaults():
         "specs_per_deck": None,
         "first_move": False,
         "symmetric": False,
-        "debut": False,
-        "time_varying": False,
+        "debut": None,
+        "time_varying": None,
         "decks": None,
         "draws": 1000,
         "tune": None,

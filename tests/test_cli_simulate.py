@@ -28,7 +28,9 @@ def known_model(small_matches, tmp_path_factory):
     from skcodex import _fitting as fitting
     from skcodex.cli import save_model
 
-    clf = BayesianMatchupClassifier(draws=20, tune=20, chains=1, random_state=0)
+    clf = BayesianMatchupClassifier(
+        draws=20, tune=20, chains=1, random_state=0, time_varying=False, debut=False
+    )
     clf.fit(small_matches.X, small_matches.y)
     layout = clf.layout_
     skills = np.random.default_rng(3).normal(

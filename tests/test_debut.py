@@ -225,8 +225,9 @@ def test_simulated_debuts_are_what_the_flags_say():
 
 
 def _fit(X, y, **params):
+    """The debut option on static skills (the independent computations read them as drawn)."""
     return BayesianMatchupClassifier(
-        debut=True, draws=400, tune=400, chains=2, random_state=0, **params
+        debut=True, time_varying=False, draws=400, tune=400, chains=2, random_state=0, **params
     ).fit(X, y)
 
 
@@ -351,7 +352,13 @@ def test_a_forecast_for_a_new_period_integrates_the_new_offsets():
     X, y, *_ = debut_matches(0.0, n_periods=5, per_period=60, seed=11)
     train = X["period"] != X["period"].iloc[-1]
     clf = BayesianMatchupClassifier(
-        period_offset=True, draws=300, tune=300, chains=2, random_state=0
+        period_offset=True,
+        time_varying=False,
+        debut=False,
+        draws=300,
+        tune=300,
+        chains=2,
+        random_state=0,
     ).fit(X[train], y[train])
     seen = set(X["player1"][train]) | set(X["player2"][train])
     test = X[~train & X["player1"].isin(seen) & X["player2"].isin(seen)].head(20)

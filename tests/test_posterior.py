@@ -14,7 +14,9 @@ from skcodex import _fitting as fitting
 from skcodex import _posterior as posterior
 from skcodex.datasets import make_matches
 
-TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0}
+# The static model (no skill walk, no debut): these tests check its formula and layout.
+STATIC = {"time_varying": False, "debut": False}
+TINY = {"draws": 100, "tune": 100, "chains": 2, "random_state": 0, **STATIC}
 
 
 @pytest.fixture(scope="module")

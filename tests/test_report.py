@@ -61,7 +61,10 @@ class _Page(HTMLParser):
 
 @pytest.fixture(scope="module")
 def fitted(small_matches):
-    clf = BayesianMatchupClassifier(draws=100, tune=100, chains=2, random_state=0)
+    """The static model (a default fit's report: see the last test)."""
+    clf = BayesianMatchupClassifier(
+        draws=100, tune=100, chains=2, random_state=0, time_varying=False, debut=False
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(small_matches.X, small_matches.y)
@@ -373,7 +376,10 @@ def test_the_model_described_is_the_one_fitted(fitted):
 
 
 def test_report_of_a_tiny_advi_fit_with_extensions(small_matches, tmp_path):
-    """A real (tiny) ADVI fit with synergy, first move and the balanced prior, end to end."""
+    """A real (tiny) ADVI fit with synergy, first move and the balanced prior, end to end.
+
+    At the default ``"auto"`` the data's tournaments bring the debut option, but
+    ADVI no skill walk."""
     options = {"synergy": True, "first_move": True, "prior": "balanced"}
     clf = BayesianMatchupClassifier(method="advi", draws=50, chains=1, random_state=0, **options)
     with warnings.catch_warnings():
@@ -381,7 +387,7 @@ def test_report_of_a_tiny_advi_fit_with_extensions(small_matches, tmp_path):
         clf.fit(small_matches.X, small_matches.y)
     page = write_report(clf, small_matches.X, small_matches.y, tmp_path, nash_draws=5)
     methods = " ".join(_section(page.read_text(encoding="utf-8"), "methods").split())
-    stated = {"advi", "static", "synergy", "first move", "balanced"}
+    stated = {"advi", "static", "synergy", "first move", "balanced", "debut"}
     for key, phrase in PHRASES.items():
         assert (phrase in methods) == (key in stated), (key, methods)
     assert "50 independent draws" in methods
@@ -389,11 +395,13 @@ def test_report_of_a_tiny_advi_fit_with_extensions(small_matches, tmp_path):
     extensions = page_tables(analyse(clf, small_matches.X, small_matches.y, nash_draws=5))
     assert [row[0] for row in extensions["extensions"].rows] == [
         "first-move advantage",
+        "debut offset (a player's first rating period)",
+        "debut deck factor (times the deck matchup in a match where a side debuts)",
         "spread of the within-deck pair effects",
     ]
     assert 'id="table-extensions"' in _section(page.read_text(encoding="utf-8"), "methods")
     written = pd.read_csv(tmp_path / "extensions.csv").set_index("name")
-    assert list(written.index) == ["first_move", "sd_syn"]
+    assert list(written.index) == ["first_move", "debut", "debut_deck_factor", "sd_syn"]
     first_move = posterior.group(clf.idata_, "posterior")["first_move"].to_numpy()
     assert written.loc["first_move", "mean"] == pytest.approx(first_move.mean(), rel=1e-6)
     # the posterior records the approximation, whatever the parameters say since
@@ -547,3 +555,20 @@ def test_figures_draw_names_as_typed(hostile):
     fig.savefig(io.BytesIO(), format="png", dpi=30)
     legend = [t._preprocess_math(t.get_text()) for t in fig.axes[0].get_legend().get_texts()]
     assert legend[1] == (f"tournament $T3$ ({len(hostile['y'])} matches)", False)
+
+
+def test_a_default_fit_reports_its_walk_and_debut(small_matches, tmp_path):
+    """At the defaults, a table of tournaments brings the skill walk and the debut option:
+    the report says so and gives their values."""
+    clf = BayesianMatchupClassifier(draws=60, tune=60, chains=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(small_matches.X, small_matches.y)
+    assert clf.layout_.options.time_varying and clf.layout_.options.debut
+    page = write_report(clf, small_matches.X, small_matches.y, tmp_path, nash_draws=5)
+    methods = " ".join(_section(page.read_text(encoding="utf-8"), "methods").split())
+    for key in ("walk", "debut", "default", "nuts"):
+        assert PHRASES[key] in methods, key
+    assert PHRASES["static"] not in methods
+    written = pd.read_csv(tmp_path / "extensions.csv").set_index("name")
+    assert list(written.index) == ["debut", "debut_deck_factor", "sd_step"]

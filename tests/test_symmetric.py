@@ -230,7 +230,7 @@ def test_symmetric_fit_without_side_components(method):
         n_players=12, n_matches=200, n_tournaments=2, starters=5, symmetric=True, random_state=4
     )
     clf = _fit(data, method=method)
-    b = clf.layout_.unflatten(clf.effect_draws_)
+    b = clf.layout_.static().unflatten(clf.effect_draws_)
     np.testing.assert_array_equal(b["stst"], -b["stst"].transpose(0, 2, 1))
     X = data.X.iloc[:30]
     p = clf.predict_proba(X)[:, 1] + clf.predict_proba(_swap(X))[:, 1]
@@ -250,7 +250,7 @@ def test_symmetric_model_recovers_a_symmetric_game():
     )  # fmt: skip
     clf = _fit(data, draws=300, tune=300)
     names = list(clf.vocabulary_.starters)
-    draws = clf.layout_.unflatten(clf.effect_draws_)["stst"]
+    draws = clf.layout_.static().unflatten(clf.effect_draws_)["stst"]
     truth = data.params["stst"].loc[names, names].to_numpy()
     upper = np.triu_indices(len(names), 1)
     est, sd = draws.mean(axis=0)[upper], draws.std(axis=0)[upper]

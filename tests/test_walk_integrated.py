@@ -130,7 +130,9 @@ def test_two_fits_with_other_periods_played_compile_once(data):
     for X in fits:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            clf = BayesianMatchupClassifier(time_varying=True, draws=20, tune=20, chains=1)
+            clf = BayesianMatchupClassifier(
+                time_varying=True, debut=False, draws=20, tune=20, chains=1
+            )
             clf.fit(X, data.y[: len(X)])
         counts.append(compile_count())
         walk = posterior.group(clf.idata_, "posterior")["walk"].to_numpy()
@@ -232,14 +234,26 @@ def test_the_fitted_walk_recovers_a_known_step_spread():
         deck_kind="monocolour",
         random_state=7,
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        clf = BayesianMatchupClassifier(
-            time_varying=True, draws=300, tune=300, chains=2, random_state=0
-        ).fit(sim.X, sim.y)
-    post = posterior.group(clf.idata_, "posterior")
-    step = post["sd"].sel(spread="step").to_numpy().ravel()
-    low, high = np.quantile(step, [0.03, 0.97])
+    steps = {}
+    for scale in (0.5, 0.25):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf = BayesianMatchupClassifier(
+                time_varying=True,
+                log_sd_step_scale=scale,
+                draws=300,
+                tune=300,
+                chains=2,
+                random_state=0,
+            ).fit(sim.X, sim.y)
+        post = posterior.group(clf.idata_, "posterior")
+        steps[scale] = post["sd"].sel(spread="step").to_numpy().ravel()
+    # with the wider prior N(-2, 0.5) the truth is recovered
+    low, high = np.quantile(steps[0.5], [0.03, 0.97])
     assert low < truth < high, (low, high)
-    # informative: the prior's 94% interval of sd_step is about (0.05, 0.36)
+    # informative: that prior's 94% interval of sd_step is about (0.05, 0.36)
     assert high - low < 0.5 and low > 0.2
+    # the default N(-2, 0.25) holds the step below a drift this fast (its 94% interval
+    # is about 0.08-0.22), but the data still take it far above that interval
+    low, high = np.quantile(steps[0.25], [0.03, 0.97])
+    assert 0.22 < low < high < truth, (low, high)

@@ -49,7 +49,7 @@ def test_time_varying_warns_before_a_large_walk():
         "time_varying=True on 100 players and 45 rating periods: the skill walk takes 4,400 "
         "steps (one per player and period played after the first; 4,400 through every period)."
     )
-    static = BayesianMatchupClassifier()
+    static = BayesianMatchupClassifier(time_varying=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         static._training_layout(vocab, codes)

@@ -25,6 +25,12 @@ from skcodex.cli.output import (
 from skcodex.cli.tables import read_matches
 
 
+def _part(args: argparse.Namespace, name: str) -> bool | str:
+    """An optional part's flag: on, off, or ``"auto"`` when neither was given."""
+    value = getattr(args, name, None)
+    return "auto" if value is None else bool(value)
+
+
 def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace, what: str):
     from sklearn.exceptions import ConvergenceWarning
 
@@ -39,8 +45,8 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         catalogue=catalogue,
         first_move=bool(getattr(args, "first_move", False)),
         symmetric=bool(getattr(args, "symmetric", False)),
-        debut=bool(getattr(args, "debut", False)),
-        time_varying=bool(getattr(args, "time_varying", False)),
+        debut=_part(args, "debut"),
+        time_varying=_part(args, "time_varying"),
         prior=args.prior,
         target_accept=args.target_accept,
     )

@@ -6,6 +6,7 @@ import argparse
 from typing import NoReturn
 
 from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict, _cmd_simulate
+from skcodex.data._catalogues import WALK_STEPS_SLOW
 
 #: Where ``skcodex demo`` writes its report unless told otherwise.
 DEMO_DIR = "skcodex-demo"
@@ -200,16 +201,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fit.add_argument(
         "--debut",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="learn how players play in their first period: a skill offset and a factor "
-        "on the deck effects (needs a period column); never-seen players are forecast as "
-        "debutants",
+        "on the deck effects; never-seen players are forecast as debutants (default: on "
+        "when the matches span two periods or more)",
     )
     fit.add_argument(
         "--time-varying",
-        action="store_true",
-        help="let each player's skill walk over the periods (needs a period column; "
-        "slower, and its step spread mixes slowly)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="let each player's skill walk over the periods; --time-varying needs a period "
+        "column (default: on when the matches span two periods or more, every match is "
+        f"dated and the walk takes fewer than {WALK_STEPS_SLOW:,} steps)",
     )
     fit.add_argument(
         "--decks",
