@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from skcodex import BayesianMatchupClassifier
+from skcodex import _posterior as posterior
 from skcodex._diagnostics import convergence_statistics
 from skcodex.datasets import load_codex_matches
 
@@ -40,7 +41,7 @@ def step_diagnostics(clf: BayesianMatchupClassifier) -> dict:
     """R-hat, bulk ESS and mean of the step spread (empty without the walk)."""
     if "step" not in clf.layout_.spreads:
         return {}
-    post = clf.idata_.posterior
+    post = posterior.group(clf.idata_, "posterior")
     column = clf.layout_.spreads.index("step")
     log_sd = np.asarray(post["log_sd"])[..., column]
     stats = convergence_statistics(log_sd)

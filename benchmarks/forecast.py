@@ -48,8 +48,11 @@ from skcodex._classifier import SEED_PRIORS
 from skcodex.datasets import load_codex_matches
 from skcodex.evaluation import bootstrap_against_best_other, forward_forecasts, score_table
 
+#: The static model: no skill walk, no debut option (the estimator's default before "auto").
+STATIC = {"time_varying": False, "debut": False}
+
 #: The seed model: its priors, static skills and no debut option.
-SEED_MODEL = {**SEED_PRIORS, "time_varying": False, "debut": False}
+SEED_MODEL = {**SEED_PRIORS, **STATIC}
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = HERE.parents[1] / "shared" / "data" / "codexdata"

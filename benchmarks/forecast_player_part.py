@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from forecast import DEFAULT_DATA, HERE, cached_forecasts, calibration_slope
+from forecast import DEFAULT_DATA, HERE, STATIC, cached_forecasts, calibration_slope
 from rating_systems import TTTClassifier, WHRClassifier
 from scipy.special import expit, logit
 
@@ -40,7 +40,7 @@ NO_DECKS = {
 
 #: The estimator's defaults when these figures were measured: static skills, no debut
 #: option, and the walk's step prior N(-2, 0.5) when it is asked for.
-EARLIER_DEFAULTS = {"time_varying": False, "debut": False, "log_sd_step_scale": 0.5}
+EARLIER_DEFAULTS = {**STATIC, "log_sd_step_scale": 0.5}
 
 #: Estimator parameters tried, by name, on top of `EARLIER_DEFAULTS`.
 VARIANTS = {

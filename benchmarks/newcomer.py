@@ -36,7 +36,14 @@ from pathlib import Path
 import forecast
 import numpy as np
 import pandas as pd
-from forecast import DEFAULT_DATA, HERE, cached_forecasts, calibration_slope, rating_systems
+from forecast import (
+    DEFAULT_DATA,
+    HERE,
+    STATIC,
+    cached_forecasts,
+    calibration_slope,
+    rating_systems,
+)
 from forecast_player_part import newcomers
 
 from skcodex import BayesianMatchupClassifier, TournamentSplit, brier_score
@@ -48,7 +55,7 @@ from skcodex.evaluation import paired_bootstrap, score_table
 #: structure, the estimator's default before "auto"), the debut option with static skills,
 #: and the defaults plus the per-period offset.
 VARIANTS = {
-    "skcodex static": {"time_varying": False, "debut": False},
+    "skcodex static": STATIC,
     "skcodex static + debut": {"time_varying": False},
     "skcodex + period offset": {"period_offset": True},
 }
