@@ -138,14 +138,15 @@ start = time.perf_counter()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     if method in ("own", "nuts"):
+        # the static model in every method (ADVI has no walk; "auto" would add it to NUTS)
         model = BayesianMatchupClassifier(
-            method="advi" if method == "own" else "nuts",
+            method="advi" if method == "own" else "nuts", time_varying=False, debut=False,
             draws=draws, tune=tune, chains=chains, random_state=seed)
         model.fit(Xtr, ytr)
     elif method == "pymc":
-        model = fit_pymc(BayesianMatchupClassifier(random_state=seed))
+        model = fit_pymc(BayesianMatchupClassifier(random_state=seed, time_varying=False))
     else:
-        model = fit_pathfinder(BayesianMatchupClassifier(random_state=seed))
+        model = fit_pathfinder(BayesianMatchupClassifier(random_state=seed, time_varying=False))
     theta = model.effect_draws_
 fit_seconds = time.perf_counter() - start
 peak = rss_mb()

@@ -63,6 +63,7 @@ def _fit(method: str, data, args):
     from skcodex._approximate import ApproximationWarning
 
     settings = {"draws": args.draws, "tune": args.tune, "chains": args.chains}
+    settings.update(time_varying=False, debut=False)  # the static model, ADVI's and NUTS's alike
     # Full-rank ADVI is not a `method` of the estimator: fit "advi" with full_rank=True.
     estimator_method = "advi" if method == "fullrank_advi" else method
     clf = BayesianMatchupClassifier(method=estimator_method, random_state=args.seed, **settings)

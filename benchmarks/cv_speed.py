@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fit_speed import Timer, encoded, load_real, machine, markdown, median, write_results
+from fit_speed import STATIC, Timer, encoded, load_real, machine, markdown, median, write_results
 
 
 def main(argv=None) -> None:
@@ -57,8 +57,8 @@ def main(argv=None) -> None:
     warnings.simplefilter("ignore", ConvergenceWarning)
     X, y, catalogue = load_real()
     _, _, layout = encoded(X, y, catalogue)
-    clf = BayesianMatchupClassifier(
-        draws=args.draws, tune=args.tune, random_state=args.seed, catalogue=catalogue
+    clf = BayesianMatchupClassifier(  # the static model: the layout precompiled above
+        draws=args.draws, tune=args.tune, random_state=args.seed, catalogue=catalogue, **STATIC
     )
     results: dict = {"machine": machine(), "settings": vars(args), "n_matches": len(y)}
 

@@ -4,8 +4,9 @@ Three implementations of the seed model, run side by side in one script on the
 same data with the same number of draws (4 chains x 1,000 tuning + 1,000 kept
 draws, chains in parallel on up to 2 cores):
 
-- **skcodex**: ``BayesianMatchupClassifier().fit`` with its defaults (nutpie,
-  the numba log-density of `skcodex._model.build_model`, padded layout);
+- **skcodex**: ``BayesianMatchupClassifier(**STATIC).fit``: its defaults on the static
+  model the other two write (no skill walk, no debut option; nutpie, the numba
+  log-density of `skcodex._model.build_model`, padded layout);
 - **Stan**: the reference program `STAN_PROGRAM` below, run with PyStan;
 - **PyMC plain**: the model written the obvious way, one variable per effect
   block and advanced indexing per component, sampled by ``pm.sample()``.
@@ -279,6 +280,10 @@ def rates(row: dict) -> dict:
     return row
 
 
+#: The static model, the one the Stan program and the plain PyMC model write: at the
+#: estimator's default ``"auto"`` a table of periods would add the walk and debut option.
+STATIC = {"time_varying": False, "debut": False}
+
 # -- skcodex -------------------------------------------------------------------------
 
 
@@ -288,7 +293,9 @@ def skcodex_fit(X, y, catalogue, *, draws, tune, seed):
 
     from skcodex import BayesianMatchupClassifier
 
-    clf = BayesianMatchupClassifier(draws=draws, tune=tune, random_state=seed, catalogue=catalogue)
+    clf = BayesianMatchupClassifier(
+        draws=draws, tune=tune, random_state=seed, catalogue=catalogue, **STATIC
+    )
     cpu = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -351,7 +358,7 @@ def _first_fit_only(dataset: str, draws: str, tune: str) -> None:
     from skcodex import BayesianMatchupClassifier
 
     X, y, catalogue = load(dataset)
-    clf = BayesianMatchupClassifier(draws=int(draws), tune=int(tune), catalogue=catalogue)
+    clf = BayesianMatchupClassifier(draws=int(draws), tune=int(tune), catalogue=catalogue, **STATIC)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         with Timer() as t:
@@ -408,7 +415,7 @@ def default_priors():
     """The spread priors of skcodex's default fit, used by all three implementations."""
     from skcodex import BayesianMatchupClassifier
 
-    return BayesianMatchupClassifier().priors
+    return BayesianMatchupClassifier(**STATIC).priors
 
 
 def stan_build(index, y, layout, seed, program):

@@ -65,9 +65,9 @@ Xtr, ytr = X.iloc[rows], y[rows]
 if method == "elo":
     model = EloClassifier(first_mover_advantage="auto")
 else:
-    model = BayesianMatchupClassifier(
+    model = BayesianMatchupClassifier(  # the static model, ADVI's and NUTS's alike
         method=method, draws=int(draws), tune=int(tune), chains=int(chains),
-        random_state=int(seed),
+        random_state=int(seed), time_varying=False, debut=False,
     )
 before = rss_mb()
 start = time.perf_counter()
