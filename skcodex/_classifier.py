@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 import weakref
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex import _debut_decks as debut_decks
 from skcodex import _fit_readers as fit_readers
 from skcodex import _fitting as fitting
+from skcodex import _part_choice as part_choice
 from skcodex import _posterior as posterior
 from skcodex._approximate import METHODS
 from skcodex._blocks import BLOCK_TABLE, DEBUT_LEVELS, SPREAD_TABLE
@@ -123,8 +125,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         table has a ``period`` column with two periods or more, no ``date``
         missing, a walk of fewer than 4,000 steps (one per player and
         period played after their first; past that it is slow to fit and
-        mix) and ``method="nuts"``, and static skills otherwise;
-        ``layout_.options.time_varying`` says which was fitted.
+        mix) and ``method="nuts"``, and only when it also forecasts the
+        table's own latest periods better than the model without it (see
+        ``part_selection``); ``layout_.options.time_varying`` says which was
+        fitted.
     synergy : bool, default False
         Add within-deck starter-spec and spec-spec pair effects (deck strength).
     familiarity : bool, default False
@@ -147,13 +151,24 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         (``time_varying=True``).
     log_sd_step_scale : float, default 0.25
         Standard deviation of the prior on the log of the skill walk's step
-        spread (steps between 0.08 and 0.22 log-odds per period a priori,
+        spread (``step_prior="lognormal"``; steps between 0.08 and 0.22
+        log-odds per period a priori,
         95%): tighter than the other spreads' priors, for few players walk
         long enough to pin it, and at 0.5 it mixes too slowly for 4 chains
         of 1,000 draws on the Codex forum data. It holds a faster drift
         below its size (a true step of 0.5 is estimated at about 0.3-0.45):
         for periods in which skills move more, such as years, widen it
         (0.5) and raise ``log_sd_step_loc``, with more draws.
+    step_prior : {"lognormal", "exponential"}, default "lognormal"
+        The prior family of the walk's step spread. ``"lognormal"``:
+        ``log sd_step ~ N(log_sd_step_loc, log_sd_step_scale)``.
+        ``"exponential"``: ``sd_step ~ Exponential`` of mean
+        ``sd_step_mean``, a penalised-complexity prior whose mode is no
+        drift at all, so the data decide whether skills move; it needs more
+        draws to mix (see [Choosing a model](../model-choice.md)).
+    sd_step_mean : float, default 0.15
+        Mean of the exponential prior on the step spread
+        (``step_prior="exponential"``).
     log_total_loc : float, default 0.5
         Mean of the prior on the log of the total log-odds spread
         (``prior="balanced"``).
@@ -184,7 +199,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         1), and so is a never-seen player's in every forecast. Needs a
         ``period`` column to tell debuts in training; without one neither is
         in the fitted model (``layout_.options.debut`` is False). ``"auto"``
-        adds both when the training table has two periods or more.
+        adds both when the training table has two periods or more and they
+        forecast its own latest periods better (see ``part_selection``).
     debut_loc : float, default 0.0
         Mean of the normal prior on the debut offset (``debut=True``).
     debut_scale : float, default 0.5
@@ -201,6 +217,16 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         (``period_offset=True``).
     log_sd_period_scale : float, default 0.5
         Standard deviation of the prior on the log of the per-period offsets' spread.
+    part_selection : {"forward", "none"}, default "forward"
+        How the ``"auto"`` parts (``debut``, ``time_varying``) are decided.
+        ``"forward"``: by the table's own evidence. Every combination of the
+        parts the table can hold is fitted (2 chains of 250 draws) on the
+        matches before each of its last three rating periods and forecasts
+        that period; a part is in the fitted model only when the richer
+        model's forward log score beats the model without it by more than
+        two standard errors (`part_evidence_` keeps the table). It costs
+        about one more fit. ``"none"``: no such fits; every ``"auto"`` part is
+        off. Parts set to True or False are never tested.
     draws : int, default 1000
         Posterior draws kept per chain. ``fit`` refuses, before sampling,
         ``chains * draws`` whose draws would not fit in the memory available
@@ -267,6 +293,14 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         optional blocks switched on: syn, fam, step); a view of ``idata_``.
     convergence_problems_ : list of str
         Failed convergence checks (empty when R-hat, ESS and divergences are fine).
+    part_evidence_ : pandas.DataFrame or None
+        How the ``"auto"`` parts were decided (``part_selection="forward"``):
+        one row per candidate model (``candidate``, its ``parts``), the
+        forecast ``matches`` of the table's latest periods, each candidate's
+        mean forward ``log score`` and ``brier``, its summed ``log score -
+        simplest`` with its standard error ``se``, and which was ``chosen``;
+        ``attrs["note"]`` says why a table too short to test on kept the
+        simplest model. None when no part was ``"auto"`` or could be on.
 
     Examples
     --------
@@ -290,7 +324,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         "feature_names_in_",
         "n_features_in_",
         "convergence_problems_",
+        "part_evidence_",
     )
+    #: Fitted attributes files of earlier versions may lack (None when absent).
+    _optional_state: ClassVar[tuple[str, ...]] = ("part_evidence_",)
 
     _parameter_constraints: ClassVar[dict] = {
         # Prior bounds on the log of a spread: a loc of +-10 is a spread of e^10 (20,000
@@ -299,6 +336,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         **{f"{name}_loc": [Interval(Real, -10, 10, closed="both")] for name in _PRIOR_PARAMS},
         **{f"{name}_scale": [Interval(Real, 1e-3, 5, closed="both")] for name in _PRIOR_PARAMS},
         "time_varying": ["boolean", StrOptions({"auto"})],
+        "step_prior": [StrOptions({"exponential", "lognormal"})],
+        # a mean step of 1e-3 log-odds pins the walk at none; one of 5 is a coin toss a period
+        "sd_step_mean": [Interval(Real, 1e-3, 5, closed="both")],
         "synergy": ["boolean"],
         "familiarity": ["boolean"],
         "prior": [StrOptions(set(PRIORS))],
@@ -306,6 +346,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         "symmetric": ["boolean"],
         "debut": ["boolean", StrOptions({"auto"})],
         "period_offset": ["boolean"],
+        "part_selection": [StrOptions({"forward", "none"})],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
         "chains": [Interval(Integral, 1, None, closed="left")],
@@ -339,6 +380,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         log_sd_fam_scale: float = 0.5,
         log_sd_step_loc: float = -2.0,
         log_sd_step_scale: float = 0.25,
+        step_prior: str = "lognormal",
+        sd_step_mean: float = 0.15,
         log_total_loc: float = 0.5,
         log_total_scale: float = 0.5,
         first_move: bool = False,
@@ -351,6 +394,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         period_offset: bool = False,
         log_sd_period_loc: float = -1.5,
         log_sd_period_scale: float = 0.5,
+        part_selection: str = "forward",
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,
@@ -380,6 +424,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         self.log_sd_fam_scale = log_sd_fam_scale
         self.log_sd_step_loc = log_sd_step_loc
         self.log_sd_step_scale = log_sd_step_scale
+        self.step_prior = step_prior
+        self.sd_step_mean = sd_step_mean
         self.log_total_loc = log_total_loc
         self.log_total_scale = log_total_scale
         self.first_move = first_move
@@ -392,6 +438,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         self.period_offset = period_offset
         self.log_sd_period_loc = log_sd_period_loc
         self.log_sd_period_scale = log_sd_period_scale
+        self.part_selection = part_selection
         self.draws = draws
         self.tune = tune
         self.chains = chains
@@ -443,10 +490,14 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     def _priors_for(self, options: ModelOptions) -> SpreadPriors:
         """The priors the parameters give each entry of ``options.prior_names``."""
         names = [_PRIOR_PARAMS_BY_NAME[n] for n in options.prior_names]
-        return SpreadPriors(
-            loc=tuple(float(getattr(self, f"{n}_loc")) for n in names),
-            scale=tuple(float(getattr(self, f"{n}_scale")) for n in names),
-        )
+        loc = [float(getattr(self, f"{n}_loc")) for n in names]
+        scale = [float(getattr(self, f"{n}_scale")) for n in names]
+        family = ["lognormal"] * len(names)
+        if self.step_prior == "exponential" and "step" in options.prior_names:
+            # the walk's step spread: Exponential of mean sd_step_mean (mode 0: no drift)
+            at = options.prior_names.index("step")
+            loc[at], scale[at], family[at] = float(np.log(self.sd_step_mean)), 1.0, "exponential"
+        return SpreadPriors(loc=tuple(loc), scale=tuple(scale), family=tuple(family))
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> BayesianMatchupClassifier:
@@ -474,14 +525,19 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             The fitted estimator.
         """
         table, catalogue = checked_with_catalogue(X, self.catalogue)
-        outcome = check_outcome(y, len(table)).astype(float)
-        if luck is not None:
-            outcome = adjust_for_luck(table, outcome, check_luck(luck, len(table)))
+        observed = check_outcome(y, len(table)).astype(float)
+        luck = None if luck is None else check_luck(luck, len(table))
+        outcome = observed if luck is None else adjust_for_luck(table, observed, luck)
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
-        layout = self._training_layout(vocab, codes, self._resolved_options(table, codes))
         rng = check_random_state(self.random_state)
-        seed, unseen_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
+        seed, unseen_seed, select_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=3))
+        model_options, evidence = self._resolved_options(
+            table,
+            codes,
+            lambda parts: self._forward_evidence(table, observed, luck, parts, select_seed),
+        )
+        layout = self._training_layout(vocab, codes, model_options)
         problem = FitProblem(
             index=layout.index_matrix(codes),
             outcome=outcome,
@@ -511,35 +567,79 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             feature_names_in_=columns,
             n_features_in_=len(columns),
             convergence_problems_=problems,
+            part_evidence_=evidence,
         )
         return self
 
-    def _resolved_options(self, table: pd.DataFrame, codes: MatchCodes) -> ModelOptions:
+    def _resolved_options(
+        self, table: pd.DataFrame, codes: MatchCodes, evidence_for=None
+    ) -> tuple[ModelOptions, pd.DataFrame | None]:
         """The model's parts for this training table, each ``"auto"`` part decided.
 
-        ``debut="auto"`` is on when the table has two rating periods or more;
-        ``time_varying="auto"`` when it also dates every match (or has no
-        ``date`` column), the walk stays under `WALK_STEPS_SLOW` steps and the
-        method is NUTS (the approximate methods have no walk).
+        An ``"auto"`` part can be on only where the table can hold it: the
+        debut option when the table has two rating periods or more; the walk
+        when it also dates every match (or has no ``date`` column), stays
+        under `WALK_STEPS_SLOW` steps and the method is NUTS (the approximate
+        methods have no walk). Of those, ``evidence_for(parts)`` (the forward
+        evidence, `skcodex._part_choice`) decides which are on; without it
+        (``part_selection="none"``) they are off. Returns the options and the
+        evidence table (None when nothing was decided by evidence).
         """
         model_options = self._declared_options(None)
         has_periods = "period" in table.columns
         several = has_periods and codes.n_epochs >= 2
-        if self.debut == "auto":
-            model_options = dataclasses.replace(model_options, debut=several)
-        if self.time_varying == "auto":
-            walk = (
-                several
-                and self.method == "nuts"  # the approximate methods have no walk
-                and not _missing_date(table)
-                and walk_size(codes)[0] < WALK_STEPS_SLOW
-            )
-            model_options = dataclasses.replace(model_options, time_varying=walk)
+        feasible = {
+            "debut": several,
+            "time_varying": several
+            and self.method == "nuts"  # the approximate methods have no walk
+            and not _missing_date(table)
+            and walk_size(codes)[0] < WALK_STEPS_SLOW,
+        }
+        auto = [name for name in ("debut", "time_varying") if getattr(self, name) == "auto"]
+        tried = [name for name in auto if feasible[name]]
+        evidence = None
+        chosen = dict.fromkeys(auto, False)
+        if tried and self.part_selection == "forward" and evidence_for is not None:
+            evidence = evidence_for(tried)
+            row = int(np.flatnonzero(evidence["chosen"].to_numpy())[0])
+            chosen.update(part_choice.candidates(tried)[row])
+        model_options = dataclasses.replace(model_options, **chosen)
         if not has_periods:  # no period: no debut to tell apart, no period to offset
             model_options = dataclasses.replace(model_options, debut=False, period_offset=False)
         if model_options.time_varying and codes.epoch is not None:
             time_order(table)  # a skill walk follows time: refuse a match without a date
-        return model_options
+        return model_options, evidence
+
+    def _forward_evidence(
+        self,
+        table: pd.DataFrame,
+        observed: np.ndarray,
+        luck: np.ndarray | None,
+        parts: list[str],
+        seed: int,
+    ) -> pd.DataFrame:
+        """`skcodex._part_choice.forward_evidence` for the ``"auto"`` ``parts`` on ``table``."""
+        seeds = iter(np.random.default_rng(seed).integers(0, 2**31 - 1, size=10_000))
+
+        def fit_and_forecast(candidate: dict, train: np.ndarray, test: np.ndarray):
+            est = clone(self).set_params(
+                **candidate,
+                **part_choice.SELECTION_SAMPLING,
+                part_selection="none",
+                progressbar=False,
+                random_state=int(next(seeds)),
+            )
+            with warnings.catch_warnings():
+                # short chains: their convergence is not what is judged
+                warnings.simplefilter("ignore")
+                est.fit(
+                    table.iloc[train],
+                    observed[train],
+                    luck=None if luck is None else luck[train],
+                )
+                return est.predict_proba(table.iloc[test])[:, 1]
+
+        return part_choice.forward_evidence(table, observed, parts, fit_and_forecast)
 
     def _training_layout(
         self, vocab: Vocabulary, codes: MatchCodes, model_options: ModelOptions | None = None

@@ -487,6 +487,7 @@ def _data(index: np.ndarray, y: np.ndarray, priors: SpreadPriors, trials=None) -
         "trials": np.ones(len(y)) if trials is None else np.asarray(trials, dtype=float),
         "prior_loc": np.asarray(priors.loc, dtype=float),
         "prior_scale": np.asarray(priors.scale, dtype=float),
+        "prior_family": priors.exponential,
     }
 
 

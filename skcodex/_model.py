@@ -76,6 +76,7 @@ __all__ = [
     "EXTRA_PRIOR_DEFAULTS",
     "FIRST_MOVE_PRIOR",
     "PRIORS",
+    "PRIOR_FAMILIES",
     "SPREADS",
     "Layout",
     "ModelOptions",
@@ -83,6 +84,7 @@ __all__ = [
     "balanced_spreads",
     "build_model",
     "default_priors",
+    "exponential_correction",
     "quasi_loglik",
     "quasi_loglik_terms",
     "walk_data",
@@ -94,6 +96,22 @@ ROTATED_Z = "z_rotated"
 EXTRA_PRIOR_DEFAULTS = {name: PRIOR_DEFAULTS[name] for name in ("syn", "fam", "step")}
 #: Default prior of the first-move effect itself (log-odds): N(0, 0.5).
 FIRST_MOVE_PRIOR = PRIOR_DEFAULTS["first_move"]
+
+
+#: The prior families of a spread (`SpreadPriors.family`).
+PRIOR_FAMILIES = ("lognormal", "exponential")
+
+
+def exponential_correction(u, loc, scale, flag, xp=np):
+    """What turns ``N(loc, scale)`` on ``u = log sd`` into ``sd ~ Exponential(mean exp(loc))``.
+
+    Added to the log density of ``u`` where ``flag`` is 1 (0 elsewhere): the
+    exponential's density in ``u`` (``-loc - exp(u - loc) + u``, the last term the
+    Jacobian of ``sd = exp(u)``) minus the normal's. Summed over entries.
+    """
+    normal = -0.5 * ((u - loc) / scale) ** 2 - xp.log(scale) - 0.5 * np.log(2 * np.pi)
+    exponential = -loc - xp.exp(u - loc) + u
+    return xp.sum(flag * (exponential - normal))
 
 
 @dataclass(frozen=True)
@@ -109,6 +127,12 @@ class SpreadPriors:
 
     loc: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
     scale: tuple[float, ...] = (0.5, 0.5, 0.5, 0.5)
+    #: Per entry, ``"lognormal"`` (the default: ``log sd ~ N(loc, scale)``, or for an
+    #: effect with a prior of its own ``N(loc, scale)`` on the effect) or
+    #: ``"exponential"`` (a spread's penalised-complexity prior, ``sd ~ Exponential``
+    #: of mean ``exp(loc)``, whose mode is 0: the data decide whether the part is
+    #: there at all; ``scale`` is unused and must be 1). None: every entry log-normal.
+    family: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         loc = np.asarray(self.loc, dtype=float)
@@ -120,6 +144,21 @@ class SpreadPriors:
             raise ValueError("spread prior loc and scale must have the same length")
         if np.any(scale <= 0):
             raise ValueError(f"spread prior scales must be positive, got {self.scale!r}")
+        if self.family is not None:
+            if len(self.family) != len(loc) or not set(self.family) <= set(PRIOR_FAMILIES):
+                raise ValueError(
+                    f"spread prior family must hold one of {PRIOR_FAMILIES} per entry, "
+                    f"got {self.family!r}"
+                )
+            exponential = np.asarray(self.family) == "exponential"
+            if np.any(scale[exponential] != 1.0):
+                raise ValueError("an exponential spread prior has scale 1 (its mean is exp(loc))")
+
+    @property
+    def exponential(self) -> np.ndarray:
+        """1.0 where an entry's prior is exponential, else 0.0 (the model's ``prior_family``)."""
+        family = self.family or ("lognormal",) * len(self.loc)
+        return np.array([f == "exponential" for f in family], dtype=float)
 
 
 def balanced_spreads(log_total, share, split, k: int, xp=np):
@@ -245,9 +284,15 @@ def build_model(
             data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")
         loc = pm.Data("prior_loc", np.asarray(priors.loc, dtype=float))
         scale = pm.Data("prior_scale", np.asarray(priors.scale, dtype=float))
+        family = pm.Data("prior_family", priors.exponential)
         n_sd = len(opts.spreads)
         if opts.prior == "lognormal":
             log_sd = pm.Normal("log_sd", loc[:n_sd], scale[:n_sd], dims="spread")
+            # a spread with an exponential prior (its mode at 0): see exponential_correction
+            pm.Potential(
+                "spread_family",
+                exponential_correction(log_sd, loc[:n_sd], scale[:n_sd], family[:n_sd], pt),
+            )
             sd = pm.Deterministic("sd", pt.exp(log_sd), dims="spread")
         else:
             log_total = pm.Normal("log_total", loc[0], scale[0])
@@ -264,6 +309,11 @@ def build_model(
             if n_sd > len(SPREADS):
                 n_extra = n_sd - len(SPREADS)
                 extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])
+                cut = slice(1, 1 + n_extra)
+                pm.Potential(
+                    "spread_family",
+                    exponential_correction(extra, loc[cut], scale[cut], family[cut], pt),
+                )
                 parts.append(pt.exp(extra))
             sd = pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
         # z = sd**c * z_std with z_std ~ N(0, 1): centred (c = 1) or non-centred (c = 0)

@@ -292,11 +292,13 @@ def _build(meta: dict, blobs: dict[str, bytes], limit: int) -> Any:
         raise PersistenceError(
             f"it sets {unknown[0][:40]!r}, which is not a fitted attribute a {name} saves"
         )
-    lost = [k for k in cls._persisted_state if k not in state_in]
+    # attributes a file of an earlier version may lack: None when absent
+    optional = set(getattr(cls, "_optional_state", ()))
+    lost = [k for k in cls._persisted_state if k not in state_in and k not in optional]
     if lost:
         raise PersistenceError(f"it lacks the fitted attribute(s) {', '.join(lost)}")
     params = {k: reader.decode(v) for k, v in params_in.items()}
-    state = {k: reader.decode(state_in[k]) for k in cls._persisted_state}
+    state = {k: reader.decode(state_in[k]) if k in state_in else None for k in cls._persisted_state}
     estimator = cls(**params)
     if hasattr(estimator, "_validate_params"):
         try:

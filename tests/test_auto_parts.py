@@ -1,4 +1,4 @@
-"""The default ``"auto"`` parts: the debut option and the skill walk, decided by the table."""
+"""The default ``"auto"`` parts: which the table can hold, and the forward evidence."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from skcodex import BayesianMatchupClassifier
+from skcodex import _part_choice as part_choice
 from skcodex.cli.parser import build_parser
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.data._catalogues import WALK_STEPS_SLOW
@@ -17,12 +18,19 @@ from skcodex.datasets import make_matches
 
 
 def _decided(clf: BayesianMatchupClassifier, X: pd.DataFrame) -> tuple[bool, bool]:
-    """(time_varying, debut) as a fit of ``clf`` on ``X`` would decide them."""
+    """(time_varying, debut) as a fit of ``clf`` on ``X`` would decide them, had every part
+    the table can hold won on the forward evidence."""
     table = check_match_table(X)
     codes = encode(table, Vocabulary.from_table(table))
+
+    def richest_wins(parts):
+        combos = part_choice.candidates(parts)
+        evidence = pd.DataFrame({"chosen": [False] * (len(combos) - 1) + [True]})
+        return evidence
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # auto never asks for a walk it would warn about
-        options = clf._resolved_options(table, codes)
+        options, _ = clf._resolved_options(table, codes, richest_wins)
     return options.time_varying, options.debut
 
 
@@ -110,7 +118,11 @@ def test_a_fitted_default_reports_what_it_fitted_and_a_refit_decides_afresh():
     X, y = make_matches(
         n_players=12, n_matches=120, n_tournaments=3, random_state=3, return_X_y=True
     )
+    # both parts on by choice: what a fit records of them
     clf = BayesianMatchupClassifier(draws=50, tune=50, chains=2, random_state=0)
+    clf._forward_evidence = lambda table, observed, luck, parts, seed: pd.DataFrame(
+        {"chosen": [False] * (2 ** len(parts) - 1) + [True]}
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(X, y)
@@ -139,3 +151,137 @@ def test_the_command_line_flags_are_on_off_or_auto(flags, expected):
 
     args = build_parser().parse_args(["fit", "matches.csv", "--out", "out", *flags])
     assert (_part(args, "time_varying"), _part(args, "debut")) == expected
+
+
+# -- the forward evidence ------------------------------------------------------------------
+
+
+def _periods_table(n_periods: int, per_period: int = 30) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(0)
+    rows = [
+        (f"p{rng.integers(12)}", f"q{rng.integers(12)}", "MonoRed", "MonoBlue", t)
+        for t in range(n_periods)
+        for _ in range(per_period)
+    ]
+    X = pd.DataFrame(rows, columns=["player1", "player2", "deck1", "deck2", "period"])
+    return check_match_table(X), rng.integers(0, 2, len(X)).astype(float)
+
+
+def _scripted(forecasts: dict[str, float], outcome: np.ndarray, sharpen: str | None = None):
+    """A fit_and_forecast whose candidates forecast fixed numbers (``sharpen``: the truth)."""
+
+    def fit_and_forecast(parts, train, test):
+        label = part_choice.candidate_label(parts)
+        if label == sharpen:  # this candidate knows the outcome well
+            return np.where(outcome[test] == 1, 0.8, 0.2)
+        return np.full(len(test), forecasts.get(label, 0.5))
+
+    return fit_and_forecast
+
+
+def test_each_candidate_forecasts_the_last_periods_from_the_ones_before():
+    table, outcome = _periods_table(6)
+    seen = []
+
+    def fit_and_forecast(parts, train, test):
+        periods = table["period"].to_numpy()
+        # every training match ended before the fold's period began
+        assert periods[train].max() < periods[test].min()
+        seen.append((part_choice.candidate_label(parts), periods[test].min()))
+        return np.full(len(test), 0.5)
+
+    evidence = part_choice.forward_evidence(table, outcome, ["debut"], fit_and_forecast)
+    assert sorted(seen) == sorted((c, t) for c in ("static", "debut") for t in (3, 4, 5))
+    assert list(evidence.columns) == list(part_choice.EVIDENCE_COLUMNS)
+    assert evidence["matches"].tolist() == [90, 90]
+    assert evidence["chosen"].tolist() == [True, False]  # a tie keeps the simpler model
+
+
+def test_a_clearly_better_candidate_is_chosen_and_its_figures_are_right():
+    table, outcome = _periods_table(6)
+    forward = part_choice.forward_evidence(
+        table, outcome, ["debut", "time_varying"], _scripted({}, outcome, sharpen="walk")
+    )
+    assert forward.set_index("candidate")["chosen"].to_dict() == {
+        "static": False,
+        "walk": True,
+        "debut": False,
+        "debut + walk": False,
+    }
+    walk = forward.set_index("candidate").loc["walk"]
+    y = outcome[-90:]
+    # an independent computation: 90 forecasts of 0.8 on the outcome against 0.5
+    assert walk["log score"] == pytest.approx(np.log(0.8))
+    assert walk["brier"] == pytest.approx(0.04)
+    assert walk["log score - simplest"] == pytest.approx(90 * (np.log(0.8) - np.log(0.5)))
+    assert walk["se"] == pytest.approx(0.0, abs=1e-9)  # the same gain on every match
+    assert len(y) == 90
+
+
+def test_a_gain_inside_two_standard_errors_keeps_the_simpler_model():
+    table, outcome = _periods_table(6)
+    # the debut candidate forecasts 0.55 for every match: on outcomes near half
+    # ones it gains on some matches and loses on others, inside its noise
+    forward = part_choice.forward_evidence(
+        table, outcome, ["debut"], _scripted({"debut": 0.55}, outcome)
+    )
+    row = forward.set_index("candidate").loc["debut"]
+    assert abs(row["log score - simplest"]) < part_choice.MARGIN_SE * row["se"]
+    assert forward["chosen"].tolist() == [True, False]
+
+
+def test_the_rule_takes_the_largest_gain_beyond_the_margin():
+    evidence = pd.DataFrame(
+        {"log score - simplest": [0.0, 5.0, 9.0, 3.0], "se": [0.0, 2.0, 4.0, 1.0]}
+    )
+    # every richer row wins (5 > 2 * 2, 9 > 2 * 4, 3 > 2 * 1): the largest gain is chosen
+    assert part_choice.choose(evidence) == 2
+    evidence.loc[2, "se"] = 5.0  # 9 < 10: no longer a win
+    assert part_choice.choose(evidence) == 1
+    evidence["se"] = 100.0
+    evidence.loc[0, "se"] = 0.0
+    assert part_choice.choose(evidence) == 0
+
+
+def test_a_table_too_short_to_test_keeps_the_simplest_and_says_why():
+    table, outcome = _periods_table(2)
+    calls = []
+    forward = part_choice.forward_evidence(
+        table, outcome, ["debut"], lambda parts, tr, te: calls.append(1)
+    )
+    assert calls == []
+    assert forward["chosen"].tolist() == [True, False]
+    assert "too few rating periods" in forward.attrs["note"]
+
+
+def test_a_default_fit_keeps_its_evidence_and_none_skips_it():
+    X, y = make_matches(
+        n_players=12, n_matches=240, n_tournaments=6, random_state=3, return_X_y=True
+    )
+    small = {"draws": 60, "tune": 60, "chains": 2, "random_state": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = BayesianMatchupClassifier(**small).fit(X, y)
+        skipped = BayesianMatchupClassifier(part_selection="none", **small).fit(X, y)
+    evidence = clf.part_evidence_
+    assert evidence["candidate"].tolist() == ["static", "walk", "debut", "debut + walk"]
+    assert evidence["chosen"].sum() == 1
+    chosen = evidence.loc[evidence["chosen"], "candidate"].item()
+    fitted = part_choice.candidate_label(
+        {"debut": clf.layout_.options.debut, "time_varying": clf.layout_.options.time_varying}
+    )
+    assert chosen == fitted
+    assert evidence["matches"].min() >= part_choice.MIN_FOLD_MATCHES
+    assert skipped.part_evidence_ is None
+    assert not skipped.layout_.options.debut and not skipped.layout_.options.time_varying
+    # no auto part: nothing to decide
+    explicit = BayesianMatchupClassifier(time_varying=False, debut=False, **small)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert explicit.fit(X, y).part_evidence_ is None
+
+
+def test_a_bad_part_selection_is_refused():
+    X, y = make_matches(n_players=8, n_matches=40, random_state=0, return_X_y=True)
+    with pytest.raises(ValueError, match="'part_selection' parameter .* must be"):
+        BayesianMatchupClassifier(part_selection="loo").fit(X, y)

@@ -378,9 +378,9 @@ def test_the_model_described_is_the_one_fitted(fitted):
 def test_report_of_a_tiny_advi_fit_with_extensions(small_matches, tmp_path):
     """A real (tiny) ADVI fit with synergy, first move and the balanced prior, end to end.
 
-    At the default ``"auto"`` the data's tournaments bring the debut option, but
-    ADVI no skill walk."""
-    options = {"synergy": True, "first_move": True, "prior": "balanced"}
+    The debut option asked for, which the data's tournaments can hold; ADVI has no
+    skill walk."""
+    options = {"synergy": True, "first_move": True, "prior": "balanced", "debut": True}
     clf = BayesianMatchupClassifier(method="advi", draws=50, chains=1, random_state=0, **options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -557,10 +557,12 @@ def test_figures_draw_names_as_typed(hostile):
     assert legend[1] == (f"tournament $T3$ ({len(hostile['y'])} matches)", False)
 
 
-def test_a_default_fit_reports_its_walk_and_debut(small_matches, tmp_path):
-    """At the defaults, a table of tournaments brings the skill walk and the debut option:
-    the report says so and gives their values."""
-    clf = BayesianMatchupClassifier(draws=60, tune=60, chains=2, random_state=0)
+def test_a_fit_with_walk_and_debut_reports_them(small_matches, tmp_path):
+    """A table of tournaments fitted with the skill walk and the debut option: the report
+    says so and gives their values."""
+    clf = BayesianMatchupClassifier(
+        draws=60, tune=60, chains=2, random_state=0, time_varying=True, debut=True
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf.fit(small_matches.X, small_matches.y)

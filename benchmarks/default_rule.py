@@ -1,0 +1,228 @@
+"""The rule for changing a default (docs/model-choice.md), applied to the estimator's defaults.
+
+For each record, every model is fitted on each forward fold's training matches (every
+match that ended before the fold began) and forecasts the fold:
+
+- ``codex``: the shared forum data, every tournament from the fifth on (14 folds);
+- the public records of `game_records` (``nfl``: the last five seasons; ``hockey``: the
+  last ten weeks), when their packages are installed.
+
+Models: the estimator's defaults (``"auto"`` parts decided by the table's own forward
+evidence), the static model (no walk, no debut), the walk and debut forced on (the
+defaults before the evidence), Elo with its k chosen by forward validation inside each
+training table, a players-only logistic regression (its penalty chosen the same way),
+Whole-History Rating and TrueSkill Through Time.
+
+The rule: a candidate replaces the incumbent only if, pooled over every fold, its Brier
+score is lower, and on neither half of the folds (the earlier and the later) it is
+higher by more than one standard error of the paired difference; and it does not lose
+on the other games' records. Prints, per record, every model's pooled Brier and log
+loss, each half, the paired differences from the static model with their standard
+errors and 95% bootstrap intervals, and the rule's verdict for the default against the
+static model and against the earlier default.
+
+Run: python benchmarks/default_rule.py [--records codex,nfl,hockey] [--draws 1000]
+     [--cache DIR] [--out benchmarks/results/default_rule.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from pathlib import Path
+
+import game_records
+import numpy as np
+import pandas as pd
+from forecast import DEFAULT_DATA, HERE, STATIC, cached_forecasts, rating_systems
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+
+from skcodex import (
+    BayesianMatchupClassifier,
+    EloClassifier,
+    TournamentSplit,
+    brier_score,
+    brier_scorer,
+)
+from skcodex.codex import PlainCatalogue
+from skcodex.datasets import load_codex_matches
+from skcodex.evaluation import log_loss, paired_bootstrap
+
+DEFAULT = "skcodex default"
+STATIC_NAME = "skcodex static"
+EARLIER = "skcodex walk + debut"
+
+
+class PlayersOnly(TransformerMixin, BaseEstimator):
+    """+1 for player 1's column, -1 for player 2's: a Bradley-Terry design of players alone."""
+
+    def fit(self, X, y=None):
+        self.players_ = np.unique(np.concatenate([X["player1"], X["player2"]]).astype(str))
+        return self
+
+    def transform(self, X):
+        from scipy import sparse
+
+        n = len(X)
+        out = sparse.lil_matrix((n, len(self.players_)))
+        for side, sign in (("player1", 1.0), ("player2", -1.0)):
+            at = np.searchsorted(self.players_, X[side].astype(str).to_numpy())
+            known = (at < len(self.players_)) & (
+                self.players_[np.minimum(at, len(self.players_) - 1)] == X[side].astype(str)
+            )
+            out[np.flatnonzero(known), at[known]] = sign
+        return out.tocsr()
+
+
+def tuned(model, grid: dict) -> GridSearchCV:
+    """``model`` with ``grid`` chosen by forward validation on the last 3 training periods."""
+    return GridSearchCV(model, grid, cv=TournamentSplit(n_splits=3), scoring=brier_scorer)
+
+
+def models(catalogue, draws: int) -> dict:
+    bayes = {"draws": draws, "tune": draws, "random_state": 0, "catalogue": catalogue}
+    out = {
+        DEFAULT: BayesianMatchupClassifier(**bayes),
+        STATIC_NAME: BayesianMatchupClassifier(**bayes, **STATIC),
+        EARLIER: BayesianMatchupClassifier(**bayes, time_varying=True, debut=True),
+        "Elo (k tuned)": tuned(EloClassifier(), {"k_factor": [8, 16, 24, 32, 48, 64]}),
+        "players-only logistic": tuned(
+            make_pipeline(PlayersOnly(), LogisticRegression(max_iter=2000)),
+            {"logisticregression__C": list(np.logspace(-2, 2, 9))},
+        ),
+    }
+    systems = rating_systems()
+    for name in ("WHR", "TrueSkill Through Time"):
+        if name in systems:
+            out[name] = systems[name]
+    return out
+
+
+def paired(forecasts: pd.DataFrame, model: str, other: str) -> dict:
+    """Brier difference ``model - other``: mean, standard error, 95% bootstrap interval."""
+    y = forecasts["y"].to_numpy()
+    d = (y - forecasts[model].to_numpy()) ** 2 - (y - forecasts[other].to_numpy()) ** 2
+    boot = paired_bootstrap(forecasts, model, other)
+    return {
+        "difference": float(d.mean()),
+        "se": float(d.std(ddof=1) / np.sqrt(len(d))),
+        "lower": boot["lower"],
+        "upper": boot["upper"],
+    }
+
+
+def halves(forecasts: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """All folds, the earlier half of the folds and the later half (by fold order)."""
+    split = forecasts["split"].to_numpy()
+    folds = np.unique(split)
+    cut = folds[len(folds) // 2]
+    return {
+        "all folds": forecasts,
+        "earlier half": forecasts[split < cut],
+        "later half": forecasts[split >= cut],
+    }
+
+
+def rule(forecasts: pd.DataFrame, candidate: str, incumbent: str) -> dict:
+    """The rule of docs/model-choice.md on one record: pooled win, no half lost beyond 1 se."""
+    parts = {name: paired(part, candidate, incumbent) for name, part in halves(forecasts).items()}
+    wins = parts["all folds"]["difference"] < 0
+    holds = all(parts[h]["difference"] <= parts[h]["se"] for h in ("earlier half", "later half"))
+    no_loss = all(parts[h]["difference"] <= parts[h]["se"] for h in parts)
+    return {
+        "parts": parts,
+        "wins pooled": bool(wins),
+        "halves hold": bool(holds),
+        "does not lose": bool(no_loss),
+    }
+
+
+def record(name: str, args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
+    if name == "codex":
+        data = load_codex_matches(args.data)
+        X, y = data.X, data.y
+        return X, y, TournamentSplit(n_splits=14), None
+    X, y, cv = game_records.RECORDS[name]()
+    return X, y, cv, PlainCatalogue(specs_per_deck=0)
+
+
+def evaluate(name: str, args) -> dict:
+    X, y, cv, catalogue = record(name, args)
+    started = time.time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        forecasts = cached_forecasts(models(catalogue, args.draws), X, y, cv, args.cache)
+    names = [c for c in forecasts.columns if c not in {"split", "period", "row", "y"}]
+    out = {"matches": len(forecasts), "folds": int(forecasts["split"].nunique()), "windows": {}}
+    for window, part in halves(forecasts).items():
+        yy = part["y"].to_numpy()
+        out["windows"][window] = {
+            "matches": len(part),
+            "brier": {m: brier_score(yy, part[m]) for m in names},
+            "log loss": {m: log_loss(yy, part[m].to_numpy()) for m in names},
+            "minus static": {m: paired(part, m, STATIC_NAME) for m in names if m != STATIC_NAME},
+        }
+    out["rule: default against static"] = rule(forecasts, DEFAULT, STATIC_NAME)
+    out["rule: default against walk + debut"] = rule(forecasts, DEFAULT, EARLIER)
+    out["rule: walk + debut against static"] = rule(forecasts, EARLIER, STATIC_NAME)
+    out["seconds"] = round(time.time() - started, 1)
+    return out
+
+
+def markdown(result: dict) -> str:
+    lines = []
+    for name, rec in result["records"].items():
+        windows = rec["windows"]
+        models_ = list(windows["all folds"]["brier"])
+        lines += [
+            f"\n**{name}** ({rec['folds']} folds, {rec['matches']} forecast matches)\n",
+            "| model | all folds | earlier half | later half | log loss | minus static (se) |",
+            "|---|---:|---:|---:|---:|---|",
+        ]
+        for m in models_:
+            diff = windows["all folds"]["minus static"].get(m)
+            text = "" if diff is None else f"{diff['difference']:+.4f} ({diff['se']:.4f})"
+            lines.append(
+                f"| {m} | {windows['all folds']['brier'][m]:.4f} | "
+                f"{windows['earlier half']['brier'][m]:.4f} | "
+                f"{windows['later half']['brier'][m]:.4f} | "
+                f"{windows['all folds']['log loss'][m]:.4f} | {text} |"
+            )
+        for key in [k for k in rec if k.startswith("rule:")]:
+            verdict = rec[key]
+            lines.append(
+                f"\n{key[6:]}: wins pooled {verdict['wins pooled']}, "
+                f"halves hold {verdict['halves hold']}"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", default="codex,nfl,hockey")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "default_rule.json")
+    parser.add_argument("--markdown", action="store_true", help="print the tables of --out")
+    args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(args.out.read_text())))
+        return {}
+    result = {"draws": args.draws, "records": {}}
+    for name in args.records.split(","):
+        print(f"{name} ...", flush=True)
+        result["records"][name] = evaluate(name, args)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=1))
+    print(markdown(result))
+    return result
+
+
+if __name__ == "__main__":
+    main()

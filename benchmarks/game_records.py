@@ -1,0 +1,119 @@
+"""Public records of other two-player games, read from the packages that ship them.
+
+Each loader returns a match table (``player1`` the side that moves first: the home
+team, White), ``y`` (1 where player 1 won) and the splitter of its forward folds; ties
+are left out (the classifier forecasts wins and losses). Where each comes from:
+
+- ``nfl``: every NFL game of the 2009-2018 seasons, play-offs included (2,559 games;
+  7 ties), as shipped in the ``melo`` package's ``nfl.dat`` (PyPI ``melo`` 1.1.2, MIT):
+  date, home team, away team and the score. Periods are seasons (a January or February
+  game belongs to the season before); the forward folds are the last five seasons.
+- ``hockey``: the 2009-10 NCAA men's ice hockey season (1,083 games, 125 ties), the
+  ``icehockey`` data set of the R package BradleyTerry2 (GPL-2+), read from Debian's
+  ``r-cran-bradleyterry2`` package (``apt-get download``, unpacked, no R needed) with
+  the ``rdata`` package. Periods are weeks; the forward folds are the last ten weeks.
+
+Neither game has decks: every side plays the one "deck" ``team``, so the deck part is
+the one starter-v-starter cell, the home side's edge. Install with
+``pip install melo rdata`` (both in ``skcodex[bench]``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.resources
+import shutil
+import subprocess
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from skcodex import TournamentSplit
+
+HERE = Path(__file__).resolve().parent
+#: Where the Debian package of BradleyTerry2's data is kept once downloaded.
+DEBIAN_CACHE = HERE / "results" / ".debian"
+
+
+def nfl() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """The NFL record of ``melo`` (2009-2018), ties left out; folds: the last 5 seasons."""
+    with importlib.resources.files("melo").joinpath("nfl.dat").open() as f:
+        games = pd.read_csv(f, sep=r"\s+", comment="#", names=["date", "home", "hs", "away", "as_"])
+    games["date"] = pd.to_datetime(games["date"])
+    games = games[games["hs"] != games["as_"]].sort_values("date", kind="stable")
+    season = games["date"].dt.year.where(games["date"].dt.month >= 3, games["date"].dt.year - 1)
+    X = pd.DataFrame(
+        {
+            "player1": games["home"].to_numpy(),
+            "player2": games["away"].to_numpy(),
+            "deck1": "team",
+            "deck2": "team",
+            "period": season.to_numpy(),
+            "date": games["date"].to_numpy(),
+        }
+    )
+    y = (games["hs"] > games["as_"]).to_numpy().astype(int)
+    return X, y, TournamentSplit(n_splits=5)
+
+
+def _debian_data_dir(package: str, library: str) -> Path:
+    """The R data folder of a Debian package (downloaded once into `DEBIAN_CACHE`)."""
+    target = DEBIAN_CACHE / package
+    found = list(target.rglob(f"{library}/data/Rdata.rdb"))
+    if found:
+        return found[0].parent
+    target.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["apt-get", "download", package], cwd=tmp, check=True, capture_output=True)
+        deb = next(Path(tmp).glob("*.deb"))
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(target)], check=True)
+    found = list(target.rglob(f"{library}/data/Rdata.rdb"))
+    if not found:
+        shutil.rmtree(target)
+        raise FileNotFoundError(f"no R data in Debian's {package}")
+    return found[0].parent
+
+
+def _r_data_set(folder: Path, name: str) -> pd.DataFrame:
+    """One data set of an R package's lazy-load database (``Rdata.rdx`` / ``Rdata.rdb``)."""
+    import rdata
+
+    index = rdata.conversion.convert(
+        rdata.parser.parse_data(gzip.decompress((folder / "Rdata.rdx").read_bytes()))
+    )
+    offset, length = (int(x) for x in index["variables"][name])
+    blob = (folder / "Rdata.rdb").read_bytes()[offset : offset + length]
+    # each entry: a 4-byte length, then the zlib-compressed serialisation
+    return rdata.conversion.convert(rdata.parser.parse_data(zlib.decompress(blob[4:])))
+
+
+def hockey() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """NCAA ice hockey 2009-10 (BradleyTerry2's ``icehockey``), ties left out; by week."""
+    folder = _debian_data_dir("r-cran-bradleyterry2", "BradleyTerry2")
+    games = _r_data_set(folder, "icehockey").reset_index(drop=True)
+    games["date"] = pd.to_datetime(games["date"].astype(str), format="%Y%m%d")
+    # the data set records the visitor's result (1 win, 0.5 tie, 0 loss); player 1 is home
+    result = games["result"].astype(float)
+    games = games[result != 0.5].sort_values("date", kind="stable")
+    week = (games["date"] - games["date"].min()).dt.days // 7
+    X = pd.DataFrame(
+        {
+            "player1": games["opponent"].astype(str).to_numpy(),
+            "player2": games["visitor"].astype(str).to_numpy(),
+            "deck1": "team",
+            "deck2": "team",
+            "period": week.to_numpy(),
+            "date": games["date"].to_numpy(),
+        }
+    )
+    y = (games["result"].astype(float).to_numpy() == 0).astype(int)
+    goals = games["o_goals"].astype(int).to_numpy() > games["v_goals"].astype(int).to_numpy()
+    if not np.array_equal(goals, y == 1):
+        raise ValueError("the hockey record's results disagree with its goals")
+    return X, y, TournamentSplit(n_splits=10)
+
+
+RECORDS = {"nfl": nfl, "hockey": hockey}

@@ -1,0 +1,4 @@
+library(testthat)
+library(BradleyTerry2)
+
+test_check("BradleyTerry2")
