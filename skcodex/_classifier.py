@@ -222,7 +222,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ``"forward"``: by the table's own evidence. Every combination of the
         parts the table can hold is fitted (2 chains of 250 draws) on the
         matches before each of its last three rating periods and forecasts
-        that period; a part is in the fitted model only when the richer
+        that period (never more chains, draws or tuning steps than the fit's
+        own); a part is in the fitted model only when the richer
         model's forward log score beats the model without it by more than
         two standard errors (`part_evidence_` keeps the table). It costs
         about one more fit. ``"none"``: no such fits; every ``"auto"`` part is
@@ -622,9 +623,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         seeds = iter(np.random.default_rng(seed).integers(0, 2**31 - 1, size=10_000))
 
         def fit_and_forecast(candidate: dict, train: np.ndarray, test: np.ndarray):
+            # at most the fit's own chains, draws and tuning steps
+            sampling = {
+                k: min(v, getattr(self, k)) for k, v in part_choice.SELECTION_SAMPLING.items()
+            }
             est = clone(self).set_params(
                 **candidate,
-                **part_choice.SELECTION_SAMPLING,
+                **sampling,
                 part_selection="none",
                 progressbar=False,
                 random_state=int(next(seeds)),

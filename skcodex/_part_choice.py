@@ -56,7 +56,8 @@ MIN_FOLD_MATCHES = 20
 #: A richer candidate must beat the simplest by this many standard errors of the
 #: difference in forward log score.
 MARGIN_SE = 2.0
-#: The sampling of each candidate fit: short chains, enough for forecasts.
+#: The sampling of each candidate fit: short chains, enough for forecasts (each capped
+#: at the fit's own, so a quick fit's candidates are no longer than it).
 SELECTION_SAMPLING = {"chains": 2, "draws": 250, "tune": 250}
 #: The columns of the evidence table, one row a candidate.
 EVIDENCE_COLUMNS = (
