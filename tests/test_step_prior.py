@@ -74,7 +74,7 @@ def test_the_step_intervals_cover_steps_drawn_from_the_prior():
             n_players=16, n_matches=320, n_tournaments=8, sd_step=truth, random_state=i,
             return_X_y=True,
         )  # fmt: skip
-        clf = _fit(X, y, i, **EXPONENTIAL, chains=2, draws=300, tune=300)
+        clf = _fit(X, y, i, **EXPONENTIAL, chains=2, draws=250, tune=250)
         lower, upper = np.quantile(_step_draws(clf), [0.05, 0.95])
         covered += lower <= truth <= upper
     # binomial(50, 0.9): 45 expected, sd 2.1; outside 40-49 the intervals are miscalibrated
@@ -88,7 +88,10 @@ def test_no_drift_shrinks_the_step_and_forecasts_as_the_static_model():
     X, y = data.X[~last], data.y[~last]
     walk = _fit(X, y, 1, **EXPONENTIAL)
     step = _step_draws(walk)
-    assert np.median(step) < 0.06 and np.quantile(step, 0.95) < 0.15, np.quantile(step, [0.5, 0.95])
+    # the prior's median and 95% quantile: 0.104 and 0.449; the data pull both towards 0
+    prior = stats.expon(scale=0.15)
+    assert np.median(step) < 0.7 * prior.median(), np.median(step)
+    assert np.quantile(step, 0.95) < 0.5 * prior.ppf(0.95), np.quantile(step, 0.95)
     static = _fit(X, y, 1, time_varying=False, debut=False)
     p_walk = walk.predict_proba(data.X[last])[:, 1]
     p_static = static.predict_proba(data.X[last])[:, 1]
