@@ -219,9 +219,11 @@ def _prior_kind(clf: Any, options: Any) -> str:
     from skcodex._classifier import SEED_PRIORS
 
     structure = {name: getattr(options, name) for name in _EXTENSIONS}
-    own = clf.priors
+    # the priors of the spreads the fitted model has (none of absent spec blocks)
+    names = getattr(clf, "layout_", None) or options
+    own = clf._priors_for(names)
     for kind, priors in (("default", {}), ("seed", SEED_PRIORS)):
-        reference = type(clf)(**structure, **priors).priors
+        reference = type(clf)(**structure, **priors)._priors_for(names)
         if np.array_equal(own.loc, reference.loc) and np.array_equal(own.scale, reference.scale):
             return kind
     return "custom"
