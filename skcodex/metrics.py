@@ -260,6 +260,7 @@ def reliability_table(
         ``mean_forecast``, ``observed`` (share won by player 1) and
         ``lower``/``upper``, a Jeffreys interval for the observed share. For
         well calibrated forecasts ``observed`` is close to ``mean_forecast``.
+        ``attrs["interval"]`` holds ``interval``.
 
     Examples
     --------
@@ -275,7 +276,7 @@ def reliability_table(
     wins = np.bincount(which, weights=y, minlength=len(edges) - 1)[keep]
     n = count[keep]
     tail = (1.0 - interval) / 2.0
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "bin_lower": edges[:-1][keep],
             "bin_upper": edges[1:][keep],
@@ -286,6 +287,8 @@ def reliability_table(
             "upper": beta.ppf(1.0 - tail, wins + 0.5, n - wins + 0.5),
         }
     )
+    table.attrs["interval"] = float(interval)
+    return table
 
 
 def brier_decomposition(
