@@ -8,9 +8,10 @@ model on all matches; writes benchmarks/results/forecast.json.
 
 Whole-History Rating, TrueSkill Through Time and OpenSkill (benchmarks/rating_systems.py)
 join the table when their packages are installed (``pip install skcodex[bench]``); the
-JSON also holds each model's forecast spread (sd) and calibration slope (the
-coefficient of a logistic regression of the outcome on the forecast's log-odds: above 1,
-the forecasts are too timid; below 1, too bold).
+JSON also holds each model's forecast spread (sd), calibration slope and intercept (the
+coefficients of a logistic regression of the outcome on the forecast's log-odds, with
+95% intervals: a slope above 1, the forecasts are too timid; below 1, too bold) and
+expected calibration error over ten forecast bins (`skcodex.metrics`).
 
 Run: python benchmarks/forecast.py [DATA_FOLDER] [--splits 8] [--draws 1000] [--cache DIR]
 """
@@ -28,7 +29,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from rating_systems import OpenSkillClassifier, TTTClassifier, WHRClassifier
-from scipy.special import logit
 from sklearn.dummy import DummyClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegressionCV
@@ -43,6 +43,7 @@ from skcodex import (
     TournamentSplit,
     brier_score,
     brier_scorer,
+    metrics,
 )
 from skcodex._classifier import SEED_PRIORS
 from skcodex.datasets import load_codex_matches
@@ -76,10 +77,26 @@ def rating_systems() -> dict:
 
 def calibration_slope(y: np.ndarray, p: np.ndarray) -> float:
     """Slope of the logistic regression of ``y`` on ``logit(p)`` (1 when well calibrated)."""
-    from sklearn.linear_model import LogisticRegression
+    return float(metrics.calibration_slope(y, p)["slope"])
 
-    z = logit(np.clip(np.asarray(p, dtype=float), 1e-6, 1 - 1e-6)).reshape(-1, 1)
-    return float(LogisticRegression(C=1e6).fit(z, y).coef_[0, 0])
+
+def calibration(y: np.ndarray, p: np.ndarray) -> dict[str, float]:
+    """A model's forecast sd, calibration slope and intercept (95% intervals) and ECE.
+
+    Forecasts that do not vary (the coin flip, the base rate) have no slope: NaN.
+    """
+    try:
+        fit = metrics.calibration_slope(y, p)
+    except ValueError:
+        fit = dict.fromkeys(("slope", "slope_lower", "slope_upper", "intercept"), np.nan)
+    return {
+        "forecast sd": float(np.std(p, ddof=1)),
+        "calibration slope": float(fit["slope"]),
+        "slope lower": float(fit["slope_lower"]),
+        "slope upper": float(fit["slope_upper"]),
+        "calibration intercept": float(fit["intercept"]),
+        "calibration error": metrics.calibration_error(y, p),
+    }
 
 
 def cache_key(model, X, y, cv) -> str:
@@ -151,21 +168,31 @@ def per_tournament_lines(scores: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _number(value, digits: int) -> str:
+    """A number of the JSON (None for NaN: no slope) as the docs' tables print it."""
+    return "–" if value is None or not np.isfinite(value) else f"{value:.{digits}f}"
+
+
 def markdown(result: dict) -> str:
     """The docs' tables (docs/real-data.md) from the benchmark's JSON."""
     scores = pd.DataFrame(result["scores"]).T
     lines = per_tournament_lines(scores)
     lines += [
         "",
-        "| model | best other | difference | interval | forecast sd | calibration slope |",
+        "| model | best other | difference | interval | forecast sd | calibration slope "
+        "| calibration error |",
     ]
-    lines.append("|---|---|---:|---|---:|---:|")
+    lines.append("|---|---|---:|---|---:|---:|---:|")
     for name, b in result["bootstrap"].items():
         sp = result["spread"][name]
+        slope = _number(sp["calibration slope"], 2)
+        if sp.get("slope lower") is not None:  # results written before them have none
+            slope += f" [{sp['slope lower']:.2f}, {sp['slope upper']:.2f}]"
+        ece = _number(sp.get("calibration error"), 3)
         lines.append(
             f"| {name} | {b['best other']} | {b['difference']:+.4f} | "
             f"[{b['lower']:+.4f}, {b['upper']:+.4f}] | {sp['forecast sd']:.3f} | "
-            f"{sp['calibration slope']:.2f} |"
+            f"{slope} | {ece} |"
         )
     return "\n".join(lines).replace("-0.", "\u22120.")
 
@@ -197,13 +224,7 @@ def main(argv: list[str] | None = None) -> dict:
     boot = bootstrap_against_best_other(forecasts)
     outcome = forecasts["y"].to_numpy()
     spread = pd.DataFrame(
-        {
-            name: {
-                "forecast sd": float(forecasts[name].std()),
-                "calibration slope": calibration_slope(outcome, forecasts[name]),
-            }
-            for name in models
-        }
+        {name: calibration(outcome, forecasts[name].to_numpy()) for name in models}
     ).T
 
     in_sample = {}
@@ -220,7 +241,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(table.round(4).to_string())
         print("\nPooled Brier difference from the best other model (95% paired bootstrap)")
         print(boot.round(4).to_string())
-        print("\nForecast spread and calibration slope (pooled)")
+        print("\nForecast spread and calibration (pooled)")
         print(spread.round(3).to_string())
     for name, value in in_sample.items():
         print(

@@ -485,10 +485,16 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     @property
     def priors(self) -> SpreadPriors:
-        """The spread priors the parameters describe, in the model's order."""
-        return self._priors_for(self.options)
+        """The spread priors the parameters describe, in the model's order.
 
-    def _priors_for(self, options: ModelOptions) -> SpreadPriors:
+        Once fitted, those of the spreads the fitted model has (`Layout.prior_names`:
+        decks without specs have no spec spreads); before, every one the options
+        switch on.
+        """
+        layout = getattr(self, "layout_", None)
+        return self._priors_for(self.options if layout is None else layout)
+
+    def _priors_for(self, options: ModelOptions | Layout) -> SpreadPriors:
         """The priors the parameters give each entry of ``options.prior_names``."""
         names = [_PRIOR_PARAMS_BY_NAME[n] for n in options.prior_names]
         loc = [float(getattr(self, f"{n}_loc")) for n in names]
@@ -543,7 +549,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             index=layout.index_matrix(codes),
             outcome=outcome,
             layout=layout,
-            priors=self._priors_for(layout.options),
+            priors=self._priors_for(layout),
             sampling=self._sampling_options(seed),
             method=self.method,
             level_names={

@@ -93,7 +93,9 @@ class ModelOptions:
 
         The spreads' log-priors (under the balanced prior: the log total,
         then the optional blocks' spreads), then the own priors of the
-        effects that no spread scales (the first-move effect).
+        effects that no spread scales (the first-move effect). A `Layout`
+        drops the priors of spreads its data have no blocks for
+        (`Layout.prior_names`); before a fit these are all of them.
         """
         extra = self.spreads[len(SPREADS) :]
         names = ("total", *extra) if self.prior == "balanced" else self.spreads
@@ -198,6 +200,7 @@ class Layout:
     n_epochs: int = 1
     walk_steps: int | None = None
     n_periods: int = 0
+    empty_spreads: bool = False
 
     def __post_init__(self) -> None:
         if self.specs_per_deck < 0:
@@ -218,8 +221,36 @@ class Layout:
 
     @property
     def spreads(self) -> tuple[str, ...]:
-        """Names of the spreads, in the order of the spread vector."""
-        return self.options.spreads
+        """Names of the spreads, in the order of the spread vector.
+
+        The spreads the options switch on that scale a block with cells: a
+        block one of whose level kinds has no levels (the spec blocks of decks
+        without specs) has no cells, and a spread only such blocks use is not
+        sampled (unless `empty_spreads`).
+        """
+        if self.empty_spreads:
+            return self.options.spreads
+        counts = self.level_counts
+        used = {b.spread for b in self.declared if all(counts[kind] > 0 for kind in b.kinds)}
+        return tuple(s for s in self.options.spreads if s in used)
+
+    @property
+    def prior_names(self) -> tuple[str, ...]:
+        """Names of the entries of the prior vectors for this layout's `spreads`.
+
+        As `ModelOptions.prior_names`, without the priors of spreads the layout
+        does not have.
+        """
+        spreads = self.spreads
+        if self.options.prior == "balanced":
+            spreads = ("total", *(s for s in spreads if s not in SPREADS))
+        own = tuple(b.name for b in self.declared if b.spread is None)
+        return (*spreads, *own)
+
+    @property
+    def deck_split(self) -> bool:
+        """Whether the balanced prior splits a deck spread among three blocks (decks with specs)."""
+        return "spsp" in self.spreads
 
     @property
     def declared(self) -> tuple[EffectBlock, ...]:
@@ -230,7 +261,8 @@ class Layout:
     def blocks(self) -> tuple[tuple[str, int], ...]:
         """Every effect block, in ``theta`` order, with the index of its spread (-1: none)."""
         spread = {name: i for i, name in enumerate(self.spreads)}
-        return tuple((b.name, -1 if b.spread is None else spread[b.spread]) for b in self.declared)
+        # a block without cells may have no spread: -1, read by none of its (no) cells
+        return tuple((b.name, spread.get(b.spread, -1)) for b in self.declared)
 
     @property
     def level_counts(self) -> dict[str, int]:
@@ -402,6 +434,7 @@ class Layout:
             self.specs_per_deck,
             opts,
             n_periods=self.n_periods,
+            empty_spreads=self.empty_spreads,
         )
 
     def _columns(self, codes: MatchCodes):

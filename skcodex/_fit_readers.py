@@ -113,13 +113,25 @@ def upgrade_saved_layout(layout: Layout, idata) -> Layout:
     Files written before the estimator kept its layout as sampled hold it
     without the skill walk (the layout of the forecasts); their posterior
     still holds the walk. For those files alone, the walk is put back, with
-    as many periods as the posterior has. Any other layout is returned as it is.
+    as many periods as the posterior has. Files written before the spreads of
+    blocks without cells were dropped (decks without specs) hold those spreads
+    in their posterior: their layout keeps them (`Layout.empty_spreads`). Any
+    other layout is returned as it is.
     """
     post = posterior.group(idata, "posterior")
-    if layout.options.time_varying or "walk" not in post:
-        return layout
-    options = dataclasses.replace(layout.options, time_varying=True)
-    return dataclasses.replace(layout, options=options, n_epochs=int(post.sizes["epoch"]))
+    if not layout.options.time_varying and "walk" in post:
+        options = dataclasses.replace(layout.options, time_varying=True)
+        layout = dataclasses.replace(layout, options=options, n_epochs=int(post.sizes["epoch"]))
+    if "spread" in post.coords and not layout.empty_spreads:
+        sampled = [str(s) for s in post["spread"].values]
+        if len(sampled) > len(layout.spreads):
+            layout = dataclasses.replace(layout, empty_spreads=True)
+            if list(layout.spreads) != sampled:
+                raise ValueError(
+                    f"the posterior's spreads {sampled} are not those of its layout "
+                    f"{list(layout.spreads)}"
+                )
+    return layout
 
 
 def current_effects(

@@ -61,7 +61,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skcodex._design import SPREADS, Layout
+from skcodex._design import Layout
 
 __all__ = [
     "PARAMETERISATIONS",
@@ -357,10 +357,9 @@ def balanced_prior_spreads(loc: np.ndarray, layout: Layout) -> np.ndarray:
     """Each spread at the balanced prior's centre: the total spread at its median, equal shares."""
     from skcodex._model import balanced_spreads
 
-    base = balanced_spreads(
-        np.float64(loc[0]), np.float64(0.5), np.full(3, 1 / 3), layout.specs_per_deck
-    )
-    n_extra = len(layout.spreads) - len(SPREADS)
+    split = np.full(3, 1 / 3) if layout.deck_split else None
+    base = balanced_spreads(np.float64(loc[0]), np.float64(0.5), split, layout.specs_per_deck)
+    n_extra = len(layout.spreads) - len(base)
     return np.concatenate([base, np.exp(np.asarray(loc[1 : 1 + n_extra], dtype=float))])
 
 

@@ -261,8 +261,9 @@ def padded_layout(layout: Layout) -> Layout:
     Returns
     -------
     Layout
-        A layout at least as large as ``layout`` in every size, with the same
-        options and specs per deck.
+        A layout at least as large as ``layout`` in every size (a kind with
+        no levels stays without), with the same options, specs per deck and
+        spreads.
     """
     n_epochs = layout.n_epochs
     if layout.options.time_varying:
@@ -273,16 +274,23 @@ def padded_layout(layout: Layout) -> Layout:
     walk_steps = layout.walk_steps
     if layout.integrated_walk:
         walk_steps = _quarter_power_of_two(walk_steps, 8)
-    return Layout(
+    padded = Layout(
         _next_power_of_two(layout.n_players, 32),
         _round_up(layout.n_starters, 4),
-        _round_up(layout.n_specs, 4),
+        # decks without specs stay without: no spec blocks, no spec spreads
+        _round_up(layout.n_specs, 4) if layout.n_specs else 0,
         layout.specs_per_deck,
         layout.options,
         n_epochs,
         walk_steps,
         n_periods,
+        layout.empty_spreads,
     )
+    if padded.spreads != layout.spreads:  # the compiled model samples the layout's spreads
+        raise ValueError(
+            f"the padded layout has the spreads {padded.spreads}, the layout {layout.spreads}"
+        )
+    return padded
 
 
 def _quarter_power_of_two(n: int, minimum: int) -> int:

@@ -162,13 +162,19 @@ class SpreadPriors:
 
 
 def balanced_spreads(log_total, share, split, k: int, xp=np):
-    """The seed model's four spreads from a total spread, a skill share and a deck split."""
+    """The seed model's four spreads from a total spread, a skill share and a deck split.
+
+    With ``split`` None (decks without specs, `Layout.deck_split` False): the
+    two spreads player and stst, the deck part all starter against starter.
+    """
     # One vector expression rather than a stack of four scalars: PyTensor rewrites a
     # gather from a stack of scalars (theta = z * sd[group]) into a vector built from
     # one scalar per effect, which takes numba minutes to compile.
     total2 = xp.expand_dims(xp.exp(2 * log_total), -1)
     share = xp.expand_dims(share, -1)
-    if k == 0:  # no spec effects: the whole deck part is the starter-vs-starter spread
+    if split is None:  # decks without specs: the two spreads player and stst
+        return xp.sqrt(xp.concatenate([share / 2, 1 - share], axis=-1) * total2)
+    if k == 0:  # files of earlier versions: every deck spread the starter-vs-starter one
         deck = (1 - share) * xp.ones_like(split)
         return xp.sqrt(xp.concatenate([share / 2, deck], axis=-1) * total2)
     deck = (1 - share) * split * np.array([1.0, 1.0 / (2 * k), 1.0 / k**2])
@@ -201,7 +207,7 @@ def build_model(
         ``trials``: the sum of the outcomes of the matches behind each row.
     layout : Layout
     priors : SpreadPriors, optional
-        One entry per name of ``layout.options.prior_names``; defaults to
+        One entry per name of ``layout.prior_names``; defaults to
         `default_priors`, the estimator's defaults (`skcodex._blocks.PRIOR_DEFAULTS`).
     coords : dict, optional
         Names for the ``player``, ``starter`` and ``spec`` dimensions.
@@ -250,10 +256,11 @@ def build_model(
     from skcodex._loglik_op import signed_row_loglik
 
     opts = layout.options
-    priors = priors or default_priors(opts)
-    if len(priors.loc) != len(opts.prior_names):
+    prior_names = layout.prior_names
+    priors = priors or default_priors(layout)
+    if len(priors.loc) != len(prior_names):
         raise ValueError(
-            f"the priors need one entry for each of {opts.prior_names}, got {len(priors.loc)}"
+            f"the priors need one entry for each of {prior_names}, got {len(priors.loc)}"
         )
     P, S, K = layout.n_players, layout.n_starters, layout.n_specs
     coords = dict(coords or {})
@@ -261,7 +268,7 @@ def build_model(
     coords.setdefault("starter", list(range(S)))
     coords.setdefault("spec", list(range(K)))
     full_coords = {
-        "spread": list(opts.spreads),
+        "spread": list(layout.spreads),
         "player": coords["player"],
         "starter1": coords["starter"],
         "starter2": coords["starter"],
@@ -285,7 +292,7 @@ def build_model(
         loc = pm.Data("prior_loc", np.asarray(priors.loc, dtype=float))
         scale = pm.Data("prior_scale", np.asarray(priors.scale, dtype=float))
         family = pm.Data("prior_family", priors.exponential)
-        n_sd = len(opts.spreads)
+        n_sd = len(layout.spreads)
         if opts.prior == "lognormal":
             log_sd = pm.Normal("log_sd", loc[:n_sd], scale[:n_sd], dims="spread")
             # a spread with an exponential prior (its mode at 0): see exponential_correction
@@ -300,14 +307,17 @@ def build_model(
             # compile, unlike Beta/Dirichlet transforms.
             share_logit = pm.Normal("skill_share_logit", 0.0, 1.0)
             share = pm.Deterministic("skill_share", pt.sigmoid(share_logit))
-            split_logits = pm.Normal("deck_split_logits", 0.0, 1.0, shape=2)
-            split = pm.Deterministic(
-                "deck_split", pt.special.softmax(pt.concatenate([pt.zeros(1), split_logits]))
-            )
+            split = None
+            if layout.deck_split:
+                split_logits = pm.Normal("deck_split_logits", 0.0, 1.0, shape=2)
+                split = pm.Deterministic(
+                    "deck_split", pt.special.softmax(pt.concatenate([pt.zeros(1), split_logits]))
+                )
             base = balanced_spreads(log_total, share, split, layout.specs_per_deck, pt)
             parts = [base]
-            if n_sd > len(SPREADS):
-                n_extra = n_sd - len(SPREADS)
+            n_seed = sum(name in SPREADS for name in layout.spreads)
+            if n_sd > n_seed:
+                n_extra = n_sd - n_seed
                 extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])
                 cut = slice(1, 1 + n_extra)
                 pm.Potential(
@@ -327,7 +337,7 @@ def build_model(
             # An effect no spread scales (the first-move effect) is its entry of z drawn
             # from its own prior (its entry of the prior vectors) rather than N(0, 1).
             at = [layout.free_offsets[name] for name in own]
-            which = [opts.prior_names.index(name) for name in own]
+            which = [prior_names.index(name) for name in own]
             z_loc = pt.set_subtensor(pt.as_tensor(z_loc)[at], loc[which])
             own_scale = pt.set_subtensor(pt.as_tensor(own_scale)[at], scale[which])
         if null_rotation is None:
@@ -429,8 +439,12 @@ def _rotations(rotations, layout: Layout) -> np.ndarray:
     return rotations
 
 
-def default_priors(options: ModelOptions) -> SpreadPriors:
-    """The default prior of every entry of ``options.prior_names`` (`skcodex._blocks`)."""
+def default_priors(options: ModelOptions | Layout) -> SpreadPriors:
+    """The default prior of every entry of ``options.prior_names`` (`skcodex._blocks`).
+
+    ``options`` is a `ModelOptions` or a `Layout` (whose `Layout.prior_names`
+    leave out the spreads its data have no blocks for).
+    """
     loc, scale = zip(*(PRIOR_DEFAULTS[name] for name in options.prior_names))
     return SpreadPriors(tuple(loc), tuple(scale))
 

@@ -172,7 +172,74 @@ def _brier(result: Analyses) -> Table:
         **{name: [fmt(v, 4) for v in b[name]] for name in ("reliability", "resolution")},
         "uncertainty": [fmt(v, 4) for v in b["uncertainty"]],
     }
+    if "calibration_error" in b:
+        columns["calibration error"] = [fmt(v, 3) for v in b["calibration_error"]]
+        pct = f"{round(100 * result.interval)}%"
+        columns[f"calibration slope ({pct} interval)"] = [
+            "–" if not np.isfinite(v) else f"{v:.2f} ({interval_text(lo, hi)})"
+            for v, lo, hi in zip(b["slope"], b["slope_lower"], b["slope_upper"])
+        ]
     return Table.from_columns("table-brier", columns)
+
+
+def calibration_words(result: Analyses) -> list[str]:
+    """The calibration section's verdict in plain words, on the fairest forecasts there are.
+
+    The held-out forecasts when there are any, else the in-sample ones, said
+    to flatter the model. The slope and the favourites' check are judged by
+    their intervals, not their points.
+    """
+    b = result.brier
+    if "calibration_error" not in b:
+        return []
+    label = "held-out" if result.held_out is not None and "held-out" in b.index else "in-sample"
+    row = b.loc[label]
+    pct = f"{round(100 * result.interval)}%"
+    ece = f"{row['calibration_error']:.3f}"
+    if label == "held-out":
+        words = [
+            "Judged on the held-out forecasts, for matches the model did not see, the "
+            f"expected calibration error is {ece}."
+        ]
+    else:
+        words = [
+            "No matches were held out, so these are in-sample forecasts, for matches the "
+            "model was fitted on: they look better calibrated than forecasts of new matches "
+            "would, and a model that is overconfident on new matches can look calibrated "
+            f"here. Their expected calibration error is {ece}."
+        ]
+    if np.isfinite(row["slope"]):
+        lo, hi = row["slope_lower"], row["slope_upper"]
+        said = f"The calibration slope is {row['slope']:.2f}"
+        said += f" ({pct} interval {interval_text(lo, hi)})"
+        if hi < 1:
+            said += ": below 1, the forecasts are too bold (too far from 50%)."
+        elif lo > 1:
+            said += ": above 1, the forecasts are too timid (too close to 50%)."
+        else:
+            said += ": its interval holds 1, as calibrated forecasts' does."
+        words.append(said)
+    top = result.confident.get(label)
+    if top is not None and top["count"] > 0:
+        cut = f"{round(100 * top['threshold'])}%"
+        n = int(top["count"])
+        detail = (
+            f"favourites given more than {cut} ({n} matches, {top['mean_forecast']:.0%} on "
+            f"average) won {top['observed']:.0%} of them ({pct} interval "
+            f"{top['lower']:.0%} to {top['upper']:.0%})"
+        )
+        if top["overconfident"]:
+            words.append(
+                f"Forecasts above {cut} come true less often than they say: the {detail}, "
+                "so the model is overconfident at the top."
+            )
+        elif top["underconfident"]:
+            words.append(f"Forecasts above {cut} come true more often than they say: the {detail}.")
+        else:
+            words.append(
+                f"Forecasts above {cut} come true about as often as they say: the {detail}."
+            )
+    return words
 
 
 def _convergence(result: Analyses) -> Table:
@@ -373,6 +440,7 @@ def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict
         "model_line": model_line,
         "provenance": f"Data: {data_line}. Model: {model_line}.",
         "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "calibration_words": calibration_words(result),
         "brier": result.brier["brier"].to_dict(),
         "brier_n": {k: int(v) for k, v in result.brier["n"].items()},
         "tables": page_tables(result),

@@ -2,7 +2,9 @@
 
 `brier_score` and `brier_skill_score` score forecasts; `reliability_table` and
 `brier_decomposition` say where a score comes from (calibration against
-resolution); `brier_scorer` plugs the score into scikit-learn's model selection.
+resolution); `calibration_error`, `calibration_slope` and `overconfidence`
+measure calibration in one number each; `brier_scorer` plugs the score into
+scikit-learn's model selection.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta
+from scipy.special import expit, logit
+from scipy.stats import beta, norm
 
 __all__ = [
     "COIN_FLIP_BRIER",
@@ -19,6 +22,9 @@ __all__ = [
     "brier_score",
     "brier_scorer",
     "brier_skill_score",
+    "calibration_error",
+    "calibration_slope",
+    "overconfidence",
     "positive_class_probability",
     "reliability_table",
 ]
@@ -198,6 +204,18 @@ def brier_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> f
 # -- calibration -----------------------------------------------------------------------
 
 
+#: Forecasts are clipped to ``[LOGIT_CLIP, 1 - LOGIT_CLIP]`` before their log-odds are taken.
+LOGIT_CLIP = 1e-6
+
+
+def _check_interval(interval: Any) -> float:
+    if isinstance(interval, bool) or not isinstance(interval, (int, float, np.floating)):
+        raise ValueError(f"interval must be a number between 0 and 1, got {interval!r}")
+    if not 0 < interval < 1:
+        raise ValueError(f"interval must be between 0 and 1, got {interval!r}")
+    return float(interval)
+
+
 def _bins(p: np.ndarray, n_bins: int, strategy: str) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
@@ -230,7 +248,8 @@ def reliability_table(
     n_bins : int, default 10
     strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width bins on [0, 1], or bins holding about equal numbers of
-        forecasts.
+        forecasts. Each bin holds its lower edge, not its upper one
+        (``[0.1, 0.2)``), except the last, which holds 1.
     interval : float, default 0.9
         Width of the interval on the observed frequency.
 
@@ -241,6 +260,7 @@ def reliability_table(
         ``mean_forecast``, ``observed`` (share won by player 1) and
         ``lower``/``upper``, a Jeffreys interval for the observed share. For
         well calibrated forecasts ``observed`` is close to ``mean_forecast``.
+        ``attrs["interval"]`` holds ``interval``.
 
     Examples
     --------
@@ -249,15 +269,14 @@ def reliability_table(
     [[2.0, 0.25, 0.5], [2.0, 0.85, 1.0]]
     """
     y, p = _check_pair(y_true, p_win)
-    if not 0 < interval < 1:
-        raise ValueError(f"interval must be between 0 and 1, got {interval!r}")
+    _check_interval(interval)
     edges, which = _bins(p, n_bins, strategy)
     count = np.bincount(which, minlength=len(edges) - 1).astype(float)
     keep = count > 0
     wins = np.bincount(which, weights=y, minlength=len(edges) - 1)[keep]
     n = count[keep]
     tail = (1.0 - interval) / 2.0
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "bin_lower": edges[:-1][keep],
             "bin_upper": edges[1:][keep],
@@ -268,6 +287,8 @@ def reliability_table(
             "upper": beta.ppf(1.0 - tail, wins + 0.5, n - wins + 0.5),
         }
     )
+    table.attrs["interval"] = float(interval)
+    return table
 
 
 def brier_decomposition(
@@ -319,4 +340,258 @@ def brier_decomposition(
             "within_bin": brier - (reliability - resolution + uncertainty),
             "n": float(n),
         }
+    )
+
+
+def calibration_error(
+    y_true: Any, p_win: Any, n_bins: int = 10, strategy: str = "uniform"
+) -> float:
+    """Expected calibration error: the mean distance of forecasts from what came true, by bin.
+
+    The forecasts are binned as in `reliability_table`; over bins ``k``
+    holding ``n_k`` of the ``N`` forecasts, with mean forecast ``f_k`` and
+    observed frequency ``o_k``,
+
+    ``ECE = sum_k n_k |f_k - o_k| / N``.
+
+    0 is perfectly calibrated on these bins. It is not 0 for perfectly
+    calibrated forecasts of a finite sample: each ``o_k`` is a share of
+    ``n_k`` outcomes, off by about ``sqrt(f_k (1 - f_k) / n_k)``, so compare
+    forecasters on the same matches and the same bins, and read the intervals
+    of `reliability_table` or `calibration_slope` for whether a gap is more
+    than chance.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_matches,)
+        1 where player 1 won, 0 where player 2 won (values in between, such
+        as luck-adjusted outcomes, are used as they are).
+    p_win : array-like of shape (n_matches,)
+        Forecast P(player 1 wins).
+    n_bins : int, default 10
+        Number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        ``"uniform"``: equal-width bins ``[0, 0.1), [0.1, 0.2), ..., [0.9,
+        1]`` (for 10 bins), a forecast on an edge in the bin above it.
+        ``"quantile"``: adaptive bins, their edges at the quantiles of the
+        forecasts so each holds about ``N / n_bins`` of them (fewer bins when
+        many forecasts are equal); the error is then not dominated by a few
+        matches in a sparse bin.
+
+    Returns
+    -------
+    float
+        The expected calibration error, between 0 and 1.
+
+    See Also
+    --------
+    reliability_table : The bins themselves, with an interval on each observed share.
+    calibration_slope : Calibration as one regression slope, with its interval.
+
+    Examples
+    --------
+    >>> from skcodex.metrics import calibration_error
+    >>> y = [0, 1, 1, 1, 0]
+    >>> p = [0.05, 0.15, 0.85, 0.95, 0.9]
+    >>> # bins [0, 0.5): forecast 0.1, won 1 of 2; [0.5, 1]: forecast 0.9, won 2 of 3
+    >>> round(calibration_error(y, p, n_bins=2), 4)  # (2 * 0.4 + 3 * 0.2333) / 5
+    0.3
+    """
+    table = reliability_table(y_true, p_win, n_bins, strategy)
+    weight = table["count"].to_numpy() / table["count"].sum()
+    gap = np.abs(table["mean_forecast"].to_numpy() - table["observed"].to_numpy())
+    return float(np.sum(weight * gap))
+
+
+def _logistic_fit(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum likelihood of ``y ~ Bernoulli(sigmoid(a + b z))`` by Newton's method.
+
+    Returns ``(a, b)`` and the inverse of the Fisher information at them. ``y``
+    in [0, 1] (fractional outcomes: the binomial quasi-likelihood).
+    """
+    X = np.column_stack([np.ones_like(z), z])
+
+    def loglik(coef):
+        eta = X @ coef
+        return float(np.sum(y * eta - np.logaddexp(0.0, eta)))
+
+    coef = np.array([0.0, 1.0])  # perfect calibration: where well-made forecasts are
+    current = loglik(coef)
+    for _ in range(100):
+        mu = expit(X @ coef)
+        info = (X * (mu * (1 - mu))[:, None]).T @ X
+        step = np.linalg.solve(info, X.T @ (y - mu))
+        t = 1.0
+        while True:  # halve the step until the likelihood does not fall
+            trial = coef + t * step
+            value = loglik(trial)
+            if value >= current - 1e-12 * abs(current) or t < 1e-10:
+                break
+            t /= 2
+        coef, current = trial, value
+        if np.max(np.abs(t * step)) < 1e-10:
+            break
+    else:
+        raise ValueError(
+            "the regression of outcomes on forecast log-odds does not converge: the "
+            "forecasts separate wins from losses perfectly, so no finite slope fits"
+        )
+    if np.max(np.abs(coef)) > 1e3:
+        raise ValueError(
+            "the forecasts separate wins from losses perfectly, so no finite slope fits"
+        )
+    mu = expit(X @ coef)
+    info = (X * (mu * (1 - mu))[:, None]).T @ X
+    return coef, np.linalg.inv(info)
+
+
+def calibration_slope(y_true: Any, p_win: Any, interval: float = 0.95) -> pd.Series:
+    """Calibration slope and intercept: the logistic regression of outcome on forecast log-odds.
+
+    Fits ``P(player 1 wins) = sigmoid(a + b logit(p))`` to the outcomes by
+    maximum likelihood. Forecasts that are right as they are give ``b = 1``
+    and ``a = 0``. A slope below 1 says the forecasts are too bold (their
+    log-odds too far from 0: what they call 80% comes true less often); above 1,
+    too timid. The intercept says whether player 1 wins more (above 0) or less
+    often than forecast at even odds.
+
+    The interval of each coefficient is Wald's, from the Fisher information
+    at the fit: about ``interval`` of them cover the true coefficient when
+    matches are independent. Forecasts are clipped to ``[1e-6, 1 - 1e-6]``
+    (`LOGIT_CLIP`) before their log-odds are taken, so a forecast of 0 or 1
+    counts as very sure rather than infinitely so.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_matches,)
+        1 where player 1 won, 0 where player 2 won (values in between, such
+        as luck-adjusted outcomes, are fitted by the binomial
+        quasi-likelihood; the interval then assumes binomial variance).
+    p_win : array-like of shape (n_matches,)
+        Forecast P(player 1 wins).
+    interval : float, default 0.95
+        Width of the intervals.
+
+    Returns
+    -------
+    pandas.Series
+        ``slope``, ``slope_lower``, ``slope_upper``, ``intercept``,
+        ``intercept_lower``, ``intercept_upper`` and ``n`` (matches).
+
+    Raises
+    ------
+    ValueError
+        For outcomes all the same, forecasts all the same, or forecasts that
+        separate wins from losses perfectly: no finite slope fits those.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.special import expit
+    >>> from skcodex.metrics import calibration_slope
+    >>> rng = np.random.default_rng(0)
+    >>> log_odds = rng.normal(0.0, 1.5, 20_000)
+    >>> won = rng.random(20_000) < expit(0.7 * log_odds)  # forecasts too bold
+    >>> fit = calibration_slope(won, expit(log_odds))
+    >>> bool(fit["slope_lower"] < 0.7 < fit["slope_upper"])
+    True
+    """
+    y, p = _check_pair(y_true, p_win)
+    width = _check_interval(interval)
+    if np.ptp(y) == 0:
+        raise ValueError("the outcomes are all the same: a calibration slope needs wins and losses")
+    z = logit(np.clip(p, LOGIT_CLIP, 1 - LOGIT_CLIP))
+    if np.ptp(z) == 0:
+        raise ValueError("the forecasts are all the same: a calibration slope needs them to vary")
+    wins, losses = z[y == 1], z[y == 0]
+    if len(wins) + len(losses) == len(y) and (
+        wins.min() >= losses.max() or losses.min() >= wins.max()
+    ):
+        raise ValueError(
+            "the forecasts separate wins from losses perfectly, so no finite slope fits"
+        )
+    coef, cov = _logistic_fit(z, y)
+    half = norm.ppf(0.5 + width / 2) * np.sqrt(np.diag(cov))
+    (a, b), (ha, hb) = coef, half
+    return pd.Series(
+        {
+            "slope": b,
+            "slope_lower": b - hb,
+            "slope_upper": b + hb,
+            "intercept": a,
+            "intercept_lower": a - ha,
+            "intercept_upper": a + ha,
+            "n": float(len(y)),
+        }
+    )
+
+
+def overconfidence(
+    y_true: Any, p_win: Any, threshold: float = 0.7, interval: float = 0.9
+) -> pd.Series:
+    """Whether confident forecasts come true as often as they say, judged by an interval.
+
+    A match has a favourite, the side forecast to win: a forecast ``p`` of
+    player 1 is one of ``max(p, 1 - p)`` for the favourite. Among the matches
+    whose favourite is given more than ``threshold``, the favourites' mean
+    forecast is set against the share they won, with a Jeffreys interval on
+    that share (as `reliability_table`). The forecasts are overconfident at
+    the top when the whole interval lies below the mean forecast (the
+    favourites won less often than forecast, by more than chance explains),
+    underconfident when it lies above.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_matches,)
+        1 where player 1 won, 0 where player 2 won.
+    p_win : array-like of shape (n_matches,)
+        Forecast P(player 1 wins).
+    threshold : float, default 0.7
+        The favourite's forecast above which a forecast counts as confident,
+        between 0.5 and 1.
+    interval : float, default 0.9
+        Width of the interval on the share won.
+
+    Returns
+    -------
+    pandas.Series
+        ``threshold``, ``count`` (confident forecasts), ``mean_forecast``
+        (the favourites' mean forecast), ``observed`` (the share the
+        favourites won), ``lower`` and ``upper`` (its interval),
+        ``overconfident`` and ``underconfident`` (booleans; both False when
+        no forecast is above the threshold).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcodex.metrics import overconfidence
+    >>> p = np.array([0.9] * 100 + [0.1] * 100)  # favourites given 90%
+    >>> won = np.r_[np.arange(100) < 70, np.arange(100) >= 70]  # they won 70%
+    >>> check = overconfidence(won, p)
+    >>> round(check["mean_forecast"], 3), round(check["observed"], 3), check["overconfident"]
+    (0.9, 0.7, True)
+    """
+    y, p = _check_pair(y_true, p_win)
+    width = _check_interval(interval)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating)):
+        raise ValueError(f"threshold must be a number between 0.5 and 1, got {threshold!r}")
+    if not 0.5 <= threshold < 1:
+        raise ValueError(f"threshold must be between 0.5 and 1, got {threshold!r}")
+    favourite = np.maximum(p, 1 - p)
+    favourite_won = np.where(p >= 0.5, y, 1 - y)
+    top = favourite > threshold
+    n = int(top.sum())
+    out = {"threshold": float(threshold), "count": float(n)}
+    if n == 0:
+        nan = float("nan")
+        out |= dict.fromkeys(("mean_forecast", "observed", "lower", "upper"), nan)
+        return pd.Series({**out, "overconfident": False, "underconfident": False}, dtype=object)
+    wins = float(favourite_won[top].sum())
+    tail = (1.0 - width) / 2.0
+    mean = float(favourite[top].mean())
+    lower = float(beta.ppf(tail, wins + 0.5, n - wins + 0.5))
+    upper = float(beta.ppf(1.0 - tail, wins + 0.5, n - wins + 0.5))
+    out |= {"mean_forecast": mean, "observed": wins / n, "lower": lower, "upper": upper}
+    return pd.Series(
+        {**out, "overconfident": upper < mean, "underconfident": lower > mean}, dtype=object
     )

@@ -292,28 +292,56 @@ def plot_nash(weights: Any, *, ax: Any = None, words: Mapping | None = None):
     return fig
 
 
-def plot_reliability(tables: Any, *, ax: Any = None):
+def plot_reliability(tables: Any, *, ax: Any = None, histogram: bool = True):
     """Reliability diagram: observed frequency against mean forecast per bin.
 
     Parameters
     ----------
     tables : pandas.DataFrame or mapping of str to DataFrame
-        One `skcodex.analysis.reliability_table`, or several by label (e.g.
+        One `skcodex.metrics.reliability_table`, or several by label (e.g.
         ``{"in-sample": ..., "held-out": ...}``).
     ax : matplotlib Axes, optional
+        Draw the diagram into these axes (without the histogram).
+    histogram : bool, default True
+        On a new figure, a panel below the diagram with the share of each
+        sample's forecasts in each bin (from the tables' counts): where the
+        forecasts are, and so which points rest on many matches.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Points sized by the number of matches in the bin, with intervals for
-        the observed frequency; the diagonal is perfect calibration.
+        Points sized by the number of matches in the bin, with the binomial
+        (Jeffreys) interval of the observed frequency; the diagonal is
+        perfect calibration. A point whose interval misses the diagonal is
+        miscalibrated by more than chance explains.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcodex.metrics import reliability_table
+    >>> from skcodex.plotting import plot_reliability
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(size=500)
+    >>> y = rng.uniform(size=500) < p
+    >>> fig = plot_reliability({"held-out": reliability_table(y, p)})
+    >>> [a.get_ylabel() for a in fig.axes]
+    ['share of matches player 1 won', 'share of forecasts']
     """
     if isinstance(tables, pd.DataFrame):
         tables = {"": tables}
-    fig, ax = _figure(ax, (5.5, 5.2))
+    below = None
+    if ax is None and histogram:
+        fig = _new_figure((5.5, 6.6))
+        grid = fig.add_gridspec(2, 1, height_ratios=[4.2, 1.0])
+        ax = fig.add_subplot(grid[0])
+        below = fig.add_subplot(grid[1], sharex=ax)
+    else:
+        fig, ax = _figure(ax, (5.5, 5.2))
+        ax.set_aspect("equal")
     ax.plot([0, 1], [0, 1], color=COLOURS["grey"], lw=1, ls="--", label="perfect calibration")
     palette = [COLOURS["player 1"], COLOURS["player 2"], COLOURS["both"], "#CC79A7"]
     total = max(1.0, max(float(t["count"].max()) for t in tables.values() if len(t)))
+    widths = {t.attrs.get("interval") for t in tables.values()}
     for i, (label, table) in enumerate(tables.items()):
         colour = palette[i % len(palette)]
         x, obs = table["mean_forecast"], table["observed"]
@@ -332,14 +360,29 @@ def plot_reliability(tables: Any, *, ax: Any = None):
             zorder=3,
         )
         ax.plot(x + offset, obs, color=colour, lw=0.8, alpha=0.6)
+        if below is not None and n > 0:
+            lower, upper = table["bin_lower"], table["bin_upper"]
+            share = table["count"] / n
+            below.bar(lower, share, width=upper - lower, align="edge", color=colour, alpha=0.3)
+            below.stairs(share, np.r_[lower.to_numpy(), upper.iloc[-1]], color=colour, lw=1.0)
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_aspect("equal")
     ax.set_xlabel("forecast P(player 1 wins), bin mean")
     ax.set_ylabel("share of matches player 1 won")
-    ax.set_title("Reliability (point size: matches in the bin)", fontsize=10)
+    bars = ""
+    if len(widths) == 1 and None not in widths:
+        bars = f"; lines: {round(100 * widths.pop())}% interval"
+    ax.set_title(f"Reliability (point size: matches in the bin{bars})", fontsize=10)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.grid(alpha=0.3)
+    if below is not None:
+        ax.tick_params(labelbottom=False)
+        ax.set_xlabel("")
+        below.set_xlim(0, 1)
+        below.set_ylim(bottom=0)
+        below.set_xlabel("forecast P(player 1 wins)")
+        below.set_ylabel("share of forecasts")
+        below.grid(alpha=0.3)
     return fig
 
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex import _posterior as posterior
-from skcodex import analysis
+from skcodex import analysis, metrics
 from skcodex._report_page import TOP_PLAYERS as _TOP_PLAYERS
 from skcodex._report_page import csv_tables, render_page
 
@@ -56,6 +56,9 @@ SECTIONS = {
     "skill-versus-decks": "Skill versus decks",
     "calibration": "Calibration",
 }
+
+#: A favourite's forecast above which the report checks forecasts come true as often as said.
+CONFIDENT_FORECAST = 0.7
 
 #: Figure ids of the page, each in the section it illustrates.
 FIGURES = {
@@ -121,6 +124,7 @@ class Analyses:
     held_out: HeldOut | None = None
     interval: float = analysis.INTERVAL
     true_skills: pd.Series | None = None
+    confident: dict[str, pd.Series] = field(default_factory=dict)
     model: dict[str, Any] = field(default_factory=dict)
     prior_spread_draws: pd.DataFrame | None = None
     extensions: pd.DataFrame | None = None
@@ -219,9 +223,11 @@ def _prior_kind(clf: Any, options: Any) -> str:
     from skcodex._classifier import SEED_PRIORS
 
     structure = {name: getattr(options, name) for name in _EXTENSIONS}
-    own = clf.priors
+    # the priors of the spreads the fitted model has (none of absent spec blocks)
+    names = getattr(clf, "layout_", None) or options
+    own = clf._priors_for(names)
     for kind, priors in (("default", {}), ("seed", SEED_PRIORS)):
-        reference = type(clf)(**structure, **priors).priors
+        reference = type(clf)(**structure, **priors)._priors_for(names)
         if np.array_equal(own.loc, reference.loc) and np.array_equal(own.scale, reference.scale):
             return kind
     return "custom"
@@ -391,11 +397,22 @@ def analyse(
     catalogue = getattr(clf, "catalogue", None) or getattr(clf, "catalogue_", None)
     ranked = analysis.most_played_decks(X, n_ranked_decks, catalogue)
     in_sample = clf.predict_proba(X)[:, 1]
-    reliability = {"in-sample": analysis.reliability_table(y, in_sample, n_bins)}
-    brier = {"in-sample": analysis.brier_decomposition(y, in_sample, n_bins)}
+    samples = {"in-sample": (y, in_sample)}
     if held_out is not None:
-        reliability["held-out"] = analysis.reliability_table(held_out.y, held_out.p_win, n_bins)
-        brier["held-out"] = analysis.brier_decomposition(held_out.y, held_out.p_win, n_bins)
+        samples["held-out"] = (held_out.y, held_out.p_win)
+    reliability, brier, confident = {}, {}, {}
+    for label, (outcome, forecast) in samples.items():
+        table = analysis.reliability_table(outcome, forecast, n_bins, interval=interval)
+        reliability[label] = table
+        brier[label] = pd.concat(
+            [
+                analysis.brier_decomposition(outcome, forecast, n_bins),
+                _calibration_numbers(outcome, forecast, n_bins, interval),
+            ]
+        )
+        confident[label] = metrics.overconfidence(
+            outcome, forecast, CONFIDENT_FORECAST, interval=interval
+        )
     deck_rank = analysis.deck_ranking(clf, ranked, interval=interval)
     counts = pd.Series(
         [analysis.deck_label(d, catalogue) for d in _decks_played(X, catalogue)]
@@ -415,10 +432,35 @@ def analyse(
         held_out=held_out,
         interval=interval,
         true_skills=true_skills,
+        confident=confident,
         model=describe_model(clf),
         prior_spread_draws=analysis.prior_spread_comparison_draws(clf),
         extensions=analysis.extension_table(clf, interval=interval),
     )
+
+
+def _calibration_numbers(y: Any, p: Any, n_bins: int, interval: float) -> pd.Series:
+    """The calibration error and the calibration slope and intercept of one sample's forecasts.
+
+    NaN where no slope fits (outcomes all alike, forecasts all equal, or
+    separating wins from losses perfectly, as a handful of matches can).
+    """
+    ece = metrics.calibration_error(y, p, n_bins)
+    try:
+        fit = metrics.calibration_slope(y, p, interval=interval).drop("n")
+    except ValueError:
+        fit = pd.Series(float("nan"), index=_SLOPE_COLUMNS)
+    return pd.concat([pd.Series({"calibration_error": ece}), fit])
+
+
+_SLOPE_COLUMNS = [
+    "slope",
+    "slope_lower",
+    "slope_upper",
+    "intercept",
+    "intercept_lower",
+    "intercept_upper",
+]
 
 
 def _decks_played(X: pd.DataFrame, catalogue: Any) -> list:

@@ -1,4 +1,4 @@
-"""Brier score, Brier skill score and the classes_-aware scorer."""
+"""Brier score, Brier skill score, the classes_-aware scorer and calibration."""
 
 import numpy as np
 import pytest
@@ -14,6 +14,9 @@ from skcodex import brier_score, brier_scorer, brier_skill_score
 from skcodex.metrics import (
     COIN_FLIP_BRIER,
     brier_decomposition,
+    calibration_error,
+    calibration_slope,
+    overconfidence,
     positive_class_probability,
     reliability_table,
 )
@@ -253,3 +256,107 @@ def test_calibration_input_errors():
         reliability_table([0, 1], [0.5, 0.5], strategy="kmeans")
     with pytest.raises(ValueError, match="probabilities"):
         brier_decomposition([0, 1], [0.5, 1.5])
+
+
+# -- calibration in one number ---------------------------------------------------------
+
+
+def _forecasts(n, slope, intercept=0.0, seed=0):
+    """Forecasts p whose outcomes follow sigmoid(intercept + slope logit(p))."""
+    from scipy.special import expit
+
+    rng = np.random.default_rng(seed)
+    z = rng.normal(0.0, 1.5, n)
+    won = (rng.random(n) < expit(intercept + slope * z)).astype(float)
+    return won, expit(z)
+
+
+def test_calibration_error_by_hand():
+    y = [0, 1, 1, 1, 0, 1]
+    p = [0.05, 0.15, 0.55, 0.85, 0.95, 0.9]
+    # uniform, 2 bins: [0, 0.5) forecast 0.1, won 1 of 2 -> 0.4; [0.5, 1] mean 0.8125, won 3/4
+    expected = (2 * 0.4 + 4 * abs(0.8125 - 0.75)) / 6
+    assert calibration_error(y, p, n_bins=2) == pytest.approx(expected, abs=1e-12)
+    # 10 uniform bins: 0.9 is an edge and goes to the bin above, with 0.95 (mean 0.925,
+    # won 1 of 2); every other forecast is alone in its bin
+    expected = (0.05 + 0.85 + 0.45 + 0.15 + 2 * abs(0.925 - 0.5)) / 6
+    assert calibration_error(y, p) == pytest.approx(expected, abs=1e-12)
+    # quantile bins of three forecasts each (edge at the median, 0.7): {0.05, 0.15, 0.55}
+    # won by player 1 in 2 of 3, {0.85, 0.9, 0.95} in 2 of 3
+    first = abs(np.mean([0.05, 0.15, 0.55]) - 2 / 3)
+    second = abs(np.mean([0.85, 0.9, 0.95]) - 2 / 3)
+    got = calibration_error(y, p, n_bins=2, strategy="quantile")
+    assert got == pytest.approx((first + second) / 2, abs=1e-12)
+
+
+def test_calibration_error_is_small_for_calibrated_and_large_for_bold_forecasts():
+    y, p = _forecasts(20_000, 1.0)
+    assert calibration_error(y, p) < 0.01
+    y, p = _forecasts(20_000, 0.5)
+    assert calibration_error(y, p) > 0.05
+
+
+@pytest.mark.parametrize(("slope", "intercept"), [(0.7, 0.0), (1.0, 0.0), (1.3, -0.2)])
+def test_calibration_slope_recovers_a_known_miscalibration(slope, intercept):
+    y, p = _forecasts(20_000, slope, intercept, seed=1)
+    fit = calibration_slope(y, p)
+    assert fit["slope_lower"] < slope < fit["slope_upper"]
+    assert fit["intercept_lower"] < intercept < fit["intercept_upper"]
+    assert fit["slope_upper"] - fit["slope_lower"] < 0.1 and fit["n"] == 20_000
+    # the same maximum-likelihood fit as scikit-learn's unpenalised logistic regression
+    from scipy.special import logit
+
+    ref = LogisticRegression(C=np.inf, tol=1e-10, max_iter=1000).fit(logit(p).reshape(-1, 1), y)
+    assert fit["slope"] == pytest.approx(ref.coef_[0, 0], abs=1e-5)
+    assert fit["intercept"] == pytest.approx(ref.intercept_[0], abs=1e-5)
+
+
+def test_calibration_slope_intervals_cover_as_often_as_they_say():
+    covered = [
+        (lambda f: f["slope_lower"] < 0.7 < f["slope_upper"])(
+            calibration_slope(*_forecasts(400, 0.7, seed=seed), interval=0.9)
+        )
+        for seed in range(300)
+    ]
+    assert 0.85 < np.mean(covered) < 0.95
+
+
+def test_calibration_slope_refusals():
+    with pytest.raises(ValueError, match="outcomes are all the same"):
+        calibration_slope([1, 1, 1], [0.2, 0.5, 0.7])
+    with pytest.raises(ValueError, match="forecasts are all the same"):
+        calibration_slope([1, 0, 1], [0.6, 0.6, 0.6])
+    with pytest.raises(ValueError, match="separate wins from losses"):
+        calibration_slope([0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9])
+    with pytest.raises(ValueError, match="interval must be between 0 and 1"):
+        calibration_slope([0, 1], [0.2, 0.8], interval=1.5)
+    y, p = [0, 1, 1, 0, 1], [0.3, 0.6, 0.4, 0.5, 0.2]
+    before = (list(y), list(p))
+    calibration_slope(y, p)
+    assert (y, p) == before
+
+
+def test_overconfident_forecasts_are_flagged_and_calibrated_ones_are_not():
+    y, p = _forecasts(5_000, 1.0, seed=2)
+    check = overconfidence(y, p)
+    assert not check["overconfident"] and not check["underconfident"]
+    assert check["lower"] < check["mean_forecast"] < check["upper"]
+    y, p = _forecasts(5_000, 0.6, seed=2)  # too bold: the favourites win less than forecast
+    check = overconfidence(y, p)
+    assert check["overconfident"] and not check["underconfident"]
+    assert check["observed"] < check["mean_forecast"]
+    y, p = _forecasts(5_000, 1.6, seed=2)  # too timid
+    assert overconfidence(y, p)["underconfident"]
+
+
+def test_overconfidence_counts_the_favourite_of_either_side():
+    # player 2 the favourite at 0.8 in half the matches: folded to the favourite's 0.8
+    p = np.r_[np.full(50, 0.8), np.full(50, 0.2), np.full(10, 0.6)]
+    y = np.r_[np.arange(50) < 40, np.arange(50) >= 40, np.ones(10)]
+    check = overconfidence(y, p, threshold=0.7)
+    assert check["count"] == 100 and check["mean_forecast"] == pytest.approx(0.8)
+    assert check["observed"] == pytest.approx(0.8)
+    empty = overconfidence([1, 0], [0.6, 0.5])
+    assert empty["count"] == 0 and not empty["overconfident"]
+    with pytest.raises(ValueError, match=r"threshold must be between 0\.5 and 1"):
+        overconfidence([1, 0], [0.6, 0.5], threshold=0.3)

@@ -189,6 +189,50 @@ def test_convergence_section_reports_success_or_problems(result):
     )
 
 
+def _simulated_forecasts(slope, n=3000, seed=0):
+    from scipy.special import expit
+
+    rng = np.random.default_rng(seed)
+    z = rng.normal(0.0, 1.5, n)
+    return (rng.random(n) < expit(slope * z)).astype(int), expit(z)
+
+
+@pytest.mark.parametrize("slope", [0.6, 1.0])
+def test_calibration_section_finds_overconfident_forecasts(fitted, small_matches, slope):
+    """Held-out forecasts too bold at the top are said to be; calibrated ones are not."""
+    from skcodex.metrics import calibration_error, calibration_slope
+
+    y, p = _simulated_forecasts(slope)
+    held = HeldOut(label="simulated", y=y, p_win=p, n_train=len(small_matches.X))
+    out = analyse(fitted, small_matches.X, small_matches.y, held_out=held, nash_draws=5)
+    row = out.brier.loc["held-out"]
+    assert row["calibration_error"] == pytest.approx(calibration_error(y, p))
+    fit = calibration_slope(y, p, interval=out.interval)
+    assert row[["slope", "slope_lower", "slope_upper"]].tolist() == pytest.approx(
+        fit[["slope", "slope_lower", "slope_upper"]].tolist()
+    )
+    figs = dict.fromkeys(FIGURES, _tiny_figure())
+    section = render_html(out, figs=figs).split('id="calibration"')[1]
+    verdict = html.unescape(section.split('class="calibration-verdict">')[1].split("</p>")[0])
+    assert "held-out forecasts" in verdict
+    if slope < 1:
+        assert "come true less often than they say" in verdict and "too bold" in verdict
+        assert "overconfident at the top" in verdict
+    else:
+        assert "come true about as often as they say" in verdict
+        assert "overconfident" not in verdict and "its interval holds 1" in verdict
+    table = page_tables(out)["brier"]
+    assert "calibration error" in table.columns
+
+
+def test_without_held_out_matches_the_calibration_is_called_in_sample(result):
+    figs = dict.fromkeys(FIGURES, _tiny_figure())
+    section = render_html(result, figs=figs).split('id="calibration"')[1]
+    verdict = html.unescape(section.split('class="calibration-verdict">')[1].split("</p>")[0])
+    assert verdict.startswith("No matches were held out, so these are in-sample forecasts")
+    assert f"{result.brier.loc['in-sample', 'calibration_error']:.3f}" in verdict
+
+
 def test_player_names_are_escaped(result):
     skills = result.skills.rename(index={result.skills.index[0]: "<b>Eve</b>"})
     page = render_html(

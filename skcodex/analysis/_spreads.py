@@ -38,7 +38,9 @@ def deck_spread_draws(
     Parameters
     ----------
     spread_draws : ndarray of shape (n_draws, >= 4)
-        Columns player, stst, stsp, spsp first (`spread_draws_`).
+        Columns player, stst, stsp, spsp first (`spread_draws_`); with
+        ``specs_per_deck=0``, player and stst are enough (a fit of decks
+        without specs has no other deck spreads).
     specs_per_deck : int, default 3
     sd_synergy : ndarray of shape (n_draws,), optional
 
@@ -50,7 +52,9 @@ def deck_spread_draws(
     """
     k = specs_per_deck
     sd = np.asarray(spread_draws)
-    var = sd[:, 1] ** 2 + 2 * k * sd[:, 2] ** 2 + k**2 * sd[:, 3] ** 2
+    var = sd[:, 1] ** 2
+    if k > 0:
+        var = var + 2 * k * sd[:, 2] ** 2 + k**2 * sd[:, 3] ** 2
     if sd_synergy is not None:
         var = var + 2 * (k + k * (k - 1) // 2) * np.asarray(sd_synergy) ** 2
     return np.sqrt(var)
@@ -60,7 +64,8 @@ def _spread_comparison(sd: np.ndarray, names: Sequence[str], k: int) -> pd.DataF
     """The columns of `spread_comparison_draws` from per-draw spreads named ``names``."""
     sd_player = sd[:, 0]
     synergy = sd[:, names.index("syn")] if "syn" in names else None
-    sd_deck = deck_spread_draws(sd, k, synergy)
+    deck = [names.index(n) for n in ("player", "stst", "stsp", "spsp") if n in names]
+    sd_deck = deck_spread_draws(sd[:, deck], k if len(deck) == 4 else 0, synergy)
     out = pd.DataFrame(
         {
             "sd_player": sd_player,
@@ -100,6 +105,12 @@ def _specs_per_deck(clf: Any) -> int:
     return 3 if layout is None else layout.specs_per_deck
 
 
+def _spread_source(clf: Any) -> Any:
+    """What names a classifier's spreads and priors: its fitted layout, else its options."""
+    layout = getattr(clf, "layout_", None)
+    return clf.options if layout is None else layout
+
+
 #: Draws simulated from the prior by `prior_spread_comparison_draws`.
 PRIOR_DRAWS = 100_000
 
@@ -107,7 +118,10 @@ PRIOR_DRAWS = 100_000
 def prior_spread_draws(
     clf: Any, n_draws: int = PRIOR_DRAWS, random_state: int | None = 0
 ) -> np.ndarray:
-    """Spreads drawn from a classifier's prior, in the order of ``clf.options.spreads``.
+    """Spreads drawn from a classifier's prior, in the order of its spreads.
+
+    The spreads are those of the fitted model (``clf.layout_.spreads``), or
+    before a fit every one its options switch on (``clf.options.spreads``).
 
     Simulates the spread part of the model exactly as `skcodex._model.build_model`
     specifies it, with NumPy: under the log-normal prior each
@@ -131,18 +145,22 @@ def prior_spread_draws(
 
     n_draws = check_count(n_draws, "n_draws")
     options = clf.options
-    priors = clf.priors
+    source = _spread_source(clf)
+    priors = clf._priors_for(source)
     k = _specs_per_deck(clf)
     rng = np.random.default_rng(random_state)
     # One prior a spread; the own priors of unscaled effects (first move, debut), last, are not.
     own = {b.name for b in BLOCK_TABLE if b.spread is None}
-    n = sum(name not in own for name in options.prior_names)
+    n = sum(name not in own for name in source.prior_names)
     loc, scale = np.asarray(priors.loc)[:n], np.asarray(priors.scale)[:n]
     if options.prior == "lognormal":
         return np.exp(rng.normal(loc, scale, size=(n_draws, n)))
     log_total = rng.normal(loc[0], scale[0], size=n_draws)
     share = expit(rng.standard_normal(n_draws))
-    split = softmax(np.column_stack([np.zeros(n_draws), rng.standard_normal((n_draws, 2))]), axis=1)
+    split = None
+    if "spsp" in source.spreads:  # decks with specs: the deck spread split three ways
+        logits = np.column_stack([np.zeros(n_draws), rng.standard_normal((n_draws, 2))])
+        split = softmax(logits, axis=1)
     base = balanced_spreads(log_total, share, split, k)
     extra = np.exp(rng.normal(loc[1:], scale[1:], size=(n_draws, n - 1)))
     return np.column_stack([base, extra])
@@ -166,7 +184,7 @@ def prior_spread_comparison_draws(
     0.5
     """
     sd = prior_spread_draws(clf, n_draws, random_state)
-    return _spread_comparison(sd, list(clf.options.spreads), _specs_per_deck(clf))
+    return _spread_comparison(sd, list(_spread_source(clf).spreads), _specs_per_deck(clf))
 
 
 def describe_prior(clf: Any) -> str:
@@ -182,22 +200,20 @@ def describe_prior(clf: Any) -> str:
     >>> describe_prior(BayesianMatchupClassifier(prior="balanced"))  # doctest: +ELLIPSIS
     'balanced prior: log total spread ~ N(0.5, 0.5), skill share sigmoid(N(0, 1)), ...'
     """
-    priors = clf.priors
-    names = clf.options.prior_names
-    layout = getattr(clf, "layout_", None)
-    # Decks of a starter alone have no starter-vs-component or component-vs-component
-    # effects: their spreads' priors are not part of the fitted model.
-    absent = {"stsp", "spsp"} if layout is not None and layout.specs_per_deck == 0 else set()
+    source = _spread_source(clf)
+    priors = clf._priors_for(source)
+    names = source.prior_names
 
     def normal(i: int) -> str:
         return f"N({priors.loc[i]:g}, {priors.scale[i]:g})"
 
     if clf.options.prior == "balanced":
-        split = "" if absent else ", deck split softmax(0, N(0, 1), N(0, 1))"
+        # decks of a starter alone have one deck spread: no split
+        split = ", deck split softmax(0, N(0, 1), N(0, 1))" if "spsp" in source.spreads else ""
         text = (
             f"balanced prior: log total spread ~ {normal(0)}, skill share sigmoid(N(0, 1)){split}"
         )
         rest = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names) if i > 0]
         return "; ".join([text, *rest])
-    parts = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names) if n not in absent]
+    parts = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names)]
     return "log-normal spread priors: " + ", ".join(parts)
