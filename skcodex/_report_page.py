@@ -274,6 +274,31 @@ def _extensions(result: Analyses) -> Table:
     return Table.from_columns("table-extensions", columns)
 
 
+def _evidence_frame(result: Analyses) -> pd.DataFrame:
+    """`Analyses.part_evidence`, or its empty table (analyses made before it existed)."""
+    from skcodex._part_choice import EVIDENCE_COLUMNS
+
+    if result.part_evidence is None:
+        return pd.DataFrame(columns=list(EVIDENCE_COLUMNS))
+    return result.part_evidence
+
+
+def _part_evidence(result: Analyses) -> Table:
+    e = _evidence_frame(result)
+    columns = {
+        "candidate": list(e["candidate"]),
+        "matches forecast": [str(int(n)) for n in e["matches"]],
+        "forward log score": [fmt(v, 4) for v in e["log score"]],
+        "forward Brier": [fmt(v, 4) for v in e["brier"]],
+        "log score minus static (se)": [
+            "" if i == 0 else f"{fmt(d, 2)} ({fmt(se, 2)})"
+            for i, (d, se) in enumerate(zip(e["log score - simplest"], e["se"]))
+        ],
+        "chosen": ["yes" if c else "" for c in e["chosen"]],
+    }
+    return Table.from_columns("table-part-evidence", columns)
+
+
 #: What the page says of a model whose options were not recorded (``Analyses.model`` empty).
 _UNRECORDED_MODEL = {
     "method": "nuts",
@@ -303,9 +328,11 @@ def page_tables(result: Analyses) -> dict[str, Table]:
     -------
     dict of str to Table
         ``skills``, ``matchups``, ``decks``, ``nash``, ``spreads``, ``brier``,
-        ``convergence`` and ``extensions`` (the fitted values of the model's
+        ``convergence``, ``extensions`` (the fitted values of the model's
         optional parts, `skcodex.analysis.extension_table`; no rows for the
-        seed model); each table's id is ``table-`` and its name.
+        seed model) and ``part_evidence`` (how the ``"auto"`` parts were
+        decided, `skcodex.analysis.part_evidence`; no rows when none was);
+        each table's id is ``table-`` and its name.
     """
     makers = {
         "skills": _skills,
@@ -316,6 +343,7 @@ def page_tables(result: Analyses) -> dict[str, Table]:
         "brier": _brier,
         "convergence": _convergence,
         "extensions": _extensions,
+        "part_evidence": _part_evidence,
     }
     return {name: make(result) for name, make in makers.items()}
 
@@ -357,6 +385,7 @@ def csv_tables(result: Analyses) -> dict[str, pd.DataFrame]:
         "calibration.csv": calibration[["sample", *calibration.columns[:-1]]],
         "brier.csv": result.brier.reset_index(),
         "extensions.csv": _extension_frame(result).rename_axis("name").reset_index(),
+        "part_evidence.csv": _evidence_frame(result),
     }
 
 

@@ -79,6 +79,7 @@ CSV_FILES = (
     "calibration.csv",
     "brier.csv",
     "extensions.csv",
+    "part_evidence.csv",
 )
 
 
@@ -128,6 +129,7 @@ class Analyses:
     model: dict[str, Any] = field(default_factory=dict)
     prior_spread_draws: pd.DataFrame | None = None
     extensions: pd.DataFrame | None = None
+    part_evidence: pd.DataFrame | None = None
 
 
 def _is_symmetric(clf: Any) -> bool:
@@ -436,6 +438,7 @@ def analyse(
         model=describe_model(clf),
         prior_spread_draws=analysis.prior_spread_comparison_draws(clf),
         extensions=analysis.extension_table(clf, interval=interval),
+        part_evidence=analysis.part_evidence(clf),
     )
 
 

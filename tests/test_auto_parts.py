@@ -10,11 +10,13 @@ import pytest
 
 from skcodex import BayesianMatchupClassifier
 from skcodex import _part_choice as part_choice
+from skcodex.analysis import part_evidence
 from skcodex.cli.parser import build_parser
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.data._catalogues import WALK_STEPS_SLOW
 from skcodex.data._codes import walk_size
 from skcodex.datasets import make_matches
+from skcodex.report import write_report
 
 
 def _decided(clf: BayesianMatchupClassifier, X: pd.DataFrame) -> tuple[bool, bool]:
@@ -254,7 +256,7 @@ def test_a_table_too_short_to_test_keeps_the_simplest_and_says_why():
     assert "too few rating periods" in forward.attrs["note"]
 
 
-def test_a_default_fit_keeps_its_evidence_and_none_skips_it():
+def test_a_default_fit_keeps_its_evidence_and_none_skips_it(tmp_path):
     X, y = make_matches(
         n_players=12, n_matches=240, n_tournaments=6, random_state=3, return_X_y=True
     )
@@ -273,6 +275,14 @@ def test_a_default_fit_keeps_its_evidence_and_none_skips_it():
     assert chosen == fitted
     assert evidence["matches"].min() >= part_choice.MIN_FOLD_MATCHES
     assert skipped.part_evidence_ is None
+    assert part_evidence(skipped).empty
+    assert part_evidence(clf).equals(evidence)
+    # the report shows the table and writes it beside the page
+    page = write_report(clf, X, y, tmp_path, nash_draws=5).read_text(encoding="utf-8")
+    assert 'id="table-part-evidence"' in page and "How the optional parts were chosen" in page
+    written = pd.read_csv(tmp_path / "part_evidence.csv")
+    assert written["candidate"].tolist() == evidence["candidate"].tolist()
+    assert written["chosen"].tolist() == evidence["chosen"].tolist()
     assert not skipped.layout_.options.debut and not skipped.layout_.options.time_varying
     # no auto part: nothing to decide
     explicit = BayesianMatchupClassifier(time_varying=False, debut=False, **small)
@@ -283,5 +293,5 @@ def test_a_default_fit_keeps_its_evidence_and_none_skips_it():
 
 def test_a_bad_part_selection_is_refused():
     X, y = make_matches(n_players=8, n_matches=40, random_state=0, return_X_y=True)
-    with pytest.raises(ValueError, match="'part_selection' parameter .* must be"):
+    with pytest.raises(ValueError, match=r"'part_selection' parameter .* must be"):
         BayesianMatchupClassifier(part_selection="loo").fit(X, y)

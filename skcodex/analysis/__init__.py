@@ -15,7 +15,8 @@ summarised, so each comes with its uncertainty. One module a question:
 - `skcodex.analysis._spreads`: the player-skill spread against the
   deck-matchup spread, in the posterior and under the prior alone;
 - `skcodex.analysis._extensions`: the fitted values of the model's optional
-  parts, each a single number (`extension_table`);
+  parts, each a single number (`extension_table`), and the forward evidence that
+  decided its ``"auto"`` parts (`part_evidence`);
 - `skcodex.analysis._decks`: which decks the analyses look at by default.
 
 Analyses read a fitted estimator only through its public attributes and
@@ -36,7 +37,7 @@ from skcodex.analysis._decks import (
     default_decks,
     most_played_decks,
 )
-from skcodex.analysis._extensions import extension_table
+from skcodex.analysis._extensions import extension_table, part_evidence
 from skcodex.analysis._matchups import deck_ranking, match_forecast, matchup_draws, matchup_table
 from skcodex.analysis._nash import (
     NASH_DRAWS,
@@ -79,6 +80,7 @@ __all__ = [
     "most_played_decks",
     "nash_equilibria",
     "nash_weights",
+    "part_evidence",
     "prior_spread_comparison_draws",
     "prior_spread_draws",
     "reliability_table",

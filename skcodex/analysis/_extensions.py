@@ -11,7 +11,7 @@ from skcodex import _debut_decks as debut_decks
 from skcodex._blocks import SPREAD_TABLE
 from skcodex.analysis._base import INTERVAL, check_fitted, quantiles
 
-__all__ = ["extension_table"]
+__all__ = ["extension_table", "part_evidence"]
 
 #: The optional spreads by name (those an option switches on), with their labels.
 _OPTIONAL_SPREADS = {s.name: s.label for s in SPREAD_TABLE if s.option is not None}
@@ -89,3 +89,50 @@ def extension_table(clf: Any, interval: float = INTERVAL) -> pd.DataFrame:
         lower, upper = quantiles(draws, interval)
         out.loc[name] = [what, scale, float(np.mean(draws)), float(lower), float(upper)]
     return out.astype({"mean": float, "lower": float, "upper": float})
+
+
+def part_evidence(clf: Any) -> pd.DataFrame:
+    """How the fitted model's ``"auto"`` parts were decided: the forward evidence.
+
+    With ``part_selection="forward"`` (the default) a fit tries every combination
+    of the ``"auto"`` parts the table can hold on the table's own latest rating
+    periods, each forecast by the candidate fitted on the matches before it, and
+    keeps a richer candidate only when its forward log score beats the static
+    model's by more than two standard errors (see
+    [Choosing a model](../model-choice.md#how-auto-decides)).
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        Fitted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per candidate: ``candidate`` (its parts in words), ``parts``,
+        ``matches`` forecast, the mean forward ``log score`` and ``brier``, the
+        summed ``log score - simplest`` and its standard error ``se``, and
+        ``chosen``. Empty (with those columns) when no part was decided by
+        evidence: every part given as True or False, none the table could
+        hold, or ``part_selection="none"``. ``attrs["note"]`` says why a table
+        too short to test on kept the static model.
+
+    Examples
+    --------
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> from skcodex import BayesianMatchupClassifier
+    >>> from skcodex.analysis import part_evidence
+    >>> from skcodex.datasets import make_matches
+    >>> X, y = make_matches(n_players=10, n_matches=120, n_tournaments=5, random_state=0,
+    ...                     return_X_y=True)
+    >>> clf = BayesianMatchupClassifier(draws=40, tune=40, chains=2, random_state=0).fit(X, y)
+    >>> part_evidence(clf)["candidate"].tolist()
+    ['static', 'walk', 'debut', 'debut + walk']
+    """
+    from skcodex._part_choice import EVIDENCE_COLUMNS
+
+    check_fitted(clf)
+    evidence = getattr(clf, "part_evidence_", None)
+    if evidence is None:
+        return pd.DataFrame(columns=list(EVIDENCE_COLUMNS))
+    return evidence.copy()
