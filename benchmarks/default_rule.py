@@ -129,17 +129,31 @@ def halves(forecasts: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def rule(forecasts: pd.DataFrame, candidate: str, incumbent: str) -> dict:
-    """The rule of docs/model-choice.md on one record: pooled win, no half lost beyond 1 se."""
+    """The parts of the rule of docs/model-choice.md on one record.
+
+    ``wins pooled``: a lower pooled Brier score; ``halves hold``: on neither half of the
+    folds higher by more than one standard error of the paired difference (the forum
+    data's test); ``does not lose``: a pooled Brier score no higher (the other records'
+    test).
+    """
     parts = {name: paired(part, candidate, incumbent) for name, part in halves(forecasts).items()}
-    wins = parts["all folds"]["difference"] < 0
+    pooled = parts["all folds"]["difference"]
     holds = all(parts[h]["difference"] <= parts[h]["se"] for h in ("earlier half", "later half"))
-    no_loss = all(parts[h]["difference"] <= parts[h]["se"] for h in parts)
     return {
         "parts": parts,
-        "wins pooled": bool(wins),
+        "wins pooled": bool(pooled < 0),
         "halves hold": bool(holds),
-        "does not lose": bool(no_loss),
+        "does not lose": bool(pooled <= 0),
     }
+
+
+def verdict(records: dict, key: str) -> dict:
+    """The whole rule for one change: the forum data's folds, then every other record."""
+    codex = records.get("codex", {}).get(key)
+    others = {name: rec[key]["does not lose"] for name, rec in records.items() if name != "codex"}
+    forum = None if codex is None else codex["wins pooled"] and codex["halves hold"]
+    passes = bool(forum) and len(others) >= 2 and all(others.values())
+    return {"forum folds": forum, "other records": others, "passes": passes}
 
 
 def record(name: str, args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
@@ -194,11 +208,18 @@ def markdown(result: dict) -> str:
                 f"{windows['all folds']['log loss'][m]:.4f} | {text} |"
             )
         for key in [k for k in rec if k.startswith("rule:")]:
-            verdict = rec[key]
-            lines.append(
-                f"\n{key[6:]}: wins pooled {verdict['wins pooled']}, "
-                f"halves hold {verdict['halves hold']}"
+            parts = rec[key]["parts"]
+            diffs = ", ".join(
+                f"{h} {p['difference']:+.4f} (se {p['se']:.4f})" for h, p in parts.items()
             )
+            lines.append(f"\n{key[6:]}: {diffs}")
+    lines += ["\n**The rule's verdicts**\n", "| change | forum folds | other records | passes |"]
+    lines.append("|---|---|---|---|")
+    for key, v in result.get("verdicts", {}).items():
+        others = ", ".join(
+            f"{k}: {'holds' if ok else 'loses'}" for k, ok in v["other records"].items()
+        )
+        lines.append(f"| {key[6:]} | {v['forum folds']} | {others} | **{v['passes']}** |")
     return "\n".join(lines)
 
 
@@ -218,6 +239,8 @@ def main(argv: list[str] | None = None) -> dict:
     for name in args.records.split(","):
         print(f"{name} ...", flush=True)
         result["records"][name] = evaluate(name, args)
+        keys = [k for k in result["records"][name] if k.startswith("rule:")]
+        result["verdicts"] = {k: verdict(result["records"], k) for k in keys}
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1))
     print(markdown(result))
