@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> dict:
             sd = clf.spread_draws_
             post = {
                 "sd_step": sd[:, clf.layout_.spreads.index("step")],
-                "debut offset": clf.effect_draws_[:, clf.layout_.static().offsets["debut"]],
+                # the debut block: the seasoned baseline (0), then the debut offset
+                "debut offset": clf.effect_draws_[:, clf.layout_.static().offsets["debut"] + 1],
                 "debut deck factor": posterior.draws(clf.idata_, FACTOR).reshape(-1),
             }
             fits.append(

@@ -121,14 +121,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         the periods a player played, of spread ``sd_step * sqrt(gap)`` (the
         same walk with the other periods integrated out); forecasts use the
         skill of the last period played, widened by the walk from there to
-        the period after training. ``"auto"`` fits the walk when the training
-        table has a ``period`` column with two periods or more, no ``date``
-        missing, a walk of fewer than 4,000 steps (one per player and
-        period played after their first; past that it is slow to fit and
-        mix) and ``method="nuts"``, and only when it also forecasts the
-        table's own latest periods better than the model without it (see
-        ``part_selection``); ``layout_.options.time_varying`` says which was
-        fitted.
+        the period after training. ``"auto"`` (the default) leaves the walk
+        out unless ``part_selection="forward"`` and the table's own forward
+        evidence favours it; it is tried only on a table with a ``period``
+        column of two periods or more, no ``date`` missing, a walk of fewer
+        than 4,000 steps (one per player and period played after their first;
+        past that it is slow to fit and mix) and ``method="nuts"``.
+        ``layout_.options.time_varying`` says which was fitted.
     synergy : bool, default False
         Add within-deck starter-spec and spec-spec pair effects (deck strength).
     familiarity : bool, default False
@@ -199,8 +198,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         1), and so is a never-seen player's in every forecast. Needs a
         ``period`` column to tell debuts in training; without one neither is
         in the fitted model (``layout_.options.debut`` is False). ``"auto"``
-        adds both when the training table has two periods or more and they
-        forecast its own latest periods better (see ``part_selection``).
+        (the default) leaves both out unless ``part_selection="forward"`` and
+        the table (two periods or more) shows they forecast its own latest
+        periods better.
     debut_loc : float, default 0.0
         Mean of the normal prior on the debut offset (``debut=True``).
     debut_scale : float, default 0.5
@@ -217,17 +217,18 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         (``period_offset=True``).
     log_sd_period_scale : float, default 0.5
         Standard deviation of the prior on the log of the per-period offsets' spread.
-    part_selection : {"forward", "none"}, default "forward"
+    part_selection : {"none", "forward"}, default "none"
         How the ``"auto"`` parts (``debut``, ``time_varying``) are decided.
+        ``"none"``: they are off, the static model (the parts did not pass the
+        rule for changing a default, see [Choosing a model](../model-choice.md)).
         ``"forward"``: by the table's own evidence. Every combination of the
-        parts the table can hold is fitted (2 chains of 250 draws) on the
-        matches before each of its last three rating periods and forecasts
-        that period (never more chains, draws or tuning steps than the fit's
-        own); a part is in the fitted model only when the richer
-        model's forward log score beats the model without it by more than
-        two standard errors (`part_evidence_` keeps the table). It costs
-        about one more fit. ``"none"``: no such fits; every ``"auto"`` part is
-        off. Parts set to True or False are never tested.
+        parts the table can hold is fitted (2 chains of 250 draws, never more
+        than the fit's own) on the matches before each of its last three
+        rating periods and forecasts that period; a part is in the fitted
+        model only when the richer model's forward log score beats the model
+        without it by more than two standard errors (`part_evidence_` keeps
+        the table). It costs about one more fit. Parts set to True or False
+        are never tested.
     draws : int, default 1000
         Posterior draws kept per chain. ``fit`` refuses, before sampling,
         ``chains * draws`` whose draws would not fit in the memory available
@@ -395,7 +396,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         period_offset: bool = False,
         log_sd_period_loc: float = -1.5,
         log_sd_period_scale: float = 0.5,
-        part_selection: str = "forward",
+        part_selection: str = "none",
         draws: int = 1000,
         tune: int = 1000,
         chains: int = 4,

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 
 from skcodex import BayesianMatchupClassifier
 from skcodex import _part_choice as part_choice
@@ -30,6 +31,7 @@ def _decided(clf: BayesianMatchupClassifier, X: pd.DataFrame) -> tuple[bool, boo
         evidence = pd.DataFrame({"chosen": [False] * (len(combos) - 1) + [True]})
         return evidence
 
+    clf = clone(clf).set_params(part_selection="forward")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # auto never asks for a walk it would warn about
         options, _ = clf._resolved_options(table, codes, richest_wins)
@@ -49,6 +51,8 @@ def _rounds(n_players: int, n_periods: int) -> pd.DataFrame:
 def test_the_defaults_are_auto():
     clf = BayesianMatchupClassifier()
     assert clf.time_varying == "auto" and clf.debut == "auto"
+    # without the forward evidence asked for, an auto part stays off
+    assert clf.part_selection == "none"
     # before a fit, an auto part counts as off: the fit decides it from the table
     assert not clf.options.time_varying and not clf.options.debut
     assert "step" not in clf.options.prior_names and "debut" not in clf.options.prior_names
@@ -121,7 +125,9 @@ def test_a_fitted_default_reports_what_it_fitted_and_a_refit_decides_afresh():
         n_players=12, n_matches=120, n_tournaments=3, random_state=3, return_X_y=True
     )
     # both parts on by choice: what a fit records of them
-    clf = BayesianMatchupClassifier(draws=50, tune=50, chains=2, random_state=0)
+    clf = BayesianMatchupClassifier(
+        draws=50, tune=50, chains=2, random_state=0, part_selection="forward"
+    )
     clf._forward_evidence = lambda table, observed, luck, parts, seed: pd.DataFrame(
         {"chosen": [False] * (2 ** len(parts) - 1) + [True]}
     )
@@ -263,8 +269,8 @@ def test_a_default_fit_keeps_its_evidence_and_none_skips_it(tmp_path):
     small = {"draws": 60, "tune": 60, "chains": 2, "random_state": 0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        clf = BayesianMatchupClassifier(**small).fit(X, y)
-        skipped = BayesianMatchupClassifier(part_selection="none", **small).fit(X, y)
+        clf = BayesianMatchupClassifier(part_selection="forward", **small).fit(X, y)
+        skipped = BayesianMatchupClassifier(**small).fit(X, y)  # the default: no evidence
     evidence = clf.part_evidence_
     assert evidence["candidate"].tolist() == ["static", "walk", "debut", "debut + walk"]
     assert evidence["chosen"].sum() == 1
@@ -285,7 +291,9 @@ def test_a_default_fit_keeps_its_evidence_and_none_skips_it(tmp_path):
     assert written["chosen"].tolist() == evidence["chosen"].tolist()
     assert not skipped.layout_.options.debut and not skipped.layout_.options.time_varying
     # no auto part: nothing to decide
-    explicit = BayesianMatchupClassifier(time_varying=False, debut=False, **small)
+    explicit = BayesianMatchupClassifier(
+        time_varying=False, debut=False, part_selection="forward", **small
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert explicit.fit(X, y).part_evidence_ is None
