@@ -88,9 +88,11 @@ def simulate_tournament(
     results : DataFrame, optional
         Matches already played (or paired): ``round`` (the tournament round,
         stages numbering on from each other), ``player1`` (moved first),
-        ``player2``, ``winner`` (empty: paired, not yet played). A Swiss
-        round with records is paired as recorded; in round robins and
-        knockouts a recorded result is used whenever the pair meets.
+        ``player2``, ``winner`` (empty: paired, not yet played). Each result
+        binds the one meeting it was recorded for: a Swiss round's recorded
+        pairs meet as recorded and the others are paired among themselves; in
+        round robins a result binds its pair in the leg of its round; in
+        knockouts the pair's meetings, in the order of their rounds.
     n_simulations : int, default 10000
     n_draws : int, optional
         Use this many evenly spaced posterior draws (all by default).
