@@ -21,6 +21,7 @@ from skcodex.cli.output import (
     publish_output,
     save_model,
     sigterm_unwinds,
+    simulate_outputs,
 )
 from skcodex.cli.tables import read_matches
 
@@ -157,7 +158,9 @@ def _fit_and_write(
 ):
     from skcodex.report import write_report
 
-    staging = None if out is None else prepare_output(out, inputs)  # checked before the fit
+    keep_model = not getattr(args, "replace", True)  # fit keeps a model unless --replace
+    # checked before the fit
+    staging = None if out is None else prepare_output(out, inputs, keep_model=keep_model)
     try:
         held_out = None if args.no_holdout else _held_out(X, y, catalogue, args)
         clf = _fit(X, y, catalogue, args, "on every match")
@@ -388,16 +391,18 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     fmt = parse_format(args.format, first_move=args.first_move)
     out = None if args.out is None else Path(args.out)
-    _check_files_outside(out, {"--table": args.table, "--plot": args.plot})
     inputs = tuple(str(p) for p in (args.model, args.entrants, args.results) if _is_path(p))
+    _check_files_outside(out, {"--table": args.table, "--plot": args.plot}, inputs)
+    outputs = simulate_outputs()
     with sigterm_unwinds():  # a stopped run removes its staging folder too
-        staging = None if out is None else prepare_output(out, inputs)  # before simulating
+        # checked before simulating
+        staging = None if out is None else prepare_output(out, inputs, outputs)
         try:
             forecast, clf = _simulate(args, fmt)
             _print_forecast(forecast, args.top)
             _write_forecast_files(forecast, clf, args, staging)
             if staging is not None:
-                publish_output(staging, out)
+                publish_output(staging, out, outputs)
                 print(f"Wrote {out / 'report.html'} and the tables as CSV beside it.")
         finally:
             if staging is not None and staging.exists():
@@ -405,17 +410,51 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_files_outside(out: Path | None, files: dict[str, str | None]) -> None:
-    """Refuse ``--table`` or ``--plot`` inside ``--out``, which the run replaces as a whole."""
-    if out is None:
-        return
-    folder = Path(os.path.abspath(out))
-    for flag, path in files.items():
-        if path and folder in Path(os.path.abspath(path)).parents:
+def _input_files(inputs: tuple[str, ...]) -> list[Path]:
+    """The files a run reads: each input, and the model file of a model folder."""
+    files = []
+    for given in inputs:
+        path = Path(os.path.abspath(given))
+        files.append(path / MODEL_FILE if path.is_dir() else path)
+    return files
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _check_files_outside(
+    out: Path | None, files: dict[str, str | None], inputs: tuple[str, ...] = ()
+) -> None:
+    """Refuse ``--table`` or ``--plot`` where writing would lose something.
+
+    Inside ``--out`` (at any depth), which the run replaces as a whole; on an
+    input of the run (the model, the entrants or results file, also through a
+    link); on each other; or on a folder.
+    """
+    folder = None if out is None else Path(os.path.abspath(out))
+    given = {flag: Path(os.path.abspath(path)) for flag, path in files.items() if path}
+    for flag, path in given.items():
+        if folder is not None and (folder == path or folder in path.parents):
             raise CommandError(
-                f"{flag} {path} is inside --out {out}, which the run replaces as a whole; "
+                f"{flag} {files[flag]} is inside --out {out}, which the run replaces as a whole; "
                 "write it elsewhere (the report's tables are written into --out already)"
             )
+        if path.is_dir():
+            raise CommandError(f"{flag} {files[flag]} is a folder; give a file name")
+        for source in _input_files(inputs):
+            if _same_file(path, source):
+                raise CommandError(
+                    f"{flag} {files[flag]} is the input {source}, which the run reads; "
+                    "write it to a file of its own"
+                )
+    if len(given) == 2 and _same_file(*given.values()):
+        raise CommandError("--table and --plot name the same file; give each its own")
 
 
 def _simulate(args: argparse.Namespace, fmt: Any):

@@ -166,6 +166,12 @@ def build_parser() -> argparse.ArgumentParser:
         "folder with any other file, or with the input, or a symbolic link, is refused)",
     )
     fit.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace the model an earlier fit wrote into DIR (without it, a DIR holding a "
+        "model is refused)",
+    )
+    fit.add_argument(
         "--title",
         default=None,
         help="report title ('Codex skills and matchups' for Codex data, else "
