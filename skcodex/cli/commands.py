@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.cli.errors import CommandError
+from skcodex.cli.errors import CommandError, shown
 from skcodex.cli.output import (
     MODEL_FILE,
     load_model,
@@ -62,7 +62,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
     print(f"  done in {time.perf_counter() - start:.1f} s.")
     for w in caught:
         if issubclass(w.category, ConvergenceWarning):
-            print(f"  warning: {w.message}")
+            print(f"  warning: {shown(w.message)}")
     return clf
 
 
@@ -89,7 +89,7 @@ def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Nam
         else:
             train, test = latest_share_split(X, share=share or 0.15, since=since)
     except ValueError as err:
-        print(f"Skipping the held-out forecast: {err}")
+        print(f"Skipping the held-out forecast: {shown(err)}")
         return None
     label = _tournaments_label(X["period"].iloc[test])
     them = "it" if label.startswith("tournament ") else "them"
@@ -111,7 +111,7 @@ def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Nam
 
 def _tournaments_label(periods: pd.Series) -> str:
     """``tournament T08``, or ``the latest 3 tournaments (T08 to T10)``."""
-    names = [str(p) for p in pd.unique(periods)]
+    names = [shown(p) for p in pd.unique(periods)]
     if len(names) == 1:
         return f"tournament {names[0]}"
     return f"the latest {len(names)} tournaments ({names[0]} to {names[-1]})"
@@ -181,8 +181,8 @@ def _fit_and_write(
             )
             publish_output(staging, out)
             print(
-                f"Wrote {out / MODEL_FILE}\nWrote {out / 'report.html'} and the tables as CSV "
-                "beside it."
+                f"Wrote {shown(out / MODEL_FILE)}\nWrote {shown(out / 'report.html')} and the "
+                "tables as CSV beside it."
             )
     finally:
         if staging is not None and staging.exists():
@@ -220,7 +220,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     _check_report_decks(getattr(args, "decks", None), X, catalogue)
     summary = X.attrs.get("summary")
     if summary is not None:
-        print(summary)
+        print("\n".join(shown(line) for line in str(summary).splitlines()))
     _fit_and_report(
         X,
         y,
@@ -280,11 +280,12 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     for name in (p1, p2):
         if name not in players:
             print(
-                f"note: {name} was not in the fitted matches; their skill is drawn from the "
+                f"note: {shown(name)} was not in the fitted matches; their skill is drawn from the "
                 "population of players, so the interval is wide."
             )
     d1, d2 = (deck_label(d, catalogue) for d in decks)
     side = _player1_words(clf)
+    p1, p2, d1, d2 = (shown(text) for text in (p1, p2, d1, d2))
     print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast['mean']:.3f}")
     print(
         f"{round(100 * args.interval)}% interval: "
@@ -372,7 +373,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         )
     print(line)
     if out is not None:
-        print(f"\nOpen {out / 'report.html'} in a browser to read the report.")
+        print(f"\nOpen {shown(out / 'report.html')} in a browser to read the report.")
     return 0
 
 
@@ -403,7 +404,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             _write_forecast_files(forecast, clf, args, staging)
             if staging is not None:
                 publish_output(staging, out, outputs)
-                print(f"Wrote {out / 'report.html'} and the tables as CSV beside it.")
+                print(f"Wrote {shown(out / 'report.html')} and the tables as CSV beside it.")
         finally:
             if staging is not None and staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
@@ -500,19 +501,20 @@ def _print_forecast(forecast: Any, top: int) -> None:
     stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
     played = "" if forecast.results is None else f", after {len(forecast.results)} recorded matches"
     print(f"{stages}, {len(table)} entrants: {forecast.n_simulations:,} simulations{played}.")
-    shown = table.head(top)
-    columns = [c for c in ("p_win", "p_top2", "p_top4", "p_top8") if c in shown.columns]
+    head = table.head(top)
+    columns = [c for c in ("p_win", "p_top2", "p_top4", "p_top8") if c in head.columns]
     header = f"  {'player':<20}" + "".join(f"{c:>9}" for c in columns) + f"{'wins':>7}"
     print(header)
-    for player, row in shown.iterrows():
+    for player, row in head.iterrows():
         cells = "".join(f"{row[c]:>9.3f}" for c in columns)
-        print(f"  {player!s:<20}{cells}{row['expected_wins']:>7.2f}")
+        print(f"  {shown(player):<20}{cells}{row['expected_wins']:>7.2f}")
     finals = forecast.likely_final()
     if len(finals):
         top_final = finals.iloc[0]
         print(
-            f"Most likely final: {top_final['player_a']} v {top_final['player_b']} "
-            f"(P = {top_final['p_final']:.3f}); {top_final['player_a']} wins it with "
+            f"Most likely final: {shown(top_final['player_a'])} v "
+            f"{shown(top_final['player_b'])} (P = {top_final['p_final']:.3f}); "
+            f"{shown(top_final['player_a'])} wins it with "
             f"P = {top_final['p_a_wins']:.3f}"
         )
 
@@ -523,12 +525,12 @@ def _write_forecast_files(forecast: Any, clf: Any, args: argparse.Namespace, sta
         from skcodex.report import spreadsheet_safe
 
         spreadsheet_safe(forecast.table().reset_index()).to_csv(args.table, index=False)
-        print(f"Wrote {args.table}")
+        print(f"Wrote {shown(args.table)}")
     if args.plot:
         from skcodex.tournament._plot import plot_tournament
 
         plot_tournament(forecast, top=args.top).savefig(args.plot, dpi=120)
-        print(f"Wrote {args.plot}")
+        print(f"Wrote {shown(args.plot)}")
     if staging is not None:
         from skcodex.tournament._report import write_tournament_report
 

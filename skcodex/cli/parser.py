@@ -6,6 +6,7 @@ import argparse
 from typing import NoReturn
 
 from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict, _cmd_simulate
+from skcodex.cli.errors import shown
 from skcodex.data._catalogues import WALK_STEPS_SLOW
 
 #: Where ``skcodex demo`` writes its report unless told otherwise.
@@ -16,7 +17,7 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {shown(message)} (see {self.prog} --help)\n")
 
 
 def _whole_number(value: str, least: int) -> int:
