@@ -68,7 +68,7 @@ from skcodex._safe_files import (
     check_hdf5_self_contained,
     read_regular_file,
 )
-from skcodex._savable import estimator_class, estimator_names, register_savable
+from skcodex._savable import estimator_class, estimator_names, held_by, register_savable
 from skcodex._state_codec import Reader, Writer
 
 __all__ = [
@@ -295,8 +295,14 @@ def _build(meta: dict, blobs: dict[str, bytes], limit: int) -> Any:
     lost = [k for k in cls._persisted_state if k not in state_in]
     if lost:
         raise PersistenceError(f"it lacks the fitted attribute(s) {', '.join(lost)}")
-    params = {k: reader.decode(v) for k, v in params_in.items()}
-    state = {k: reader.decode(state_in[k]) for k in cls._persisted_state}
+    # Each parameter and attribute builds only the value classes it can hold.
+    params = {
+        k: reader.decode_held(v, held_by(name, k), f"parameter {k!r}") for k, v in params_in.items()
+    }
+    state = {
+        k: reader.decode_held(state_in[k], held_by(name, k), f"fitted attribute {k!r}")
+        for k in cls._persisted_state
+    }
     estimator = cls(**params)
     if hasattr(estimator, "_validate_params"):
         try:
