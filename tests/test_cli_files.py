@@ -185,3 +185,27 @@ def test_a_second_fit_keeps_the_first_model(work, small_matches):
     code, _, err = skcodex("fit", table, "--out", model, "--no-holdout", cwd=root)
     one_line_error(code, err, "already holds a fitted model", "--replace")
     assert snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"--entrants": "/dev/zero"}, ["/dev/zero", "device"]),
+        ({"--results": "/dev/zero"}, ["/dev/zero", "device"]),
+        ({"--format": "losses:1000000000"}, ["losses", "1,000"]),
+        ({"--format": "swiss:1000000000"}, ["Swiss rounds", "1,000"]),
+        ({"--format": "round-robin:100000000"}, ["legs", "1,000"]),
+        ({"--simulations": "10000000000"}, ["at most 10,000,000"]),
+    ],
+)
+def test_simulate_refuses_endless_work_at_once(work, change, words):
+    root, model, entrants, _ = work
+    argv = simulate_argv(model, entrants)
+    for flag, value in change.items():
+        if flag in argv:
+            argv[argv.index(flag) + 1] = value
+        else:
+            argv += [flag, value]
+    code, out, err = skcodex(*argv, cwd=root)
+    one_line_error(code, err, *words)
+    assert out == ""

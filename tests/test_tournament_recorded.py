@@ -389,3 +389,135 @@ def test_the_bye_goes_to_the_lowest_ranked_without_one():
     _within(fc.byes.mean(axis=0), byes)
     _within(fc.p_win, p_win)
     assert math.isclose(byes.sum(), 3.0)
+
+
+# -- results the format cannot hold, and values that are no round or name ---------------
+
+
+def _refused(text, names, rows, pattern, **kwargs):
+    from skcodex.tournament import TournamentError
+
+    results = rows if isinstance(rows, pd.DataFrame) else _results(rows)
+    before = results.copy()
+    p = np.full((len(names), len(names)), 0.5)
+    with pytest.raises(TournamentError, match=pattern) as info:
+        simulate_tournament(text, names, probabilities=p, results=results, n_simulations=10)
+    assert "\n" not in str(info.value)
+    pd.testing.assert_frame_equal(results, before)  # nothing passed in is changed
+
+
+@pytest.mark.parametrize(
+    ("text", "rows", "pattern"),
+    [
+        # seeds 1 and 2 meet only in the final of four
+        (
+            "knockout",
+            [(1, 0, 1, 0)],
+            r"row 1: 'e0' v 'e1' is recorded in round 1 of the knockout, "
+            r"but seeds 1 and 2 can meet only in its round 2",
+        ),
+        # entrant 3 lost in round 1 and is recorded winning in round 2
+        (
+            "knockout",
+            [(1, 0, 3, 0), (2, 3, 1, 3)],
+            r"row 2: 'e3' plays in round 2, but the results "
+            r"before it put them out",
+        ),
+        ("double-elimination", [(1, 0, 3, 0), (2, 3, 2, 2), (3, 3, 1, 3)], r"row 3: 'e3' plays"),
+        ("losses:1", [(1, 0, 3, 0), (2, 3, 1, 3)], r"row 2: 'e3' plays in round 2"),
+        # one pair, two contradicting results where it meets once
+        ("knockout", [(1, 0, 3, 0), (2, 3, 0, 3)], r"row 2: 'e3' plays|recorded again"),
+        (
+            "round-robin",
+            [(1, 0, 3, 0), (2, 3, 0, 3)],
+            r"row 2: 'e3' v 'e0' is recorded again "
+            r"\(row 1\); a pair meets once in leg 1",
+        ),
+        # a round the format cannot reach
+        (
+            "losses:3",
+            [(1_000_000, 0, 3, 0)],
+            r"row 1: a round 1000000, but the format has 12 "
+            r"rounds",
+        ),
+        ("swiss:2", [(3, 0, 3, 0)], r"row 1: a round 3, but the format has 2 rounds"),
+        ("double-elimination", [(6, 0, 3, 0)], r"row 1: a round 6, but the format has 5 rounds"),
+    ],
+)
+def test_results_the_format_cannot_hold_are_refused_naming_the_row(text, rows, pattern):
+    _refused(text, _names(4), rows, pattern)
+
+
+def test_legs_and_later_meetings_are_not_contradictions():
+    p = _random_matrix(4, 27)
+    for text, rows in [
+        ("double-round-robin", [(1, 0, 3, 0), (4, 3, 0, 3)]),
+        ("double-elimination", [(1, 0, 3, 0), (1, 1, 2, 1), (2, 0, 1, 0), (2, 3, 2, 3)]),
+    ]:
+        fc = simulate_tournament(
+            text, _names(4), probabilities=p, results=_results(rows), n_simulations=50
+        )
+        assert fc.p_win.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("value", "pattern"),
+    [
+        ("1", r"round must be a whole number from 1 to 1,000,000, got '1'"),
+        ("abc", r"got 'abc'"),
+        (None, r"got None"),
+        (1e300, r"got 1e\+300"),
+        (2**63, r"got 9223372036854775808"),
+        (0, r"got 0"),
+        (float("nan"), r"got nan"),
+        (True, r"got True"),
+    ],
+)
+def test_a_round_that_is_no_round_number_is_one_line(value, pattern):
+    rows = pd.DataFrame({"round": [value], "player1": ["e0"], "player2": ["e3"], "winner": ["e0"]})
+    rows["round"] = rows["round"].astype(object)
+    rows.loc[0, "round"] = value
+    _refused("knockout", _names(4), rows, "results row 1: .*" + pattern)
+
+
+def test_names_that_are_no_names_are_one_line():
+    from skcodex.tournament import TournamentError
+
+    p = np.full((4, 4), 0.5)
+    for name, pattern in [
+        (["a"], r"entrant number 1: a name must be text or a number, got list \['a'\]"),
+        ({"a": 1}, r"entrant number 1: a name must be text or a number, got dict"),
+        (pd.NA, r"entrant number 1 has no name"),
+        (None, r"entrant number 1 has no name"),
+        ("  ", r"entrant number 1 has no name"),
+    ]:
+        with pytest.raises(TournamentError, match=pattern):
+            simulate_tournament("knockout", [name, "b", "c", "d"], probabilities=p)
+    rows = pd.DataFrame({"round": [1], "player1": [["e0"]], "player2": ["e3"], "winner": ["e0"]})
+    _refused("knockout", _names(4), rows, r"results row 1: \['e0'\] is not an entrant")
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ("swiss:²", r"'swiss:²': the number after ':' must be whole"),
+        ("swiss:٣", r"the number after ':' must be whole"),
+        ("losses:1000000000", r"losses must be a whole number from 1 to 1,000, got 1000000000"),
+        ("swiss:1000000000", r"Swiss rounds must be a whole number from 1 to 1,000"),
+        ("round-robin:100000000", r"round robin legs must be a whole number from 1 to 1,000"),
+        ("swiss:" + "9" * 400, r"may be at most 1,000"),
+    ],
+)
+def test_formats_beyond_any_tournament_are_refused(text, pattern):
+    from skcodex.tournament import TournamentError, parse_format
+
+    with pytest.raises(TournamentError, match=pattern):
+        parse_format(text)
+
+
+def test_simulations_beyond_the_limit_are_refused_before_any_work():
+    from skcodex.tournament import TournamentError
+
+    p = np.full((4, 4), 0.5)
+    with pytest.raises(TournamentError, match=r"n_simulations may be at most 10,000,000"):
+        simulate_tournament("knockout", _names(4), probabilities=p, n_simulations=10**10)

@@ -381,8 +381,21 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _read_csv(path: str, what: str) -> pd.DataFrame:
+    import io
+
+    from skcodex.cli.tables import _csv_source
+
+    # a device (/dev/zero) is refused before any read, a pipe read once and bounded
+    source = _csv_source(Path(path), path)
+    if isinstance(source, Path) and source.is_dir():
+        raise CommandError(f"the {what} file {path} is a folder; give a CSV file")
     try:
-        return pd.read_csv(path, dtype=object, keep_default_na=False, na_values=[""])
+        return pd.read_csv(
+            io.BytesIO(source) if isinstance(source, bytes) else source,
+            dtype=object,
+            keep_default_na=False,
+            na_values=[""],
+        )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise CommandError(f"cannot read the {what} file {path}: {err}") from None
 

@@ -72,11 +72,17 @@ def check_entrants(entrants: Any) -> Field:
             "entrants must be a table with 'player' and 'deck' columns, a mapping of "
             f"players to decks, or a list of players; got {type(entrants).__name__}"
         )
-    missing = [
-        k for k, n in enumerate(names) if n is None or (isinstance(n, float) and np.isnan(n))
-    ]
-    if missing:
-        raise TournamentError(f"entrant number {missing[0] + 1} has no name")
+    for k, name in enumerate(names):
+        if not isinstance(name, (str, int, float, np.integer, np.floating)) and not (
+            name is None or name is pd.NA or name is pd.NaT
+        ):
+            shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:60] + "..."
+            raise TournamentError(
+                f"entrant number {k + 1}: a name must be text or a number, got "
+                f"{type(name).__name__} {shown}"
+            )
+        if pd.isna(name) or (isinstance(name, str) and not name.strip()):
+            raise TournamentError(f"entrant number {k + 1} has no name")
     seen = set()
     for name in names:
         if name in seen:

@@ -23,7 +23,9 @@ class Results:
     n_entrants : int
     """
 
-    def __init__(self, rounds, first, second, winner, n_entrants: int):
+    def __init__(self, rounds, first, second, winner, n_entrants: int, rows=None):
+        #: Each record's row in the table given (1-based), for messages.
+        self.rows = np.arange(1, len(rounds) + 1) if rows is None else np.asarray(rows)
         self.rounds = np.asarray(rounds, dtype=np.int64)
         self.first = np.asarray(first, dtype=np.int64)
         self.second = np.asarray(second, dtype=np.int64)
@@ -120,14 +122,10 @@ def check_results(results: Any, names: list) -> Results:
     has_winner = "winner" in results.columns
     for row, record in enumerate(results.itertuples(index=False), start=1):
         rec = record._asdict()
-        r = rec["round"]
-        if isinstance(r, (bool, np.bool_)) or not float(r).is_integer() or r < 1:
-            raise TournamentError(
-                f"results row {row}: round must be a whole number >= 1, got {r!r}"
-            )
+        r = _round(rec["round"], row)
         for col in ("player1", "player2"):
-            if rec[col] not in number:
-                raise TournamentError(f"results row {row}: {rec[col]!r} is not an entrant")
+            if not _is_name(rec[col]) or rec[col] not in number:
+                raise TournamentError(f"results row {row}: {_short(rec[col])} is not an entrant")
         i, j = number[rec["player1"]], number[rec["player2"]]
         if i == j:
             raise TournamentError(f"results row {row}: {rec['player1']!r} cannot play themself")
@@ -138,8 +136,10 @@ def check_results(results: Any, names: list) -> Results:
                 )
             taken.add((int(r), k))
         w = rec["winner"] if has_winner else None
-        if w is None or (isinstance(w, float) and np.isnan(w)) or w == "":
+        if w is None or (_is_name(w) and pd.isna(w)) or (isinstance(w, str) and w == ""):
             w_code = -1
+        elif not _is_name(w):
+            raise TournamentError(f"results row {row}: the winner {_short(w)} is not a name")
         elif w in (rec["player1"], rec["player2"]):
             w_code = number[w]
         else:
@@ -152,3 +152,30 @@ def check_results(results: Any, names: list) -> Results:
         second.append(j)
         winner.append(w_code)
     return Results(rounds, first, second, winner, n)
+
+
+#: The last round a results table may name (a tournament of people plays far fewer).
+MAX_ROUND = 1_000_000
+
+
+def _round(value: Any, row: int) -> int:
+    """A record's round as an int from 1 to `MAX_ROUND`, or a one-line error naming the row."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        ok, value = True, float(value)
+    if not ok or not 1 <= value <= MAX_ROUND:
+        raise TournamentError(
+            f"results row {row}: round must be a whole number from 1 to {MAX_ROUND:,}, "
+            f"got {_short(value)}"
+        )
+    return int(value)
+
+
+def _is_name(value: Any) -> bool:
+    """Whether ``value`` can be a name: text or a number (not a list, a dict, ...)."""
+    return isinstance(value, (str, int, float, np.integer, np.floating)) or value is pd.NA
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."
