@@ -299,7 +299,14 @@ def walk_size(codes: MatchCodes) -> tuple[int, int]:
     """
     if codes.epoch is None or codes.n_epochs < 2:
         return 0, 0
-    played = np.zeros((codes.n_players, codes.n_epochs), dtype=bool)
-    played[codes.player1, codes.epoch] = True
-    played[codes.player2, codes.epoch] = True
-    return int(played[:, 1:].sum()), int(played[:, 1:].size)
+    # The distinct (player, period) pairs after the first period, counted from the
+    # matches: no players x periods table (80,000 one-match periods would make it 1.8 GB).
+    epoch = np.asarray(codes.epoch, dtype=np.int64)
+    later = epoch >= 1
+    cells = np.concatenate(
+        [
+            np.asarray(codes.player1, dtype=np.int64)[later] * codes.n_epochs + epoch[later],
+            np.asarray(codes.player2, dtype=np.int64)[later] * codes.n_epochs + epoch[later],
+        ]
+    )
+    return len(np.unique(cells)), codes.n_players * (codes.n_epochs - 1)
