@@ -334,7 +334,12 @@ def _data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[
         out["tournaments"] = len(periods)
         out["first_tournament"], out["last_tournament"] = str(periods[0]), str(periods[-1])
     if "date" in X.columns:
-        dates = pd.to_datetime(X["date"], errors="coerce").dropna()
+        from skcodex.data._table import read_dates
+
+        try:
+            dates = read_dates(X["date"], "date").dropna()
+        except ValueError:
+            dates = pd.Series([], dtype="datetime64[ns]")
         if len(dates):
             out["first_date"] = dates.min().date().isoformat()
             out["last_date"] = dates.max().date().isoformat()
