@@ -245,6 +245,29 @@ def _player_id(name: str, players: tuple) -> Any:
     return name
 
 
+def _did_you_mean(name: Any, players: tuple) -> str:
+    """`` (did you mean 'x'?)`` for a name close to a fitted player's, else nothing."""
+    import difflib
+
+    names = [str(p) for p in players]
+    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.8)
+    return f" (did you mean {shown(repr(close[0]))}?)" if close else ""
+
+
+def _note_unseen(names: list, players: tuple) -> None:
+    """A note for each entrant the model never saw, naming a fitted player spelt alike."""
+    known = set(players)
+    unseen = [name for name in names if name not in known]
+    for name in unseen[:20]:
+        print(
+            f"note: {shown(repr(name))} was not in the fitted matches"
+            f"{_did_you_mean(name, players)}; their skill is drawn from the population of "
+            "players in every simulated tournament."
+        )
+    if len(unseen) > 20:
+        print(f"note: and {len(unseen) - 20} more entrants not in the fitted matches.")
+
+
 def _cmd_predict(args: argparse.Namespace) -> int:
     from skcodex.analysis import deck_label, match_forecast
     from skcodex.codex import parse_deck
@@ -280,8 +303,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     for name in (p1, p2):
         if name not in players:
             print(
-                f"note: {shown(name)} was not in the fitted matches; their skill is drawn from the "
-                "population of players, so the interval is wide."
+                f"note: {shown(name)} was not in the fitted matches{_did_you_mean(name, players)}; "
+                "their skill is drawn from the population of players, so the interval is wide."
             )
     d1, d2 = (deck_label(d, catalogue) for d in decks)
     side = _player1_words(clf)
@@ -481,6 +504,7 @@ def _simulate(args: argparse.Namespace, fmt: Any):
     if "player" not in entrants.columns or "deck" not in entrants.columns:
         raise CommandError(f"{args.entrants}: the entrants file needs columns player and deck")
     entrants = entrants.assign(player=[_player_id(str(p), players) for p in entrants["player"]])
+    _note_unseen(list(entrants["player"]), players)
     results = None
     if args.results:
         results = _read_csv(args.results, "results")
