@@ -521,3 +521,33 @@ def test_simulations_beyond_the_limit_are_refused_before_any_work():
     p = np.full((4, 4), 0.5)
     with pytest.raises(TournamentError, match=r"n_simulations may be at most 10,000,000"):
         simulate_tournament("knockout", _names(4), probabilities=p, n_simulations=10**10)
+
+
+# -- the Nash deck rule's games, solved many at once ------------------------------------
+
+
+def _games(shape, seed):
+    rng = np.random.default_rng(seed)
+    games = rng.uniform(0.2, 0.8, (200, *shape))
+    games[0] = 0.5  # every choice the same
+    games[1, :, 0] = games[1, :, -1]  # two columns the same
+    games[2, 0] = games[2, -1]  # two rows the same
+    games[3] = np.round(games[3], 1)  # ties
+    games[4, 0] = games[4, 1:].max(axis=0) + 0.05  # a dominant row
+    return games
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (3, 2), (3, 3), (4, 4), (5, 3)])
+def test_many_games_solved_at_once_are_solved_optimally(shape):
+    from skcodex.analysis import solve_matrix_game
+    from skcodex.tournament._probabilities import solve_games
+
+    games = _games(shape, sum(shape))
+    x, y = solve_games(games)
+    assert np.allclose(x.sum(axis=1), 1) and np.allclose(y.sum(axis=1), 1)
+    assert (x >= 0).all() and (y >= 0).all()
+    for d, game in enumerate(games):
+        value = solve_matrix_game(game)[2]
+        # x secures the value and y holds the row player to it: both optimal
+        assert (x[d] @ game).min() >= value - 1e-7, d
+        assert (game @ y[d]).max() <= value + 1e-7, d

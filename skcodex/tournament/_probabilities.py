@@ -236,8 +236,97 @@ def _nash(slots, offsets, n_decks) -> np.ndarray:
                 out[:, i, j] = m1[draws, x_pick, y_pick]
                 out[:, j, i] = m2[draws, y_pick, x_pick]
                 continue
-            for d in draws:
-                x, y, _ = solve_matrix_game(payoff[d])
-                out[d, i, j] = x @ m1[d] @ y
-                out[d, j, i] = y @ m2[d] @ x
+            x, y = solve_games(payoff)
+            out[:, i, j] = np.einsum("da,dab,db->d", x, m1, y)
+            out[:, j, i] = np.einsum("db,dba,da->d", y, m2, x)
     return out
+
+
+#: Games with more strategies than this a side are solved one linear programme a draw.
+MAX_ENUMERATED_STRATEGIES = 5
+
+
+def solve_games(payoff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Optimal mixed strategies of many small zero-sum games at once.
+
+    ``payoff[d]`` is game ``d``: the row player receives it and maximises. By
+    Shapley and Snow's theorem every matrix game has a pair of optimal
+    strategies whose supports are the rows ``I`` and columns ``J`` of a square
+    nonsingular submatrix, each making the other indifferent on its support:
+    so for each such square (smallest first) the two small linear systems are
+    solved for every game at once, and a game takes the first solution that
+    is a pair of strategies neither side can improve on (within 1e-9). Games
+    larger than `MAX_ENUMERATED_STRATEGIES` a side are solved by
+    `skcodex.analysis.solve_matrix_game`, one linear programme each.
+
+    Parameters
+    ----------
+    payoff : ndarray of shape (n_games, n_rows, n_columns)
+
+    Returns
+    -------
+    x : ndarray of shape (n_games, n_rows)
+    y : ndarray of shape (n_games, n_columns)
+    """
+    from itertools import combinations
+
+    payoff = np.asarray(payoff, dtype=float)
+    n_games, ka, kb = payoff.shape
+    if max(ka, kb) > MAX_ENUMERATED_STRATEGIES:
+        solved = [solve_matrix_game(game)[:2] for game in payoff]
+        return np.array([x for x, _ in solved]), np.array([y for _, y in solved])
+    x_out, y_out = np.zeros((n_games, ka)), np.zeros((n_games, kb))
+    todo = np.ones(n_games, dtype=bool)
+    tol = 1e-9
+    for size in range(1, min(ka, kb) + 1):
+        for rows in combinations(range(ka), size):
+            for cols in combinations(range(kb), size):
+                if not todo.any():
+                    return x_out, y_out
+                games = np.flatnonzero(todo)
+                sub = payoff[np.ix_(games, rows, cols)]  # (g, s, s)
+                x_s, v = _indifferent(sub.transpose(0, 2, 1))
+                y_s, w = _indifferent(sub)
+                x = np.zeros((len(games), ka))
+                y = np.zeros((len(games), kb))
+                x[:, list(rows)], y[:, list(cols)] = x_s, y_s
+                game = payoff[games]
+                secures = np.einsum("ga,gab->gb", x, game).min(axis=1) >= v - tol
+                holds = np.einsum("gab,gb->ga", game, y).max(axis=1) <= w + tol
+                ok = (
+                    np.isfinite(v)
+                    & np.isfinite(w)
+                    & (x_s >= -tol).all(axis=1)
+                    & (y_s >= -tol).all(axis=1)
+                    & secures
+                    & holds
+                )
+                done = games[ok]
+                x_out[done] = np.clip(x[ok], 0.0, None)
+                y_out[done] = np.clip(y[ok], 0.0, None)
+                x_out[done] /= x_out[done].sum(axis=1, keepdims=True)
+                y_out[done] /= y_out[done].sum(axis=1, keepdims=True)
+                todo[done] = False
+    if todo.any():  # numerically hard games: the linear programme
+        for d in np.flatnonzero(todo):
+            x_out[d], y_out[d], _ = solve_matrix_game(payoff[d])
+    return x_out, y_out
+
+
+def _indifferent(sub: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weights ``q`` summing to one with ``sub[g] @ q`` the same in every row, and that value.
+
+    Singular systems give NaN.
+    """
+    n_games, s, _ = sub.shape
+    system = np.zeros((n_games, s + 1, s + 1))
+    system[:, :s, :s] = sub
+    system[:, :s, s] = -1.0
+    system[:, s, :s] = 1.0
+    rhs = np.zeros((n_games, s + 1))
+    rhs[:, s] = 1.0
+    singular = np.abs(np.linalg.det(system)) < 1e-12
+    system[singular] = np.eye(s + 1)
+    solution = np.linalg.solve(system, rhs[..., None])[..., 0]
+    solution[singular] = np.nan
+    return solution[:, :s], solution[:, s]
