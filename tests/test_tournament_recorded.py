@@ -551,3 +551,43 @@ def test_many_games_solved_at_once_are_solved_optimally(shape):
         # x secures the value and y holds the row player to it: both optimal
         assert (x[d] @ game).min() >= value - 1e-7, d
         assert (game @ y[d]).max() <= value + 1e-7, d
+
+
+# -- bounded memory ---------------------------------------------------------------------
+
+
+class _Posterior:
+    """An estimator with many posterior draws whose predictions must not be asked for."""
+
+    def __init__(self, n_draws):
+        self.effect_draws_ = np.zeros((n_draws, 1))
+
+    def predict_proba(self, X):
+        raise AssertionError("predicted")
+
+    def predict_proba_draws(self, X):
+        raise AssertionError("predicted")
+
+
+def test_a_forecast_too_large_for_memory_is_refused_with_the_estimate():
+    from skcodex.tournament import TournamentError
+
+    field = {f"p{k}": "MonoRed" for k in range(400)}
+    with pytest.raises(
+        TournamentError,
+        match=r"400 entrants .* 4,000 posterior draws need about "
+        r"10\.2 GB .* forecast fewer entrants, or fit with fewer draws",
+    ):
+        simulate_tournament("knockout", field, _Posterior(4000))
+    field = {f"p{k}": "MonoRed" for k in range(200)}
+    with pytest.raises(
+        TournamentError,
+        match=r"200 entrants .* 4,000 posterior draws need about "
+        r"2\.6 GB .* use at most 2,7\d\d draws \(n_draws=27\d\d; on the command "
+        r"line --posterior-draws 27\d\d\)",
+    ):
+        simulate_tournament("knockout", field, _Posterior(4000))
+    with pytest.raises(AssertionError, match="predicted"):  # within the budget: predicted
+        simulate_tournament("knockout", field, _Posterior(4000), n_draws=2000)
+    with pytest.raises(TournamentError, match="n_draws must be a positive whole number"):
+        simulate_tournament("knockout", field, _Posterior(4000), n_draws=0)

@@ -526,6 +526,7 @@ def _simulate(args: argparse.Namespace, fmt: Any):
         deck_rule=args.deck_rule,
         results=results,
         n_simulations=args.simulations,
+        n_draws=getattr(args, "posterior_draws", None),
         random_state=args.seed,
     )
     return forecast, clf

@@ -330,6 +330,14 @@ def _simulate_parser(sub) -> None:
     simulate.add_argument(
         "--title", default=None, help="report title with --out ('Tournament forecast')"
     )
+    simulate.add_argument(
+        "--posterior-draws",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="use N evenly spaced posterior draws (all by default): fewer for a large field or "
+        "the nash deck rule",
+    )
     simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
     simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")
     simulate.add_argument("--seed", type=int, default=0, help="random seed (0)")

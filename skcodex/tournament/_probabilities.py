@@ -149,6 +149,7 @@ def win_probability_draws(
             "this estimator reads decks: give the entrants as a table with 'player' and "
             "'deck' columns, or a mapping of players to decks"
         )
+    _check_memory(estimator, field, rule, n_draws)  # before the table or any prediction
     table, owner, u, v = _slot_table(field)
     try:
         p = _predict(estimator, table)
@@ -168,6 +169,49 @@ def win_probability_draws(
     )
     n = field.n_entrants
     return mixed, np.arange(n), np.ones(n, dtype=np.int64)
+
+
+#: The most memory the win probabilities of a forecast may take (every ordered pair of
+#: entrants' decks, for every posterior draw used).
+MAX_PROBABILITY_BYTES = 2 * 1024**3
+
+
+def _check_memory(estimator: Any, field: Field, rule: str, n_draws: int | None) -> None:
+    """Refuse, with the estimate, a forecast whose win probabilities would not fit.
+
+    The estimator's ``predict_proba_draws`` gives 8 bytes per ordered pair of
+    slots (an entrant with one of their decks) and posterior draw, for every
+    draw; the draws used (``n_draws``) are then laid out as a square table of
+    slots, 8 bytes a cell, and mixed over decks (``"uniform"``, ``"nash"``) into
+    one of entrants.
+    """
+    effect_draws = getattr(estimator, "effect_draws_", None)
+    total = 1 if effect_draws is None else int(effect_draws.shape[0])
+    used = total if n_draws is None else min(total, n_draws)
+    slots = sum(len(d) for d in field.decks) if field.decks is not None else field.n_entrants
+    n = field.n_entrants
+    owner_pairs = slots * slots - sum(len(d) ** 2 for d in field.decks or [[None]] * n)
+    mixed = rule != "fixed order" and slots > n
+    per_draw_used = 8 * slots * slots + (8 * n * n if mixed else 0)
+    need = 8 * owner_pairs * total + per_draw_used * used
+    if need <= MAX_PROBABILITY_BYTES:
+        return
+    fixed = 8 * owner_pairs * total
+    if fixed + per_draw_used >= MAX_PROBABILITY_BYTES:
+        raise TournamentError(
+            f"{n:,} entrants ({slots:,} entrant-deck slots) on this model's {total:,} posterior "
+            f"draws need about {need / 1e9:,.1f} GB for the win probabilities (16 bytes per "
+            f"ordered pair of slots per draw), more than the {MAX_PROBABILITY_BYTES / 1e9:.1f} "
+            "GB a forecast may take: forecast fewer entrants, or fit with fewer draws"
+        )
+    fits = int((MAX_PROBABILITY_BYTES - fixed) // per_draw_used)
+    raise TournamentError(
+        f"{n:,} entrants ({slots:,} entrant-deck slots) on {used:,} posterior draws need about "
+        f"{need / 1e9:,.1f} GB for the win probabilities (16 bytes per ordered pair of slots "
+        f"per draw), more than the {MAX_PROBABILITY_BYTES / 1e9:.1f} GB a forecast may take: "
+        f"use at most {fits:,} draws (n_draws={fits}; on the command line "
+        f"--posterior-draws {fits})"
+    )
 
 
 def _predict(estimator: Any, table: pd.DataFrame) -> np.ndarray:

@@ -127,6 +127,9 @@ def simulate_tournament(
     n_simulations = _check_count(n_simulations, "n_simulations")
     if (estimator is None) == (probabilities is None):
         raise TournamentError("give either a fitted estimator or probabilities, not both")
+    if n_draws is not None:
+        if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
+            raise TournamentError(f"n_draws must be a positive whole number, got {n_draws!r}")
     if estimator is not None:
         p, offsets, n_decks = win_probability_draws(estimator, field, deck_rule, n_draws)
     else:
