@@ -88,14 +88,19 @@ def simulate_argv(model, entrants, *extra):
 
 
 @pytest.mark.parametrize("flag", ["--table", "--plot"])
-@pytest.mark.parametrize("target", ["entrants", "results", "model file", "model folder's file"])
+@pytest.mark.parametrize(
+    "target", ["entrants", "results", "model file", "model folder's file", "a hard link"]
+)
 def test_table_or_plot_on_an_input_is_refused(work, flag, target):
     root, model, entrants, results = work
+    if target == "a hard link":  # another name of the entrants file
+        os.link(entrants, root / "same.csv")
     path = {
         "entrants": entrants,
         "results": results,
         "model file": model / MODEL_FILE,
         "model folder's file": Path(os.path.relpath(model / MODEL_FILE, root)),
+        "a hard link": root / "same.csv",
     }[target]
     argv = simulate_argv(model, entrants, "--results", results, flag, path)
     if target == "model file":  # the model given as its file
