@@ -755,6 +755,7 @@ def test_parser_defaults():
         "command": "fit",
         "matches": "m.csv",
         "out": "o",
+        "replace": False,
         "title": None,
         "catalogue": None,
         "specs_per_deck": None,
