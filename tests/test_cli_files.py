@@ -214,3 +214,21 @@ def test_simulate_refuses_endless_work_at_once(work, change, words):
     code, out, err = skcodex(*argv, cwd=root)
     one_line_error(code, err, *words)
     assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("round_", "words"),
+    [
+        ("abc", ["results row 2 (line 3 of the file)", "'abc' is not a number"]),
+        ("1e300", ["results row 2", "whole number from 1 to 1,000,000", "1e+300"]),
+        ("99999999999999999999", ["results row 2", "whole number from 1 to 1,000,000"]),
+    ],
+)
+def test_a_results_file_with_a_bad_round_is_one_line(work, round_, words):
+    root, model, entrants, results = work
+    results.write_text(
+        "round,player1,player2,winner\n1,player01,player04,player01\n"
+        f"{round_},player02,player03,player02\n"
+    )
+    code, _, err = skcodex(*simulate_argv(model, entrants, "--results", results), cwd=root)
+    one_line_error(code, err, *words)

@@ -517,7 +517,12 @@ def _simulate(args: argparse.Namespace, fmt: Any):
         if "round" in results.columns:
             rounds = pd.to_numeric(results["round"], errors="coerce")
             if rounds.isna().any():
-                raise CommandError(f"{args.results}: every round must be a number")
+                k = int(np.flatnonzero(rounds.isna().to_numpy())[0])
+                value = results["round"].iloc[k]
+                raise CommandError(
+                    f"{args.results}: results row {k + 1} (line {k + 2} of the file): round "
+                    f"{shown(repr(value)[:40])} is not a number; every round must be a number"
+                )
             results["round"] = rounds
     forecast = simulate_tournament(
         fmt,
