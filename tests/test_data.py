@@ -662,3 +662,16 @@ def test_numbers_that_are_no_dates_are_refused(dates):
     X = _periods_table({1: "T1", 2: "T2", 3: "T3"}, dates)
     with pytest.raises(MatchTableError, match=r"column 'date' holds numbers .* not years"):
         check_match_table(X)
+
+
+def test_the_report_states_a_date_column_of_years_as_years(monkeypatch):
+    """The report once said "played 1970-01-01 to 1970-01-01" for dates 2013 to 2016."""
+    from types import SimpleNamespace
+
+    import skcodex.report as report
+
+    monkeypatch.setattr(report, "game_words", lambda clf: {})  # the game's nouns: not here
+    X = _periods_table({1: "T1", 2: "T2", 3: "T3"}, [2013, 2013, 2014, 2014, 2015, 2016])
+    vocab = SimpleNamespace(players=("ann", "bob", "cat", "dan"), starters=(), specs=())
+    summary = report._data_summary(SimpleNamespace(vocabulary_=vocab), X)
+    assert (summary["first_date"], summary["last_date"]) == ("2013-01-01", "2016-01-01")
