@@ -524,6 +524,8 @@ def _simulate(args: argparse.Namespace, fmt: Any):
                     f"{shown(repr(value)[:40])} is not a number; every round must be a number"
                 )
             results["round"] = rounds
+    if args.deck_rule == "nash":
+        print("Solving each pairing's deck-choice game for every posterior draw ...", flush=True)
     forecast = simulate_tournament(
         fmt,
         entrants,
