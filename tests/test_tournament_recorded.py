@@ -442,6 +442,12 @@ def _refused(text, names, rows, pattern, **kwargs):
         ),
         ("swiss:2", [(3, 0, 3, 0)], r"row 1: a round 3, but the format has 2 rounds"),
         ("double-elimination", [(6, 0, 3, 0)], r"row 1: a round 6, but the format has 5 rounds"),
+        # entrants 0 and 1 never lose to anyone else, yet meet four times
+        (
+            "double-elimination",
+            [(1, 0, 1, 0), (2, 1, 0, 1), (3, 0, 1, 0), (4, 1, 0, 1)],
+            r"row 4: 'e1' v 'e0' is recorded a fourth time|row 4: 'e1' plays",
+        ),
     ],
 )
 def test_results_the_format_cannot_hold_are_refused_naming_the_row(text, rows, pattern):

@@ -222,6 +222,14 @@ def _check_stage_results(stage, first_stage, start, size, recorded, here, names)
                         "before it put them out"
                     )
         pair = (min(i, j), max(i, j))
+        if isinstance(stage, Knockout) and stage.double:
+            # a bracket match, the grand final and its replay
+            seen[pair] = seen.get(pair, 0) + 1
+            if seen[pair] > 3:
+                raise TournamentError(
+                    f"results row {row}: {who} is recorded a fourth time; a pair meets at most "
+                    "three times in a double elimination"
+                )
         leg = None if per_leg is None else (r - start) // per_leg
         if once or per_leg is not None:
             if (pair, leg) in seen:
