@@ -153,6 +153,36 @@ HELD: dict[str, dict[str, frozenset[str]]] = {
 }
 
 
+_RATINGS = {
+    "classes_": "ndarray",
+    "first_mover_advantage_": "number",
+    "n_periods_": "int",
+    "ratings_": "DataFrame",
+    "_players": "Index",
+}
+
+#: The kind of value each fitted attribute of skcodex's estimators is, checked once
+#: the file's values are built (before any is set): ``"ndarray"``, ``"int"``,
+#: ``"number"``, ``"DataFrame"``, ``"Index"``, ``"list"``, ``"posterior"``, or the
+#: value classes the attribute may be (`HELD`).
+KINDS: dict[str, dict[str, str]] = {
+    "BayesianMatchupClassifier": {
+        "classes_": "ndarray",
+        "idata_": "posterior",
+        "vocabulary_": "Vocabulary",
+        "catalogue_": "Catalogue PlainCatalogue NoneType",
+        "layout_": "Layout",
+        "_unseen_seed": "int",
+        "feature_names_in_": "ndarray",
+        "n_features_in_": "int",
+        "convergence_problems_": "list",
+    },
+    "MatchupEncoder": {"vocabulary_": "Vocabulary", "layout_": "Layout"},
+    "EloClassifier": {**_RATINGS, "_rating": "ndarray"},
+    "Glicko2Classifier": {**_RATINGS, "_mu": "ndarray", "_phi2": "ndarray"},
+}
+
+
 def held_by(estimator: str, name: str) -> frozenset[str] | None:
     """The value classes the parameter or attribute ``name`` of ``estimator`` may hold.
 

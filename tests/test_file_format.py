@@ -1554,6 +1554,21 @@ _Planted.built = []
             {"__skcodex__": "dataclass", "class": "Vocabulary", "fields": {}},
             "its parameter 'k_factor' holds a Vocabulary, which it cannot hold",
         ),
+        (
+            ("state", "n_periods_"),
+            "abc",
+            "its fitted attribute 'n_periods_' holds a str, where a EloClassifier keeps int",
+        ),
+        (
+            ("state", "ratings_"),
+            {"__skcodex__": "tuple", "items": [1]},
+            "its fitted attribute 'ratings_' holds a tuple, where a EloClassifier keeps DataFrame",
+        ),
+        (
+            ("state", "classes_"),
+            3,
+            "its fitted attribute 'classes_' holds a int, where a EloClassifier keeps ndarray",
+        ),
     ],
 )
 def test_each_attribute_builds_only_the_classes_it_can_hold(saved, tmp_path, where, value, message):
