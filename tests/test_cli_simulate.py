@@ -163,3 +163,13 @@ def test_a_misspelt_entrant_gets_a_did_you_mean(known_model, tmp_path, capsys):
         "note: 'Zed Newcomer' was not in the fitted matches; their skill is drawn from the "
         "population of players in every simulated tournament.",
     ]
+
+
+def test_an_entrant_without_a_name_is_refused_not_named_nan(known_model, tmp_path, capsys):
+    model, _ = known_model
+    entrants = tmp_path / "entrants.csv"
+    entrants.write_text("player,deck\nplayer01,MonoRed\n,MonoRed\nplayer03,MonoRed\n")
+    argv = ["simulate", model, "--entrants", entrants, "--format", "round-robin"]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.strip() == "skcodex: error: entrant number 2 has no name"

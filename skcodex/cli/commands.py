@@ -257,7 +257,7 @@ def _did_you_mean(name: Any, players: tuple) -> str:
 def _note_unseen(names: list, players: tuple) -> None:
     """A note for each entrant the model never saw, naming a fitted player spelt alike."""
     known = set(players)
-    unseen = [name for name in names if name not in known]
+    unseen = [name for name in names if isinstance(name, (str, int)) and name not in known]
     for name in unseen[:20]:
         print(
             f"note: {shown(repr(name))} was not in the fitted matches"
@@ -503,7 +503,10 @@ def _simulate(args: argparse.Namespace, fmt: Any):
     entrants = _read_csv(args.entrants, "entrants")
     if "player" not in entrants.columns or "deck" not in entrants.columns:
         raise CommandError(f"{args.entrants}: the entrants file needs columns player and deck")
-    entrants = entrants.assign(player=[_player_id(str(p), players) for p in entrants["player"]])
+    # an empty cell stays missing (refused by name), never the entrant "nan"
+    entrants = entrants.assign(
+        player=[_player_id(p, players) if isinstance(p, str) else None for p in entrants["player"]]
+    )
     _note_unseen(list(entrants["player"]), players)
     results = None
     if args.results:
