@@ -159,6 +159,14 @@ def run(problem: FitProblem):
     layout = problem.layout
     check_draws_fit_in_memory(problem.sampling, layout)  # before compiling or sampling
     groups = _named(_sample(problem), dict(problem.level_names))
+    # How it was sampled, kept with the draws: the report describes the fit from these,
+    # not from parameters that set_params may have changed since.
+    sampling = problem.sampling
+    groups["posterior"].attrs.update(
+        fitted_tune=int(sampling.tune),
+        fitted_target_accept=float(sampling.target_accept),
+        fitted_seed=int(sampling.seed),
+    )
     groups["observed_data"] = xr.Dataset({"outcome": ("match", problem.outcome)})
     groups["constant_data"] = xr.Dataset(
         {

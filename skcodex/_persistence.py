@@ -68,7 +68,7 @@ from skcodex._safe_files import (
     check_hdf5_self_contained,
     read_regular_file,
 )
-from skcodex._savable import estimator_class, estimator_names, register_savable
+from skcodex._savable import KINDS, estimator_class, estimator_names, held_by, register_savable
 from skcodex._state_codec import Reader, Writer
 
 __all__ = [
@@ -297,8 +297,19 @@ def _build(meta: dict, blobs: dict[str, bytes], limit: int) -> Any:
     lost = [k for k in cls._persisted_state if k not in state_in and k not in optional]
     if lost:
         raise PersistenceError(f"it lacks the fitted attribute(s) {', '.join(lost)}")
-    params = {k: reader.decode(v) for k, v in params_in.items()}
-    state = {k: reader.decode(state_in[k]) if k in state_in else None for k in cls._persisted_state}
+    # Each parameter and attribute builds only the value classes it can hold.
+    params = {
+        k: reader.decode_held(v, held_by(name, k), f"parameter {k!r}") for k, v in params_in.items()
+    }
+    state = {
+        k: reader.decode_held(state_in[k], held_by(name, k), f"fitted attribute {k!r}")
+        if k in state_in
+        else None
+        for k in cls._persisted_state
+    }
+    for key in cls._persisted_state:
+        if key in state_in:
+            _check_kind(name, key, state[key])
     estimator = cls(**params)
     if hasattr(estimator, "_validate_params"):
         try:
@@ -312,6 +323,37 @@ def _build(meta: dict, blobs: dict[str, bytes], limit: int) -> Any:
     if restore is not None:
         restore()
     return estimator
+
+
+def _check_kind(estimator: str, key: str, value: Any) -> None:
+    """Refuse a fitted attribute of skcodex's estimators that is not the kind it is."""
+    kind = KINDS.get(estimator, {}).get(key)
+    if kind is None or kind == "posterior":  # the posterior: checked as it is read
+        return
+    import numpy as np
+    import pandas as pd
+
+    if kind == "ndarray":
+        ok = isinstance(value, np.ndarray)
+    elif kind == "int":
+        ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    elif kind == "number":
+        ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+            value, (bool, np.bool_)
+        )
+    elif kind == "DataFrame":
+        ok = isinstance(value, pd.DataFrame)
+    elif kind == "Index":
+        ok = isinstance(value, pd.Index)
+    elif kind == "list":
+        ok = isinstance(value, (list, tuple))
+    else:  # value classes, by name
+        ok = type(value).__name__ in kind.split()
+    if not ok:
+        raise PersistenceError(
+            f"its fitted attribute {key!r} holds a {type(value).__name__[:40]}, where a "
+            f"{estimator} keeps {' or '.join(kind.split())}"
+        )
 
 
 def load(

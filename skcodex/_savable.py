@@ -129,6 +129,71 @@ VALUES: dict[str, str | SavableValue] = {
     "Deck": SavableValue(Deck, _deck_state, _deck_from_state),
 }
 
+_CATALOGUES = frozenset(("Catalogue", "PlainCatalogue"))
+_VOCABULARY = frozenset(("Vocabulary", "Deck"))
+_LAYOUT = frozenset(("Layout", "ModelOptions"))
+
+#: What each of skcodex's estimators may hold, by parameter or fitted attribute: the
+#: value classes (and ``"posterior"``) that may appear anywhere inside it. A
+#: parameter or attribute not listed holds none of them: a file naming a value class
+#: (even a registered one) or a posterior anywhere else is refused before anything
+#: is built. Estimators registered with `register_savable` are not listed: their
+#: parameters and attributes may hold any listed or registered value class.
+HELD: dict[str, dict[str, frozenset[str]]] = {
+    "BayesianMatchupClassifier": {
+        "catalogue": _CATALOGUES,
+        "catalogue_": _CATALOGUES,
+        "vocabulary_": _VOCABULARY,
+        "layout_": _LAYOUT,
+        "idata_": frozenset(("posterior",)),
+    },
+    "MatchupEncoder": {"catalogue": _CATALOGUES, "vocabulary_": _VOCABULARY, "layout_": _LAYOUT},
+    "EloClassifier": {},
+    "Glicko2Classifier": {},
+}
+
+
+_RATINGS = {
+    "classes_": "ndarray",
+    "first_mover_advantage_": "number",
+    "n_periods_": "int",
+    "ratings_": "DataFrame",
+    "_players": "Index",
+}
+
+#: The kind of value each fitted attribute of skcodex's estimators is, checked once
+#: the file's values are built (before any is set): ``"ndarray"``, ``"int"``,
+#: ``"number"``, ``"DataFrame"``, ``"Index"``, ``"list"``, ``"posterior"``, or the
+#: value classes the attribute may be (`HELD`).
+KINDS: dict[str, dict[str, str]] = {
+    "BayesianMatchupClassifier": {
+        "classes_": "ndarray",
+        "idata_": "posterior",
+        "vocabulary_": "Vocabulary",
+        "catalogue_": "Catalogue PlainCatalogue NoneType",
+        "layout_": "Layout",
+        "_unseen_seed": "int",
+        "feature_names_in_": "ndarray",
+        "n_features_in_": "int",
+        "convergence_problems_": "list",
+        "part_evidence_": "DataFrame NoneType",
+    },
+    "MatchupEncoder": {"vocabulary_": "Vocabulary", "layout_": "Layout"},
+    "EloClassifier": {**_RATINGS, "_rating": "ndarray"},
+    "Glicko2Classifier": {**_RATINGS, "_mu": "ndarray", "_phi2": "ndarray"},
+}
+
+
+def held_by(estimator: str, name: str) -> frozenset[str] | None:
+    """The value classes the parameter or attribute ``name`` of ``estimator`` may hold.
+
+    None: any (an estimator registered with `register_savable`).
+    """
+    if estimator not in HELD:
+        return None
+    return HELD[estimator].get(name, frozenset())
+
+
 #: The classes registered so far, by name, and the listed ones once imported.
 _estimators: dict[str, type] = {}
 _values: dict[str, SavableValue] = {}

@@ -247,6 +247,26 @@ class Reader:
         #: What is left of the budget for the posteriors.
         self.limit = limit - sum(a.nbytes for a in self.arrays.values())
         self.posteriors_read: set[str] = set()
+        #: The value classes the value being read may hold (None: any), and its name.
+        self.held: frozenset[str] | None = None
+        self.where = ""
+
+    def decode_held(self, obj: Any, held: frozenset[str] | None, where: str) -> Any:
+        """`decode` a parameter's or attribute's value, which may hold only ``held``.
+
+        A value class or posterior outside ``held`` is refused before it is built
+        (its constructor never runs).
+        """
+        self.held, self.where = held, where
+        try:
+            return self.decode(obj)
+        finally:
+            self.held, self.where = None, ""
+
+    def _check_held(self, name: str) -> None:
+        if self.held is not None and name not in self.held:
+            what = "a posterior" if name == "posterior" else f"a {name[:40]}"
+            raise PersistenceError(f"its {self.where} holds {what}, which it cannot hold")
 
     def decode(self, obj: Any) -> Any:
         if obj is None or isinstance(obj, (bool, int, float, str)):
@@ -262,6 +282,7 @@ class Reader:
         entry = value_entry(tag) if isinstance(tag, str) else None
         if entry is None or entry.as_fields:
             raise PersistenceError(f"unrecognised value type {str(tag)[:40]!r} in the metadata")
+        self._check_held(tag)
         return entry.from_state({k: self.decode(v) for k, v in obj.items() if k != _TAG})
 
     def _read_float(self, obj: dict) -> float:
@@ -370,10 +391,12 @@ class Reader:
         entry = value_entry(name)
         if entry is None or not entry.as_fields:
             raise PersistenceError(f"unknown value class {name[:40]!r} in the metadata")
+        self._check_held(name)
         fields = {str(k): self.decode(v) for k, v in obj["fields"].items()}
         return entry.cls(**fields)
 
     def _read_posterior(self, obj: dict) -> Any:
+        self._check_held("posterior")
         member = str(obj["member"])
         if member not in self.blobs or not member.endswith(".nc"):
             raise PersistenceError(f"the posterior {member[:60]!r} is missing")

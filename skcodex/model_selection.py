@@ -37,9 +37,11 @@ def _n_rows(X: Any) -> int:
 
 
 def _as_datetime(values: Any, column: str) -> np.ndarray:
+    from skcodex.data._table import read_dates
+
     try:
-        parsed = pd.to_datetime(pd.Series(values).reset_index(drop=True))
-    except (ValueError, TypeError) as err:
+        parsed = read_dates(pd.Series(values).reset_index(drop=True), column)
+    except ValueError as err:
         raise ValueError(f"TournamentSplit cannot read column {column!r} as dates: {err}") from None
     if parsed.isna().any():
         pos = int(np.flatnonzero(parsed.isna().to_numpy())[0])

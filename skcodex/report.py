@@ -135,8 +135,8 @@ class Analyses:
 def _is_symmetric(clf: Any) -> bool:
     """Whether the fitted matchups are antisymmetric (no side moves first)."""
     layout = getattr(clf, "layout_", None)
-    if layout is not None and getattr(layout.options, "symmetric", False):
-        return True
+    if layout is not None:  # what was fitted, whatever set_params says since
+        return bool(getattr(layout.options, "symmetric", False))
     return bool(clf.get_params().get("symmetric", False))
 
 
@@ -268,7 +268,9 @@ def describe_model(clf: Any) -> dict[str, Any]:
     options = layout.options if layout is not None else clf.options
     fitted_method, n_epochs = None, 0
     if getattr(clf, "idata_", None) is not None:  # the posterior records an approximation
-        fitted_method = posterior.group(clf.idata_, "posterior").attrs.get("inference_method")
+        post = posterior.group(clf.idata_, "posterior")
+        fitted_method = post.attrs.get("inference_method")
+        params = _as_fitted(params, post)
     if options.time_varying and layout is not None:  # ``layout_`` is the layout as sampled
         n_epochs = int(layout.n_epochs)
     extensions = [name for name in _EXTENSIONS if getattr(options, name)]
@@ -310,6 +312,34 @@ def describe_model(clf: Any) -> dict[str, Any]:
     }
 
 
+def _as_fitted(params: dict, post: Any) -> dict:
+    """The sampling parameters as the posterior was drawn, where it records them.
+
+    Chains and draws are the posterior's own dimensions; tuning steps and target
+    acceptance are kept in its attributes. The seed is
+    the parameter's when it still gives the sampler seed the fit used, else
+    ``"changed after the fit"``.
+    """
+    params = dict(params)
+    if "chain" in post.sizes and "draw" in post.sizes:
+        params["chains"], params["draws"] = int(post.sizes["chain"]), int(post.sizes["draw"])
+    attrs = post.attrs
+    for name in ("tune", "target_accept"):
+        if f"fitted_{name}" in attrs:
+            value = attrs[f"fitted_{name}"]
+            params[name] = value.item() if hasattr(value, "item") else value
+    if "fitted_seed" in attrs:
+        from sklearn.utils import check_random_state
+
+        state = params.get("random_state")
+        # the estimator's fit draws its sampler seed first from its random_state
+        if isinstance(state, (int, np.integer)) and not isinstance(state, bool):
+            first = int(check_random_state(state).randint(0, 2**31 - 1, size=2)[0])
+            if first != int(attrs["fitted_seed"]):
+                params["random_state"] = "changed after the fit"
+    return params
+
+
 def _effect_words(clf: Any) -> list[str]:
     """The fitted layout's effect blocks in words, as `skcodex._blocks` labels them.
 
@@ -342,7 +372,12 @@ def _data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[
         out["tournaments"] = len(periods)
         out["first_tournament"], out["last_tournament"] = str(periods[0]), str(periods[-1])
     if "date" in X.columns:
-        dates = pd.to_datetime(X["date"], errors="coerce").dropna()
+        from skcodex.data._table import read_dates
+
+        try:
+            dates = read_dates(X["date"], "date").dropna()
+        except ValueError:
+            dates = pd.Series([], dtype="datetime64[ns]")
         if len(dates):
             out["first_date"] = dates.min().date().isoformat()
             out["last_date"] = dates.max().date().isoformat()

@@ -252,9 +252,12 @@ def _hostile_files(root: Path, bayes_file: Path, glicko_file: Path) -> dict[str,
 def _posterior_named(root: Path, members: dict, repeats: int) -> Path:
     """A model file whose metadata names its posterior member ``repeats`` more times."""
     ref = json.loads(members["metadata.json"])["state"]["idata_"]
+    # Inside idata_, the one attribute that may hold a posterior (elsewhere it is refused
+    # at once, before any posterior is read).
+    again = ref if repeats == 0 else {"__skcodex__": "tuple", "items": [ref] * (repeats + 1)}
     return _write_hostile(
         root / f"posterior_named_{repeats}.skcodex",
-        _edit_meta(members, lambda m: m["state"].update(convergence_problems_=[ref] * repeats)),
+        _edit_meta(members, lambda m: m["state"].update(idata_=again)),
     )
 
 

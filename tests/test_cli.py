@@ -336,7 +336,8 @@ def test_interrupted_fit_leaves_the_old_outputs(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(report, "write_report", interrupted)
-    code, _, err = run(["fit", match_csv, "--out", out, "--no-holdout", *FAST], capsys)
+    argv = ["fit", match_csv, "--out", out, "--replace", "--no-holdout", *FAST]
+    code, _, err = run(argv, capsys)
     assert code == 130 and "interrupted" in err
     assert _snapshot(out) == before  # the old model and the old report, together
     assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no staging folder left
@@ -361,7 +362,8 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
         return Path(folder) / "report.html"
 
     monkeypatch.setattr(report, "write_report", quick)
-    code, _, _ = run(["fit", match_csv, "--out", out, "--no-holdout", *FAST], capsys)
+    argv = ["fit", match_csv, "--out", out, "--replace", "--no-holdout", *FAST]
+    code, _, _ = run(argv, capsys)
     assert code == 0
     assert sorted(p.name for p in out.iterdir()) == [MODEL_FILE, "report.html"]
     assert (out / "report.html").read_text() == "new report"
@@ -753,6 +755,7 @@ def test_parser_defaults():
         "command": "fit",
         "matches": "m.csv",
         "out": "o",
+        "replace": False,
         "title": None,
         "catalogue": None,
         "specs_per_deck": None,

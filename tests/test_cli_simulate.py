@@ -148,3 +148,28 @@ def test_simulate_out_is_checked_before_simulating(known_model, tmp_path, capsys
         [*argv, "--out", tmp_path / "cup", "--table", tmp_path / "cup" / "t.csv"], capsys
     )
     assert code == 2 and "--table" in err and "is inside --out" in err
+
+
+def test_a_misspelt_entrant_gets_a_did_you_mean(known_model, tmp_path, capsys):
+    model, _ = known_model
+    entrants = _entrants(tmp_path, ["playerr01", "player02", "Zed Newcomer"])
+    argv = ["simulate", model, "--entrants", entrants, "--format", "round-robin"]
+    code, out, err = run([*argv, "--simulations", 200], capsys)
+    assert code == 0, err
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert notes == [
+        "note: 'playerr01' was not in the fitted matches (did you mean 'player01'?); their "
+        "skill is drawn from the population of players in every simulated tournament.",
+        "note: 'Zed Newcomer' was not in the fitted matches; their skill is drawn from the "
+        "population of players in every simulated tournament.",
+    ]
+
+
+def test_an_entrant_without_a_name_is_refused_not_named_nan(known_model, tmp_path, capsys):
+    model, _ = known_model
+    entrants = tmp_path / "entrants.csv"
+    entrants.write_text("player,deck\nplayer01,MonoRed\n,MonoRed\nplayer03,MonoRed\n")
+    argv = ["simulate", model, "--entrants", entrants, "--format", "round-robin"]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.strip() == "skcodex: error: entrant number 2 has no name"

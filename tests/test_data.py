@@ -585,3 +585,93 @@ def test_a_time_varying_fit_refuses_a_match_without_a_date():
     clf = BayesianMatchupClassifier(time_varying=True, draws=10, tune=10, chains=1)
     with pytest.raises(MatchTableError, match="column 'date' is missing a value at row 2"):
         clf.fit(X, [1, 0, 1, 0])
+
+
+def _periods_table(period_values, dates=None):
+    rows = [
+        ("ann", "bob", 1),
+        ("bob", "cat", 1),
+        ("ann", "cat", 2),
+        ("dan", "ann", 2),
+        ("cat", "dan", 3),
+        ("bob", "dan", 3),
+    ]
+    X = pd.DataFrame(rows, columns=["player1", "player2", "period"])
+    X["period"] = [period_values[p] for p in X["period"]]
+    X["deck1"], X["deck2"] = "MonoRed", "MonoBlue"
+    if dates is not None:
+        X["date"] = dates
+    return X
+
+
+def test_a_whole_number_period_is_one_period_however_it_is_typed():
+    """Periods 1, 2, 3 in training are 1.0, 2.0, 3.0 at prediction (a CSV with a gap)."""
+    from skcodex.data import Vocabulary, check_match_table, encode
+
+    train = check_match_table(_periods_table({1: 1, 2: 2, 3: 3}))
+    vocab = Vocabulary.from_table(train)
+    seen = encode(train, vocab)
+    for typed in ({1: 1.0, 2: 2.0, 3: 3.0}, {1: np.int32(1), 2: np.int32(2), 3: np.int32(3)}):
+        again = encode(check_match_table(_periods_table(typed)), vocab)
+        assert again.unseen_periods == ()
+        np.testing.assert_array_equal(again.period, seen.period)
+        np.testing.assert_array_equal(again.debut1, seen.debut1)
+        np.testing.assert_array_equal(again.debut2, seen.debut2)
+
+
+def test_an_undated_match_keeps_its_place_in_its_period():
+    """dan's first match (period 2) has no date: dan still debuts in period 2, not 3."""
+    from skcodex.data import Vocabulary, check_match_table
+
+    dates = pd.to_datetime(
+        ["2020-01-01", "2020-01-02", "2020-02-01", None, "2020-03-01", "2020-03-02"]
+    )
+    table = check_match_table(_periods_table({1: "T1", 2: "T2", 3: "T3"}, dates))
+    vocab = Vocabulary.from_table(table)
+    debut = dict(zip(vocab.players, vocab.debut_periods))
+    assert debut == {"ann": "T1", "bob": "T1", "cat": "T1", "dan": "T2"}
+
+
+@pytest.mark.parametrize(
+    ("dates", "first", "last"),
+    [
+        ([2013, 2013, 2014, 2014, 2015, 2016], "2013-01-01", "2016-01-01"),
+        ([201305, 201305, 201306, 201306, 201401, 201401], "2013-05-01", "2014-01-01"),
+        ([20130521] * 2 + [20130601] * 2 + [20130701] * 2, "2013-05-21", "2013-07-01"),
+        (["2013", "2013", "2014", "2014", "2015", "2016"], "2013-01-01", "2016-01-01"),
+    ],
+)
+def test_a_date_column_of_years_is_read_as_years(dates, first, last):
+    from skcodex.data import check_match_table
+    from skcodex.model_selection import latest_share_split
+
+    X = _periods_table({1: "T1", 2: "T2", 3: "T3"}, dates)
+    table = check_match_table(X)
+    assert table["date"].min() == pd.Timestamp(first)
+    assert table["date"].max() == pd.Timestamp(last)
+    # the last tournament (T3, the last two rows) starts on the fifth row's date: held out
+    since = table["date"].iloc[4].date().isoformat()
+    train, test = latest_share_split(X, since=since)
+    assert test.tolist() == [4, 5] and train.tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("dates", [[1, 2, 3, 4, 5, 6], [12345] * 6, [2013.5] * 6])
+def test_numbers_that_are_no_dates_are_refused(dates):
+    from skcodex.data import MatchTableError, check_match_table
+
+    X = _periods_table({1: "T1", 2: "T2", 3: "T3"}, dates)
+    with pytest.raises(MatchTableError, match=r"column 'date' holds numbers .* not years"):
+        check_match_table(X)
+
+
+def test_the_report_states_a_date_column_of_years_as_years(monkeypatch):
+    """The report once said "played 1970-01-01 to 1970-01-01" for dates 2013 to 2016."""
+    from types import SimpleNamespace
+
+    import skcodex.report as report
+
+    monkeypatch.setattr(report, "game_words", lambda clf: {})  # the game's nouns: not here
+    X = _periods_table({1: "T1", 2: "T2", 3: "T3"}, [2013, 2013, 2014, 2014, 2015, 2016])
+    vocab = SimpleNamespace(players=("ann", "bob", "cat", "dan"), starters=(), specs=())
+    summary = report._data_summary(SimpleNamespace(vocabulary_=vocab), X)
+    assert (summary["first_date"], summary["last_date"]) == ("2013-01-01", "2016-01-01")

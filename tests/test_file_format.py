@@ -9,6 +9,7 @@ the persistence modules (tools/mutation.py).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import io
 import json
@@ -1036,13 +1037,14 @@ def test_posterior_member_rules(drawn, tmp_path, monkeypatch):
         posterior_file.posterior_from_bytes(b"\x89HDF\r\n\x1a\n", "m", 100)
 
 
-def test_a_posterior_member_must_be_named_and_present(saved, tmp_path):
+def test_a_posterior_member_must_be_named_and_present(drawn, tmp_path):
+    saved = drawn.save(tmp_path / "drawn.skcodex")
     for member in ("0_idata.nc", "arrays.npz"):
         path = _with_meta(
             saved,
             tmp_path / "m.skcodex",
             lambda m, member=member: m["state"].update(
-                classes_={"__skcodex__": "posterior", "member": member}
+                idata_={"__skcodex__": "posterior", "member": member}
             ),
         )
         _refused(path, f"the posterior {member!r} is missing")
@@ -1370,7 +1372,7 @@ def test_decoding_refusals(obj, message):
     assert str(info.value) == message
 
 
-def test_unexpected_errors_while_loading_are_refusals(saved, tmp_path):
+def test_unexpected_errors_while_loading_are_refusals(saved, drawn, tmp_path):
     path = _with_meta(
         saved,
         tmp_path / "m.skcodex",
@@ -1381,10 +1383,10 @@ def test_unexpected_errors_while_loading_are_refusals(saved, tmp_path):
         load(path)
     assert str(info.value) == _refused_prefix
     path = _with_meta(
-        saved,
+        drawn.save(tmp_path / "drawn.skcodex"),
         tmp_path / "m.skcodex",
         lambda m: m["state"].update(
-            classes_={"__skcodex__": "dataclass", "class": "Vocabulary", "fields": {"nope": 1}}
+            vocabulary_={"__skcodex__": "dataclass", "class": "Vocabulary", "fields": {"nope": 1}}
         ),
     )
     with pytest.raises(PersistenceError) as info:
@@ -1433,7 +1435,16 @@ def test_long_names_in_refusals_are_cut(saved, tmp_path):
     _refused(path, f"it sets {long[:40]!r}, which is not a fitted attribute a EloClassifier saves")
     field = "x\n  " + "n" * 200
     fields = {"__skcodex__": "dataclass", "class": "Vocabulary", "fields": {field: 1}}
-    path = _with_meta(saved, tmp_path / "m.skcodex", lambda m: m["state"].update(classes_=fields))
+    enc = MatchupEncoder().fit(
+        pd.DataFrame({"player1": ["a"], "player2": ["b"], "deck1": ["Ryu"], "deck2": ["Ken"]}).pipe(
+            lambda X: X.assign(deck1="MonoRed", deck2="MonoBlue")
+        )
+    )
+    path = _with_meta(
+        enc.save(tmp_path / "enc.skcodex"),
+        tmp_path / "m.skcodex",
+        lambda m: m["state"].update(vocabulary_=fields),
+    )
     with pytest.raises(PersistenceError) as info:
         load(path)
     start = "Vocabulary.__init__() got an unexpected keyword argument 'x "
@@ -1477,3 +1488,135 @@ def test_the_file_format_sits_on_top_of_the_package():
         ]
         assert roots == [], name
     assert {s[0] for s in seen} == {"_classifier.py", "preprocessing.py", "ratings/_base.py"}
+
+
+def test_a_catalogue_of_many_names_loads_in_linear_time(tmp_path):
+    """1 MB of catalogue names in a file load in a few seconds (quadratic: about 18 minutes)."""
+    X = pd.DataFrame(
+        {
+            "player1": ["a", "b"],
+            "player2": ["b", "c"],
+            "deck1": ["Ryu", "Ken"],
+            "deck2": ["Ken", "Ryu"],
+        }
+    )
+    small = MatchupEncoder(catalogue=PlainCatalogue(starters=["Ryu", "Ken"], specs_per_deck=0))
+    saved = small.fit(X).save(tmp_path / "small.skcodex")
+    names = ["Ryu", "Ken", *(f"n{k:07d}" for k in range(110_000))]
+
+    def many(meta):
+        meta["params"]["catalogue"]["fields"]["starters"]["items"] = names
+
+    path = _with_meta(saved, tmp_path / "many.skcodex", many)
+    assert path.stat().st_size > 1_000_000
+    with _no_longer_than(60):
+        loaded = load(path)
+    assert loaded.catalogue.starters == tuple(names)
+    assert loaded.transform(X).shape[0] == 2
+
+
+@dataclasses.dataclass(frozen=True)
+class _Planted:
+    """A registered value class whose construction leaves a mark."""
+
+    note: str
+
+    def __post_init__(self):
+        _Planted.built.append(self.note)
+
+
+_Planted.built = []
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        (
+            ("state", "n_periods_"),
+            {"__skcodex__": "dataclass", "class": "_Planted", "fields": {"note": "x"}},
+            "its fitted attribute 'n_periods_' holds a _Planted, which it cannot hold",
+        ),
+        (
+            ("state", "ratings_"),
+            {
+                "__skcodex__": "tuple",
+                "items": [{"__skcodex__": "Deck", "starter": "a", "specs": []}],
+            },
+            "its fitted attribute 'ratings_' holds a Deck, which it cannot hold",
+        ),
+        (
+            ("state", "classes_"),
+            {"__skcodex__": "posterior", "member": "0_idata_.nc"},
+            "its fitted attribute 'classes_' holds a posterior, which it cannot hold",
+        ),
+        (
+            ("params", "k_factor"),
+            {"__skcodex__": "dataclass", "class": "Vocabulary", "fields": {}},
+            "its parameter 'k_factor' holds a Vocabulary, which it cannot hold",
+        ),
+        (
+            ("state", "n_periods_"),
+            "abc",
+            "its fitted attribute 'n_periods_' holds a str, where a EloClassifier keeps int",
+        ),
+        (
+            ("state", "ratings_"),
+            {"__skcodex__": "tuple", "items": [1]},
+            "its fitted attribute 'ratings_' holds a tuple, where a EloClassifier keeps DataFrame",
+        ),
+        (
+            ("state", "classes_"),
+            3,
+            "its fitted attribute 'classes_' holds a int, where a EloClassifier keeps ndarray",
+        ),
+    ],
+)
+def test_each_attribute_builds_only_the_classes_it_can_hold(saved, tmp_path, where, value, message):
+    value_class(_Planted)
+    _Planted.built.clear()
+    part, key = where
+    path = _with_meta(saved, tmp_path / "m.skcodex", lambda m: m[part].update({key: value}))
+    _refused(path, message)
+    assert _Planted.built == []  # refused before its constructor ran
+
+
+def test_a_catalogue_parameter_may_hold_only_a_catalogue(tmp_path):
+    X = pd.DataFrame({"player1": ["a"], "player2": ["b"], "deck1": ["Ryu"], "deck2": ["Ken"]})
+    enc = MatchupEncoder(catalogue=PlainCatalogue(specs_per_deck=0)).fit(X)
+    saved = enc.save(tmp_path / "enc.skcodex")
+    assert load(saved).catalogue == enc.catalogue
+    planted = {"__skcodex__": "dataclass", "class": "Layout", "fields": {}}
+    path = _with_meta(
+        saved, tmp_path / "m.skcodex", lambda m: m["params"].update(catalogue=planted)
+    )
+    _refused(path, "its parameter 'catalogue' holds a Layout, which it cannot hold")
+
+
+def test_the_posterior_gets_only_the_budget_the_arrays_left(drawn, tmp_path):
+    """max_bytes is one budget: 4 MB of arrays leave the posterior less than max_bytes.
+
+    The posterior here holds an unwritten 4 MB dataset (nothing in the file, 4 MB once
+    read) and the arrays 4 MB; with max_bytes 2 MB above the file's size each fits the
+    budget alone, both together do not.
+    """
+    import h5py
+
+    members = _members(drawn.save(tmp_path / "drawn.skcodex"))
+    member = next(n for n in members if n.endswith(".nc"))
+    nc = tmp_path / "posterior.nc"
+    nc.write_bytes(members[member])
+    with h5py.File(nc, "a") as fh:
+        fh["posterior"].create_dataset("pad", shape=(500_000,), chunks=(50_000,), dtype="f8")
+    members[member] = nc.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(members["arrays.npz"])) as npz:
+        arrays = {i.filename: npz.read(i) for i in npz.infolist()}
+    arrays["a999.npy"] = _npy_bytes(np.zeros(500_000))
+    members["arrays.npz"] = _npz(arrays)
+    members.pop("manifest.json")
+    meta = json.loads(members.pop("metadata.json"))
+    meta["state"]["n_features_in_"] = {"__skcodex__": "ndarray", "key": "a999"}
+    path = _zip(tmp_path / "m.skcodex", {"metadata.json": json.dumps(meta).encode(), **members})
+    budget = path.stat().st_size + 2 * 1024**2
+    assert len(members[member]) < 1024**2 and budget > 4_000_000 + 2 * 1024**2
+    with pytest.raises(PersistenceError, match="would take more than"):
+        load(path, max_bytes=budget)

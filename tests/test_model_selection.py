@@ -427,3 +427,25 @@ def test_prior_grid_varies_only_the_blocks_the_decks_have():
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="specs_per_deck must be an integer >= 0"):
             prior_grid(specs_per_deck=bad)
+
+
+@pytest.mark.parametrize("n", [100, 49])
+def test_a_share_of_whole_matches_holds_out_exactly_that_many(n):
+    """share k/n of n one-match tournaments holds out exactly k matches, for every k.
+
+    share * n in floating point can land a hair above k (0.07 * 100 is
+    7.000000000000001), and a ceiling without its tolerance then holds out k + 1.
+    """
+    from skcodex.model_selection import latest_share_split
+
+    days = pd.date_range("2020-01-01", periods=n, freq="D")
+    X = pd.DataFrame(
+        {"player1": "a", "player2": "b", "period": [f"T{k:04d}" for k in range(n)], "date": days}
+    )
+    wrong = {}
+    for k in range(1, n):
+        for share in (k / n, float(f"{k / n:.2f}") if n == 100 else k / n):
+            _, test = latest_share_split(X, share=share)
+            if len(test) != k:
+                wrong[share] = len(test)
+    assert not wrong, wrong

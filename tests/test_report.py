@@ -419,6 +419,24 @@ def test_the_model_described_is_the_one_fitted(fitted):
     assert model["extensions"] == "none (the seed model)" and model["n_epochs"] == 0
 
 
+def test_the_sampling_described_is_the_one_fitted(fitted):
+    """chains, draws, tuning, target, seed and symmetry changed after the fit are not the fit."""
+    import copy
+
+    from skcodex.report import describe_model
+
+    before = describe_model(fitted)["fitting"]
+    assert "2 chains of 100 draws after 100 tuning steps, target acceptance 0.8, seed 0" in before
+    changed = copy.copy(fitted).set_params(
+        chains=8, draws=5000, tune=3, target_accept=0.99, random_state=7, symmetric=True
+    )
+    model = describe_model(changed)
+    assert model["fitting"] == before.replace("seed 0", "seed changed after the fit")
+    assert model["symmetric"] is False and "symmetric" not in model["extensions"]
+    # the seed given back as fitted reads as fitted again
+    assert describe_model(changed.set_params(random_state=0))["fitting"] == before
+
+
 def test_report_of_a_tiny_advi_fit_with_extensions(small_matches, tmp_path):
     """A real (tiny) ADVI fit with synergy, first move and the balanced prior, end to end.
 

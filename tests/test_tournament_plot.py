@@ -44,3 +44,22 @@ def test_plot_draws_each_chance_and_the_names_as_typed():
 def test_plot_refuses_anything_but_a_forecast():
     with pytest.raises(TypeError, match="TournamentForecast"):
         plot_tournament({"p_win": [0.5, 0.5]})
+
+
+def test_a_very_long_name_is_drawn_shortened():
+    """A 200,000-character name is drawn as its first 39 characters and an ellipsis
+    (matplotlib took 30 s to lay it out whole); the tables keep it whole."""
+    import numpy as np
+
+    from skcodex.tournament import simulate_tournament
+    from skcodex.tournament._plot import plot_tournament
+
+    names = ["x" * 200_000, "b", "c", "d"]
+    fc = simulate_tournament(
+        "knockout", names, probabilities=np.full((4, 4), 0.5), n_simulations=50
+    )
+    fig = plot_tournament(fc)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert max(len(label) for label in labels) == 40
+    assert "x" * 39 + "\u2026" in labels
+    assert names[0] in fc.table().index

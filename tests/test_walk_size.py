@@ -71,3 +71,62 @@ def test_describe_model_reports_the_walk_of_a_fitted_model(small_matches):
     model = describe_model(clf)
     assert model["time_varying"] and "time_varying" in model["extensions"]
     assert model["n_epochs"] == small_matches.X["period"].nunique()
+
+
+def _rotating_table(n_players: int, n_periods: int, group: int) -> pd.DataFrame:
+    """Each period one group of ``group`` players plays, the groups in turn."""
+    rows = []
+    n_groups = n_players // group
+    for t in range(n_periods):
+        first = (t % n_groups) * group
+        for i in range(first, first + group, 2):
+            rows.append((f"p{i}", f"p{i + 1}", "MonoRed", "MonoBlue", f"T{t:03d}"))
+    return pd.DataFrame(rows, columns=["player1", "player2", "deck1", "deck2", "period"])
+
+
+def test_the_auto_walk_is_judged_by_the_integrated_walk():
+    """Players who play in few periods: a small walk, though large through every period.
+
+    200 players in ten groups, one group a period for 45 periods: about 900 steps as
+    fitted, 8,800 through every period; "auto" takes the walk.
+    """
+    table = check_match_table(_rotating_table(200, 45, 20))
+    codes = encode(table, Vocabulary.from_table(table))
+    n_steps, every_period = walk_size(codes)
+    assert (n_steps, every_period) == (880, 8800)
+    assert n_steps < WALK_STEPS_SLOW <= every_period
+    clf = BayesianMatchupClassifier()
+    assert clf.time_varying == "auto"
+    assert clf._resolved_options(table, codes).time_varying
+    # and a walk large as fitted is not taken
+    table = check_match_table(_table(100, 45))
+    codes = encode(table, Vocabulary.from_table(table))
+    assert walk_size(codes)[0] >= WALK_STEPS_SLOW
+    assert not clf._resolved_options(table, codes).time_varying
+
+
+def test_the_walk_is_counted_without_a_players_by_periods_table():
+    """20,000 one-match periods among 4,000 players: a dense table would take 80 MB."""
+    import tracemalloc
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    n, players = 20_000, 4_000
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, players, n)
+    b = (a + 1 + rng.integers(0, players - 1, n)) % players
+    # what walk_size reads of the codes of such a table
+    codes = SimpleNamespace(player1=a, player2=b, epoch=np.arange(n), n_players=players, n_epochs=n)
+    played = np.zeros((players, n), dtype=bool)
+    played[a, np.arange(n)] = played[b, np.arange(n)] = True
+    expected = int(played[:, 1:].sum())
+    del played
+    tracemalloc.start()
+    try:
+        steps, every = walk_size(codes)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (steps, every) == (expected, players * (n - 1))
+    assert peak < 5 * 2**20, peak

@@ -21,9 +21,10 @@ Errors are one readable line on standard error and exit status 2.
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Any
 
-from skcodex.cli.errors import CommandError, Terminated
+from skcodex.cli.errors import CommandError, Terminated, shown
 from skcodex.cli.output import MODEL_FILE, load_model, prepare_output, publish_output, save_model
 from skcodex.cli.parser import DEMO_DIR, build_parser
 from skcodex.cli.tables import read_matches
@@ -43,9 +44,18 @@ __all__ = [
 
 
 def _fail(message: Any) -> int:
-    text = " ".join(str(message).split()) or "unknown error"
+    text = shown(" ".join(str(message).split()) or "unknown error")
     print(f"skcodex: error: {text}", file=sys.stderr)
     return 2
+
+
+def _escaping(show: Any) -> Any:
+    """A warning display like ``show`` with the message's unprintable characters escaped."""
+
+    def show_escaped(message, category, filename, lineno, file=None, line=None) -> None:
+        show(shown(str(message)), category, filename, lineno, file, line)
+
+    return show_escaped
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,6 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "tune", None) is None and hasattr(args, "draws"):
         args.tune = args.draws
+    with warnings.catch_warnings():
+        # names in warnings reach the terminal too
+        warnings.showwarning = _escaping(warnings.showwarning)
+        return _run(args)
+
+
+def _run(args: Any) -> int:
     try:
         return args.run(args)
     except FileNotFoundError as err:

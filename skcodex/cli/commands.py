@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.cli.errors import CommandError
+from skcodex.cli.errors import CommandError, shown
 from skcodex.cli.output import (
     MODEL_FILE,
     load_model,
@@ -21,6 +21,7 @@ from skcodex.cli.output import (
     publish_output,
     save_model,
     sigterm_unwinds,
+    simulate_outputs,
 )
 from skcodex.cli.tables import read_matches
 
@@ -61,7 +62,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
     print(f"  done in {time.perf_counter() - start:.1f} s.")
     for w in caught:
         if issubclass(w.category, ConvergenceWarning):
-            print(f"  warning: {w.message}")
+            print(f"  warning: {shown(w.message)}")
     return clf
 
 
@@ -88,7 +89,7 @@ def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Nam
         else:
             train, test = latest_share_split(X, share=share or 0.15, since=since)
     except ValueError as err:
-        print(f"Skipping the held-out forecast: {err}")
+        print(f"Skipping the held-out forecast: {shown(err)}")
         return None
     label = _tournaments_label(X["period"].iloc[test])
     them = "it" if label.startswith("tournament ") else "them"
@@ -110,7 +111,7 @@ def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Nam
 
 def _tournaments_label(periods: pd.Series) -> str:
     """``tournament T08``, or ``the latest 3 tournaments (T08 to T10)``."""
-    names = [str(p) for p in pd.unique(periods)]
+    names = [shown(p) for p in pd.unique(periods)]
     if len(names) == 1:
         return f"tournament {names[0]}"
     return f"the latest {len(names)} tournaments ({names[0]} to {names[-1]})"
@@ -157,7 +158,9 @@ def _fit_and_write(
 ):
     from skcodex.report import write_report
 
-    staging = None if out is None else prepare_output(out, inputs)  # checked before the fit
+    keep_model = not getattr(args, "replace", True)  # fit keeps a model unless --replace
+    # checked before the fit
+    staging = None if out is None else prepare_output(out, inputs, keep_model=keep_model)
     try:
         held_out = None if args.no_holdout else _held_out(X, y, catalogue, args)
         clf = _fit(X, y, catalogue, args, "on every match")
@@ -178,8 +181,8 @@ def _fit_and_write(
             )
             publish_output(staging, out)
             print(
-                f"Wrote {out / MODEL_FILE}\nWrote {out / 'report.html'} and the tables as CSV "
-                "beside it."
+                f"Wrote {shown(out / MODEL_FILE)}\nWrote {shown(out / 'report.html')} and the "
+                "tables as CSV beside it."
             )
     finally:
         if staging is not None and staging.exists():
@@ -217,7 +220,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     _check_report_decks(getattr(args, "decks", None), X, catalogue)
     summary = X.attrs.get("summary")
     if summary is not None:
-        print(summary)
+        print("\n".join(shown(line) for line in str(summary).splitlines()))
     _fit_and_report(
         X,
         y,
@@ -240,6 +243,29 @@ def _player_id(name: str, players: tuple) -> Any:
     if players and isinstance(players[0], (int, np.integer)) and name.lstrip("-").isdigit():
         return int(name)
     return name
+
+
+def _did_you_mean(name: Any, players: tuple) -> str:
+    """`` (did you mean 'x'?)`` for a name close to a fitted player's, else nothing."""
+    import difflib
+
+    names = [str(p) for p in players]
+    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.8)
+    return f" (did you mean {shown(repr(close[0]))}?)" if close else ""
+
+
+def _note_unseen(names: list, players: tuple) -> None:
+    """A note for each entrant the model never saw, naming a fitted player spelt alike."""
+    known = set(players)
+    unseen = [name for name in names if isinstance(name, (str, int)) and name not in known]
+    for name in unseen[:20]:
+        print(
+            f"note: {shown(repr(name))} was not in the fitted matches"
+            f"{_did_you_mean(name, players)}; their skill is drawn from the population of "
+            "players in every simulated tournament."
+        )
+    if len(unseen) > 20:
+        print(f"note: and {len(unseen) - 20} more entrants not in the fitted matches.")
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
@@ -277,11 +303,12 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     for name in (p1, p2):
         if name not in players:
             print(
-                f"note: {name} was not in the fitted matches; their skill is drawn from the "
-                "population of players, so the interval is wide."
+                f"note: {shown(name)} was not in the fitted matches{_did_you_mean(name, players)}; "
+                "their skill is drawn from the population of players, so the interval is wide."
             )
     d1, d2 = (deck_label(d, catalogue) for d in decks)
     side = _player1_words(clf)
+    p1, p2, d1, d2 = (shown(text) for text in (p1, p2, d1, d2))
     print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast['mean']:.3f}")
     print(
         f"{round(100 * args.interval)}% interval: "
@@ -369,7 +396,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         )
     print(line)
     if out is not None:
-        print(f"\nOpen {out / 'report.html'} in a browser to read the report.")
+        print(f"\nOpen {shown(out / 'report.html')} in a browser to read the report.")
     return 0
 
 
@@ -377,8 +404,21 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _read_csv(path: str, what: str) -> pd.DataFrame:
+    import io
+
+    from skcodex.cli.tables import _csv_source
+
+    # a device (/dev/zero) is refused before any read, a pipe read once and bounded
+    source = _csv_source(Path(path), path)
+    if isinstance(source, Path) and source.is_dir():
+        raise CommandError(f"the {what} file {path} is a folder; give a CSV file")
     try:
-        return pd.read_csv(path, dtype=object, keep_default_na=False, na_values=[""])
+        return pd.read_csv(
+            io.BytesIO(source) if isinstance(source, bytes) else source,
+            dtype=object,
+            keep_default_na=False,
+            na_values=[""],
+        )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise CommandError(f"cannot read the {what} file {path}: {err}") from None
 
@@ -388,34 +428,70 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     fmt = parse_format(args.format, first_move=args.first_move)
     out = None if args.out is None else Path(args.out)
-    _check_files_outside(out, {"--table": args.table, "--plot": args.plot})
     inputs = tuple(str(p) for p in (args.model, args.entrants, args.results) if _is_path(p))
+    _check_files_outside(out, {"--table": args.table, "--plot": args.plot}, inputs)
+    outputs = simulate_outputs()
     with sigterm_unwinds():  # a stopped run removes its staging folder too
-        staging = None if out is None else prepare_output(out, inputs)  # before simulating
+        # checked before simulating
+        staging = None if out is None else prepare_output(out, inputs, outputs)
         try:
             forecast, clf = _simulate(args, fmt)
             _print_forecast(forecast, args.top)
             _write_forecast_files(forecast, clf, args, staging)
             if staging is not None:
-                publish_output(staging, out)
-                print(f"Wrote {out / 'report.html'} and the tables as CSV beside it.")
+                publish_output(staging, out, outputs)
+                print(f"Wrote {shown(out / 'report.html')} and the tables as CSV beside it.")
         finally:
             if staging is not None and staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
     return 0
 
 
-def _check_files_outside(out: Path | None, files: dict[str, str | None]) -> None:
-    """Refuse ``--table`` or ``--plot`` inside ``--out``, which the run replaces as a whole."""
-    if out is None:
-        return
-    folder = Path(os.path.abspath(out))
-    for flag, path in files.items():
-        if path and folder in Path(os.path.abspath(path)).parents:
+def _input_files(inputs: tuple[str, ...]) -> list[Path]:
+    """The files a run reads: each input, and the model file of a model folder."""
+    files = []
+    for given in inputs:
+        path = Path(os.path.abspath(given))
+        files.append(path / MODEL_FILE if path.is_dir() else path)
+    return files
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _check_files_outside(
+    out: Path | None, files: dict[str, str | None], inputs: tuple[str, ...] = ()
+) -> None:
+    """Refuse ``--table`` or ``--plot`` where writing would lose something.
+
+    Inside ``--out`` (at any depth), which the run replaces as a whole; on an
+    input of the run (the model, the entrants or results file, also through a
+    link); on each other; or on a folder.
+    """
+    folder = None if out is None else Path(os.path.abspath(out))
+    given = {flag: Path(os.path.abspath(path)) for flag, path in files.items() if path}
+    for flag, path in given.items():
+        if folder is not None and (folder == path or folder in path.parents):
             raise CommandError(
-                f"{flag} {path} is inside --out {out}, which the run replaces as a whole; "
+                f"{flag} {files[flag]} is inside --out {out}, which the run replaces as a whole; "
                 "write it elsewhere (the report's tables are written into --out already)"
             )
+        if path.is_dir():
+            raise CommandError(f"{flag} {files[flag]} is a folder; give a file name")
+        for source in _input_files(inputs):
+            if _same_file(path, source):
+                raise CommandError(
+                    f"{flag} {files[flag]} is the input {source}, which the run reads; "
+                    "write it to a file of its own"
+                )
+    if len(given) == 2 and _same_file(*given.values()):
+        raise CommandError("--table and --plot name the same file; give each its own")
 
 
 def _simulate(args: argparse.Namespace, fmt: Any):
@@ -427,7 +503,11 @@ def _simulate(args: argparse.Namespace, fmt: Any):
     entrants = _read_csv(args.entrants, "entrants")
     if "player" not in entrants.columns or "deck" not in entrants.columns:
         raise CommandError(f"{args.entrants}: the entrants file needs columns player and deck")
-    entrants = entrants.assign(player=[_player_id(str(p), players) for p in entrants["player"]])
+    # an empty cell stays missing (refused by name), never the entrant "nan"
+    entrants = entrants.assign(
+        player=[_player_id(p, players) if isinstance(p, str) else None for p in entrants["player"]]
+    )
+    _note_unseen(list(entrants["player"]), players)
     results = None
     if args.results:
         results = _read_csv(args.results, "results")
@@ -440,8 +520,15 @@ def _simulate(args: argparse.Namespace, fmt: Any):
         if "round" in results.columns:
             rounds = pd.to_numeric(results["round"], errors="coerce")
             if rounds.isna().any():
-                raise CommandError(f"{args.results}: every round must be a number")
+                k = int(np.flatnonzero(rounds.isna().to_numpy())[0])
+                value = results["round"].iloc[k]
+                raise CommandError(
+                    f"{args.results}: results row {k + 1} (line {k + 2} of the file): round "
+                    f"{shown(repr(value)[:40])} is not a number; every round must be a number"
+                )
             results["round"] = rounds
+    if args.deck_rule == "nash":
+        print("Solving each pairing's deck-choice game for every posterior draw ...", flush=True)
     forecast = simulate_tournament(
         fmt,
         entrants,
@@ -449,6 +536,7 @@ def _simulate(args: argparse.Namespace, fmt: Any):
         deck_rule=args.deck_rule,
         results=results,
         n_simulations=args.simulations,
+        n_draws=getattr(args, "posterior_draws", None),
         random_state=args.seed,
     )
     return forecast, clf
@@ -461,19 +549,20 @@ def _print_forecast(forecast: Any, top: int) -> None:
     stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
     played = "" if forecast.results is None else f", after {len(forecast.results)} recorded matches"
     print(f"{stages}, {len(table)} entrants: {forecast.n_simulations:,} simulations{played}.")
-    shown = table.head(top)
-    columns = [c for c in ("p_win", "p_top2", "p_top4", "p_top8") if c in shown.columns]
+    head = table.head(top)
+    columns = [c for c in ("p_win", "p_top2", "p_top4", "p_top8") if c in head.columns]
     header = f"  {'player':<20}" + "".join(f"{c:>9}" for c in columns) + f"{'wins':>7}"
     print(header)
-    for player, row in shown.iterrows():
+    for player, row in head.iterrows():
         cells = "".join(f"{row[c]:>9.3f}" for c in columns)
-        print(f"  {player!s:<20}{cells}{row['expected_wins']:>7.2f}")
+        print(f"  {shown(player):<20}{cells}{row['expected_wins']:>7.2f}")
     finals = forecast.likely_final()
     if len(finals):
         top_final = finals.iloc[0]
         print(
-            f"Most likely final: {top_final['player_a']} v {top_final['player_b']} "
-            f"(P = {top_final['p_final']:.3f}); {top_final['player_a']} wins it with "
+            f"Most likely final: {shown(top_final['player_a'])} v "
+            f"{shown(top_final['player_b'])} (P = {top_final['p_final']:.3f}); "
+            f"{shown(top_final['player_a'])} wins it with "
             f"P = {top_final['p_a_wins']:.3f}"
         )
 
@@ -484,12 +573,12 @@ def _write_forecast_files(forecast: Any, clf: Any, args: argparse.Namespace, sta
         from skcodex.report import spreadsheet_safe
 
         spreadsheet_safe(forecast.table().reset_index()).to_csv(args.table, index=False)
-        print(f"Wrote {args.table}")
+        print(f"Wrote {shown(args.table)}")
     if args.plot:
         from skcodex.tournament._plot import plot_tournament
 
         plot_tournament(forecast, top=args.top).savefig(args.plot, dpi=120)
-        print(f"Wrote {args.plot}")
+        print(f"Wrote {shown(args.plot)}")
     if staging is not None:
         from skcodex.tournament._report import write_tournament_report
 

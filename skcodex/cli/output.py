@@ -53,36 +53,66 @@ def load_model(path: str | os.PathLike) -> Any:
 # -- the output folder -----------------------------------------------------------------
 
 
-def _outputs() -> frozenset[str]:
-    """The names a run writes into its output folder: the model, the page, its tables.
-
-    ``skcodex fit`` and ``demo`` write the model, ``report.html`` and the fit
-    report's tables; ``skcodex simulate`` writes ``report.html`` and the
-    tournament's tables.
-    """
+def fit_outputs() -> frozenset[str]:
+    """The files ``skcodex fit`` and ``demo`` write: the model, the page and its tables."""
     from skcodex.report import CSV_FILES
+
+    return frozenset((MODEL_FILE, "report.html", *CSV_FILES))
+
+
+def simulate_outputs() -> frozenset[str]:
+    """The files ``skcodex simulate`` writes: the page and the tournament's tables."""
     from skcodex.tournament._report import TOURNAMENT_CSV_FILES
 
-    return frozenset((MODEL_FILE, "report.html", *CSV_FILES, *TOURNAMENT_CSV_FILES))
+    return frozenset(("report.html", *TOURNAMENT_CSV_FILES))
 
 
-def prepare_output(out: Path, inputs: tuple[str | os.PathLike, ...] = ()) -> Path:
+def _foreign(out: Path, outputs: frozenset[str]) -> list[str]:
+    """What ``out`` holds that is not a regular file of this command's own outputs.
+
+    A folder or a link named like an output is the user's, never an output.
+    """
+    return sorted(
+        p.name for p in out.iterdir() if p.name not in outputs or p.is_symlink() or not p.is_file()
+    )
+
+
+def _holds_cwd(out: Path) -> bool:
+    """Whether ``out`` is the working folder or holds it: renaming it would move the shell's."""
+    try:
+        cwd = Path(os.path.abspath(os.getcwd()))
+    except OSError:  # the working folder itself was removed
+        return False
+    return cwd == out or out in cwd.parents
+
+
+def prepare_output(
+    out: Path,
+    inputs: tuple[str | os.PathLike, ...] = (),
+    outputs: frozenset[str] | None = None,
+    *,
+    keep_model: bool = False,
+) -> Path:
     """Check ``out`` before any fitting and create the staging folder beside it.
 
     One run's outputs are written into a hidden sibling folder and swapped in
     by `publish_output` only when all are written, so an interrupted or
     failed run leaves the previous outputs as they were. ``out`` must be a
-    folder (or not exist yet) in a writable parent, holding nothing but the
-    outputs of an earlier run (they are replaced as a whole): any other
-    file, a CSV included, makes the run stop before it fits, and so does an
-    input of the run (``inputs``: the match table, a codexdata folder) inside
-    ``out`` or containing it.
+    folder (or not exist yet) in a writable parent, holding nothing but
+    regular files of the outputs this command writes (``outputs``, by default
+    `fit_outputs`; they are replaced as a whole): any other file, a CSV or
+    another command's output included, or a folder named like an output,
+    makes the run stop before it fits, and so does an input of the run
+    (``inputs``: the match table, a codexdata folder) inside ``out`` or
+    containing it. With ``keep_model``, a folder already holding a model is
+    refused too (``skcodex fit`` without ``--replace``).
 
     Returns
     -------
     pathlib.Path
         The staging folder.
     """
+    outputs = fit_outputs() if outputs is None else outputs
     out = Path(os.path.abspath(out))
     if out.is_symlink():
         raise CommandError(
@@ -99,12 +129,16 @@ def prepare_output(out: Path, inputs: tuple[str | os.PathLike, ...] = ()) -> Pat
                 "folder, so write the outputs to a folder apart from the data"
             )
     if out.is_dir():
-        outputs = _outputs()
-        foreign = sorted(p.name for p in out.iterdir() if p.name not in outputs)
+        foreign = _foreign(out, outputs)
         if foreign:
             raise CommandError(
                 f"--out {out} holds files skcodex did not write ({', '.join(foreign[:3])}); "
                 "a run replaces the whole folder: choose a new or empty folder"
+            )
+        if keep_model and (out / MODEL_FILE).is_file():
+            raise CommandError(
+                f"--out {out} already holds a fitted model ({MODEL_FILE}); pass --replace to "
+                "replace it and its report, or choose a new folder"
             )
     parent = out.parent
     if not parent.is_dir():
@@ -118,24 +152,37 @@ def prepare_output(out: Path, inputs: tuple[str | os.PathLike, ...] = ()) -> Pat
         raise CommandError(f"--out {out}: cannot write in {parent}: {err.strerror}") from None
 
 
-def publish_output(staging: Path, out: Path) -> None:
+def publish_output(staging: Path, out: Path, outputs: frozenset[str] | None = None) -> None:
     """Swap a complete staging folder in as ``out``; the old outputs go only once it is in.
 
-    A folder that cannot be renamed (a mount point, such as a container's
-    volume, gives "Device or resource busy") is instead updated in place: each
-    output is copied in beside its old version and renamed over it, and old
-    outputs this run did not write are removed.
+    ``out`` is checked again first: if something other than this command's
+    ``outputs`` (by default `fit_outputs`) appeared in it while the run
+    worked, nothing is replaced. The working folder (``--out .``), and a
+    folder that cannot be renamed (a mount point, such as a container's
+    volume, gives "Device or resource busy"), is instead updated in place:
+    each output is copied in beside its old version and renamed over it, and
+    old outputs of this command the run did not write are removed.
     """
+    outputs = fit_outputs() if outputs is None else outputs
     out = Path(os.path.abspath(out))
     old = None
     if out.exists():
+        foreign = _foreign(out, outputs) if out.is_dir() and not out.is_symlink() else [out.name]
+        if foreign:
+            raise CommandError(
+                f"--out {out} now holds files skcodex did not write ({', '.join(foreign[:3])}); "
+                "nothing was replaced: run again into a new or empty folder"
+            )
+        if _holds_cwd(out):
+            _publish_in_place(staging, out, outputs)
+            return
         old = staging.with_name(staging.name.replace(".partial", ".old"))
         try:
             os.replace(out, old)
         except OSError as err:
             if err.errno not in (errno.EBUSY, errno.EXDEV, errno.EPERM):
                 raise
-            _publish_in_place(staging, out)
+            _publish_in_place(staging, out, outputs)
             return
     try:
         os.replace(staging, out)
@@ -147,7 +194,7 @@ def publish_output(staging: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _publish_in_place(staging: Path, out: Path) -> None:
+def _publish_in_place(staging: Path, out: Path, outputs: frozenset[str]) -> None:
     """Copy each staged output into ``out`` and rename it over the old one; drop stale ones."""
     written = {p.name for p in staging.iterdir()}
     for name in sorted(written):
@@ -157,8 +204,10 @@ def _publish_in_place(staging: Path, out: Path) -> None:
             os.replace(part, out / name)
         finally:
             part.unlink(missing_ok=True)
-    for stale in _outputs() - written:
-        (out / stale).unlink(missing_ok=True)
+    for stale in sorted(outputs - written):
+        path = out / stale
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ import argparse
 from typing import NoReturn
 
 from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict, _cmd_simulate
+from skcodex.cli.errors import shown
 from skcodex.data._catalogues import WALK_STEPS_SLOW
 
 #: Where ``skcodex demo`` writes its report unless told otherwise.
@@ -16,7 +17,7 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {shown(message)} (see {self.prog} --help)\n")
 
 
 def _whole_number(value: str, least: int) -> int:
@@ -164,6 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="output folder: new, empty, or an earlier run's (a run replaces it whole; a "
         "folder with any other file, or with the input, or a symbolic link, is refused)",
+    )
+    fit.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace the model an earlier fit wrote into DIR (without it, a DIR holding a "
+        "model is refused)",
     )
     fit.add_argument(
         "--title",
@@ -322,6 +329,14 @@ def _simulate_parser(sub) -> None:
     )
     simulate.add_argument(
         "--title", default=None, help="report title with --out ('Tournament forecast')"
+    )
+    simulate.add_argument(
+        "--posterior-draws",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="use N evenly spaced posterior draws (all by default): fewer for a large field or "
+        "the nash deck rule",
     )
     simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
     simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.cli.errors import CommandError
+from skcodex.cli.errors import CommandError, shown
 
 
 def read_matches(
@@ -208,7 +208,7 @@ def _deck_catalogue(
             raise CommandError(f"{path}: {codex_error}")
         k = catalogue.specs_per_deck
         print(
-            f"The decks of {path} are not Codex decks; reading each as a starter followed "
+            f"The decks of {shown(path)} are not Codex decks; reading each as a starter followed "
             f"by {k} component(s), every name seen a level (give --catalogue FILE to check "
             "the names)."
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +40,9 @@ def _names(values: Iterable[str] | None, what: str) -> tuple[str, ...] | None:
         raise ValueError(
             f"{what} must be non-empty names without surrounding spaces or '/'; got {bad[:3]!r}"
         )
-    folded = [v.casefold() for v in out]
-    same = sorted({v for v in out if folded.count(v.casefold()) > 1})
+    # One pass (a file's catalogue may list a hundred thousand names): count each folded name.
+    counts = Counter(v.casefold() for v in out)
+    same = sorted({v for v in out if counts[v.casefold()] > 1})
     if same:
         raise ValueError(f"{what} name the same thing more than once: {same[:4]!r}")
     return out
@@ -111,16 +113,23 @@ class PlainCatalogue:
         """The components listed (empty when open)."""
         return self.components or ()
 
-    def _canonical(self, name: str, known: tuple[str, ...] | None, word: str, text: str) -> str:
+    def _canonical(self, name: str, kind: str, word: str, text: str) -> str:
+        known = getattr(self, kind)
         if known is None:
             return name
-        lookup = {k.casefold(): k for k in known}
-        found = lookup.get(name.casefold())
+        found = self._lookup(kind).get(name.casefold())
         if found is None:
-            hint = difflib.get_close_matches(name, known, n=1)
+            hint = difflib.get_close_matches(name, known, n=1) if len(known) <= 1000 else []
             also = f" (did you mean {hint[0]!r}?)" if hint else ""
             raise _parse_error(f"unknown {word} {name!r} in deck {text!r}{also}")
         return found
+
+    def _lookup(self, kind: str) -> dict[str, str]:
+        """The names of ``kind`` by their folded form, built once (not once per deck read)."""
+        cache = self.__dict__.setdefault("_lookups", {})
+        if kind not in cache:
+            cache[kind] = {k.casefold(): k for k in getattr(self, kind)}
+        return cache[kind]
 
     def parse(self, text: str) -> Deck:
         """Read one deck string; raises `DeckParseError` naming the problem."""
@@ -149,8 +158,8 @@ class PlainCatalogue:
             c.casefold() for c in self.components
         }:
             raise _parse_error(f"deck {text!r} starts with the {cw} {parts[0]!r}, not a {sw}")
-        starter = self._canonical(parts[0], self.starters, sw, text)
-        comps = [self._canonical(p, self.components, cw, text) for p in parts[1:]]
+        starter = self._canonical(parts[0], "starters", sw, text)
+        comps = [self._canonical(p, "components", cw, text) for p in parts[1:]]
         repeated = sorted({c for c in comps if comps.count(c) > 1})
         if repeated:
             raise _parse_error(f"deck {text!r} repeats the {cw} {', '.join(repeated)}")

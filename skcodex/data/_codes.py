@@ -126,16 +126,33 @@ def _both_players(table: pd.DataFrame) -> pd.Series:
     return pd.concat([table["player1"], table["player2"]], ignore_index=True)
 
 
+def period_text(value: object) -> str:
+    """A period label as the text a model keeps: a whole number is written as one.
+
+    ``1``, ``1.0`` and ``np.int64(1)`` are all ``"1"``, so a period read as a float
+    at prediction (a column with a missing value elsewhere, a CSV's ``1.0``) is
+    the period ``1`` of training, not a new one.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and value == int(value):
+        return str(int(value))
+    return str(value)
+
+
 def _period_text(table: pd.DataFrame) -> np.ndarray:
     """The ``period`` of each row as text (how `Vocabulary.debut_periods` keeps it)."""
-    return table["period"].astype(str).to_numpy(dtype=object)
+    rows, labels = pd.factorize(table["period"])
+    return np.array([period_text(v) for v in labels], dtype=object)[rows]
 
 
 def _period_order(table: pd.DataFrame) -> tuple:
     """The table's periods as text, in the order they began (empty without periods)."""
     if "period" not in table.columns:
         return ()
-    return tuple(str(p) for p in period_labels(table))
+    return tuple(period_text(p) for p in period_labels(table))
 
 
 def _debut_periods(table: pd.DataFrame, players: tuple) -> tuple:
@@ -299,7 +316,14 @@ def walk_size(codes: MatchCodes) -> tuple[int, int]:
     """
     if codes.epoch is None or codes.n_epochs < 2:
         return 0, 0
-    played = np.zeros((codes.n_players, codes.n_epochs), dtype=bool)
-    played[codes.player1, codes.epoch] = True
-    played[codes.player2, codes.epoch] = True
-    return int(played[:, 1:].sum()), int(played[:, 1:].size)
+    # The distinct (player, period) pairs after the first period, counted from the
+    # matches: no players x periods table (80,000 one-match periods would make it 1.8 GB).
+    epoch = np.asarray(codes.epoch, dtype=np.int64)
+    later = epoch >= 1
+    cells = np.concatenate(
+        [
+            np.asarray(codes.player1, dtype=np.int64)[later] * codes.n_epochs + epoch[later],
+            np.asarray(codes.player2, dtype=np.int64)[later] * codes.n_epochs + epoch[later],
+        ]
+    )
+    return len(np.unique(cells)), codes.n_players * (codes.n_epochs - 1)

@@ -25,9 +25,21 @@ class TournamentError(ValueError):
     """A tournament format, entrant list or result table that cannot be simulated."""
 
 
+#: The largest number a stage takes (rounds, losses, legs, groups, knockout size): a
+#: tournament is played by people, and each round is simulated for every tournament.
+MAX_STAGE_NUMBER = 1_000
+
+
 def _count(value: object, name: str, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise TournamentError(f"{name} must be a whole number of at least {least}, got {value!r}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not least <= value <= MAX_STAGE_NUMBER
+    ):
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
+        raise TournamentError(
+            f"{name} must be a whole number from {least} to {MAX_STAGE_NUMBER:,}, got {shown}"
+        )
     return value
 
 
@@ -220,8 +232,15 @@ def parse_format(text: str, first_move: str = "random") -> Format:
             )
         n = None
         if number:
-            if not number.strip().isdigit():
+            digits = number.strip()
+            # ASCII digits only ('²' and other Unicode digits are no number for int())
+            if not (digits.isascii() and digits.isdigit()):
                 raise TournamentError(f"{part.strip()!r}: the number after ':' must be whole")
-            n = int(number)
+            if len(digits) > 12:
+                raise TournamentError(
+                    f"{part.strip()[:40]!r}: the number after ':' may be at most "
+                    f"{MAX_STAGE_NUMBER:,}"
+                )
+            n = int(digits)
         stages.append(_WORDS[word](n))
     return Format(tuple(stages), first_move)

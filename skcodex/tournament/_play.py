@@ -71,9 +71,9 @@ class Matches:
         Parameters
         ----------
         a, b : ndarray of shape (n_simulations, n_matches)
-        forced : tuple of two ndarrays of shape (n_entrants, n_entrants), optional
-            Results already played: ``forced[0][i, j]`` the winner of ``i``
-            against ``j`` (``-1``: not played), ``forced[1][i, j]`` who moved first.
+        forced : Recorded, optional
+            Results already played (`Results.meetings`): each binds the meeting
+            of its pair it was recorded for, with its winner and first mover.
 
         Returns
         -------
@@ -93,7 +93,7 @@ class Matches:
         first, second = np.where(coin, j, i), np.where(coin, i, j)
         known = None
         if forced is not None:
-            recorded, recorded_first = forced[0][i, j], forced[1][i, j]
+            recorded, recorded_first = forced.take(sims, i, j)
             known = recorded >= 0
             first = np.where(known, recorded_first, first)
             second = np.where(known, i + j - recorded_first, second)

@@ -62,7 +62,7 @@ def plot_tournament(
     widest = steps[0][1][order]
     for y, x, p in zip(pos, widest, forecast.p_win[order]):
         ax.text(x + 0.01, y, f"win {100 * p:.1f}%", va="center", fontsize=8, parse_math=False)
-    names = [str(forecast.entrants[k]) for k in order]
+    names = [_short(str(forecast.entrants[k])) for k in order]
     ax.set_yticks(pos, names, fontsize=9, parse_math=False)
     ax.set_xlim(0.0, 1.15)
     ax.set_xticks(np.linspace(0.0, 1.0, 6))
@@ -75,3 +75,12 @@ def plot_tournament(
     )
     ax.grid(axis="x", alpha=0.3)
     return fig
+
+
+#: The longest entrant name drawn whole; longer ones end in an ellipsis (the tables
+#: keep them whole). Laying out a label of 200,000 characters took matplotlib 30 s.
+MAX_LABEL = 40
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= MAX_LABEL else name[: MAX_LABEL - 1] + "\u2026"

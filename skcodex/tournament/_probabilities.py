@@ -72,11 +72,17 @@ def check_entrants(entrants: Any) -> Field:
             "entrants must be a table with 'player' and 'deck' columns, a mapping of "
             f"players to decks, or a list of players; got {type(entrants).__name__}"
         )
-    missing = [
-        k for k, n in enumerate(names) if n is None or (isinstance(n, float) and np.isnan(n))
-    ]
-    if missing:
-        raise TournamentError(f"entrant number {missing[0] + 1} has no name")
+    for k, name in enumerate(names):
+        if not isinstance(name, (str, int, float, np.integer, np.floating)) and not (
+            name is None or name is pd.NA or name is pd.NaT
+        ):
+            shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:60] + "..."
+            raise TournamentError(
+                f"entrant number {k + 1}: a name must be text or a number, got "
+                f"{type(name).__name__} {shown}"
+            )
+        if pd.isna(name) or (isinstance(name, str) and not name.strip()):
+            raise TournamentError(f"entrant number {k + 1} has no name")
     seen = set()
     for name in names:
         if name in seen:
@@ -143,6 +149,7 @@ def win_probability_draws(
             "this estimator reads decks: give the entrants as a table with 'player' and "
             "'deck' columns, or a mapping of players to decks"
         )
+    _check_memory(estimator, field, rule, n_draws)  # before the table or any prediction
     table, owner, u, v = _slot_table(field)
     try:
         p = _predict(estimator, table)
@@ -162,6 +169,49 @@ def win_probability_draws(
     )
     n = field.n_entrants
     return mixed, np.arange(n), np.ones(n, dtype=np.int64)
+
+
+#: The most memory the win probabilities of a forecast may take (every ordered pair of
+#: entrants' decks, for every posterior draw used).
+MAX_PROBABILITY_BYTES = 2 * 1024**3
+
+
+def _check_memory(estimator: Any, field: Field, rule: str, n_draws: int | None) -> None:
+    """Refuse, with the estimate, a forecast whose win probabilities would not fit.
+
+    The estimator's ``predict_proba_draws`` gives 8 bytes per ordered pair of
+    slots (an entrant with one of their decks) and posterior draw, for every
+    draw; the draws used (``n_draws``) are then laid out as a square table of
+    slots, 8 bytes a cell, and mixed over decks (``"uniform"``, ``"nash"``) into
+    one of entrants.
+    """
+    effect_draws = getattr(estimator, "effect_draws_", None)
+    total = 1 if effect_draws is None else int(effect_draws.shape[0])
+    used = total if n_draws is None else min(total, n_draws)
+    slots = sum(len(d) for d in field.decks) if field.decks is not None else field.n_entrants
+    n = field.n_entrants
+    owner_pairs = slots * slots - sum(len(d) ** 2 for d in field.decks or [[None]] * n)
+    mixed = rule != "fixed order" and slots > n
+    per_draw_used = 8 * slots * slots + (8 * n * n if mixed else 0)
+    need = 8 * owner_pairs * total + per_draw_used * used
+    if need <= MAX_PROBABILITY_BYTES:
+        return
+    fixed = 8 * owner_pairs * total
+    if fixed + per_draw_used >= MAX_PROBABILITY_BYTES:
+        raise TournamentError(
+            f"{n:,} entrants ({slots:,} entrant-deck slots) on this model's {total:,} posterior "
+            f"draws need about {need / 1e9:,.1f} GB for the win probabilities (16 bytes per "
+            f"ordered pair of slots per draw), more than the {MAX_PROBABILITY_BYTES / 1e9:.1f} "
+            "GB a forecast may take: forecast fewer entrants, or fit with fewer draws"
+        )
+    fits = int((MAX_PROBABILITY_BYTES - fixed) // per_draw_used)
+    raise TournamentError(
+        f"{n:,} entrants ({slots:,} entrant-deck slots) on {used:,} posterior draws need about "
+        f"{need / 1e9:,.1f} GB for the win probabilities (16 bytes per ordered pair of slots "
+        f"per draw), more than the {MAX_PROBABILITY_BYTES / 1e9:.1f} GB a forecast may take: "
+        f"use at most {fits:,} draws (n_draws={fits}; on the command line "
+        f"--posterior-draws {fits})"
+    )
 
 
 def _predict(estimator: Any, table: pd.DataFrame) -> np.ndarray:
@@ -230,8 +280,97 @@ def _nash(slots, offsets, n_decks) -> np.ndarray:
                 out[:, i, j] = m1[draws, x_pick, y_pick]
                 out[:, j, i] = m2[draws, y_pick, x_pick]
                 continue
-            for d in draws:
-                x, y, _ = solve_matrix_game(payoff[d])
-                out[d, i, j] = x @ m1[d] @ y
-                out[d, j, i] = y @ m2[d] @ x
+            x, y = solve_games(payoff)
+            out[:, i, j] = np.einsum("da,dab,db->d", x, m1, y)
+            out[:, j, i] = np.einsum("db,dba,da->d", y, m2, x)
     return out
+
+
+#: Games with more strategies than this a side are solved one linear programme a draw.
+MAX_ENUMERATED_STRATEGIES = 5
+
+
+def solve_games(payoff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Optimal mixed strategies of many small zero-sum games at once.
+
+    ``payoff[d]`` is game ``d``: the row player receives it and maximises. By
+    Shapley and Snow's theorem every matrix game has a pair of optimal
+    strategies whose supports are the rows ``I`` and columns ``J`` of a square
+    nonsingular submatrix, each making the other indifferent on its support:
+    so for each such square (smallest first) the two small linear systems are
+    solved for every game at once, and a game takes the first solution that
+    is a pair of strategies neither side can improve on (within 1e-9). Games
+    larger than `MAX_ENUMERATED_STRATEGIES` a side are solved by
+    `skcodex.analysis.solve_matrix_game`, one linear programme each.
+
+    Parameters
+    ----------
+    payoff : ndarray of shape (n_games, n_rows, n_columns)
+
+    Returns
+    -------
+    x : ndarray of shape (n_games, n_rows)
+    y : ndarray of shape (n_games, n_columns)
+    """
+    from itertools import combinations
+
+    payoff = np.asarray(payoff, dtype=float)
+    n_games, ka, kb = payoff.shape
+    if max(ka, kb) > MAX_ENUMERATED_STRATEGIES:
+        solved = [solve_matrix_game(game)[:2] for game in payoff]
+        return np.array([x for x, _ in solved]), np.array([y for _, y in solved])
+    x_out, y_out = np.zeros((n_games, ka)), np.zeros((n_games, kb))
+    todo = np.ones(n_games, dtype=bool)
+    tol = 1e-9
+    for size in range(1, min(ka, kb) + 1):
+        for rows in combinations(range(ka), size):
+            for cols in combinations(range(kb), size):
+                if not todo.any():
+                    return x_out, y_out
+                games = np.flatnonzero(todo)
+                sub = payoff[np.ix_(games, rows, cols)]  # (g, s, s)
+                x_s, v = _indifferent(sub.transpose(0, 2, 1))
+                y_s, w = _indifferent(sub)
+                x = np.zeros((len(games), ka))
+                y = np.zeros((len(games), kb))
+                x[:, list(rows)], y[:, list(cols)] = x_s, y_s
+                game = payoff[games]
+                secures = np.einsum("ga,gab->gb", x, game).min(axis=1) >= v - tol
+                holds = np.einsum("gab,gb->ga", game, y).max(axis=1) <= w + tol
+                ok = (
+                    np.isfinite(v)
+                    & np.isfinite(w)
+                    & (x_s >= -tol).all(axis=1)
+                    & (y_s >= -tol).all(axis=1)
+                    & secures
+                    & holds
+                )
+                done = games[ok]
+                x_out[done] = np.clip(x[ok], 0.0, None)
+                y_out[done] = np.clip(y[ok], 0.0, None)
+                x_out[done] /= x_out[done].sum(axis=1, keepdims=True)
+                y_out[done] /= y_out[done].sum(axis=1, keepdims=True)
+                todo[done] = False
+    if todo.any():  # numerically hard games: the linear programme
+        for d in np.flatnonzero(todo):
+            x_out[d], y_out[d], _ = solve_matrix_game(payoff[d])
+    return x_out, y_out
+
+
+def _indifferent(sub: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weights ``q`` summing to one with ``sub[g] @ q`` the same in every row, and that value.
+
+    Singular systems give NaN.
+    """
+    n_games, s, _ = sub.shape
+    system = np.zeros((n_games, s + 1, s + 1))
+    system[:, :s, :s] = sub
+    system[:, :s, s] = -1.0
+    system[:, s, :s] = 1.0
+    rhs = np.zeros((n_games, s + 1))
+    rhs[:, s] = 1.0
+    singular = np.abs(np.linalg.det(system)) < 1e-12
+    system[singular] = np.eye(s + 1)
+    solution = np.linalg.solve(system, rhs[..., None])[..., 0]
+    solution[singular] = np.nan
+    return solution[:, :s], solution[:, s]

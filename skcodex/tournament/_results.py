@@ -9,7 +9,7 @@ import pandas as pd
 
 from skcodex.tournament._formats import TournamentError
 
-__all__ = ["Results", "check_results"]
+__all__ = ["Recorded", "Results", "check_results"]
 
 
 class Results:
@@ -23,7 +23,9 @@ class Results:
     n_entrants : int
     """
 
-    def __init__(self, rounds, first, second, winner, n_entrants: int):
+    def __init__(self, rounds, first, second, winner, n_entrants: int, rows=None):
+        #: Each record's row in the table given (1-based), for messages.
+        self.rows = np.arange(1, len(rounds) + 1) if rows is None else np.asarray(rows)
         self.rounds = np.asarray(rounds, dtype=np.int64)
         self.first = np.asarray(first, dtype=np.int64)
         self.second = np.asarray(second, dtype=np.int64)
@@ -40,25 +42,63 @@ class Results:
             return None
         return self.first[here], self.second[here]
 
-    def forced(self, start: int, stop: int, leg: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """Winner and first mover of each pair's ``leg``-th meeting in rounds [start, stop).
+    def meetings(self, start: int, stop: int, n_simulations: int) -> Recorded | None:
+        """The results of rounds [start, stop), each bound to the meeting it was recorded for.
 
-        Both arrays are (n_entrants, n_entrants), symmetric, -1 where nothing is recorded.
+        A pair's records are taken in round order: the first binds the pair's first
+        meeting in those rounds, the second its second meeting, and so on (a double
+        elimination's rematch in the losers' bracket or the grand final is a meeting
+        of its own). None when nothing is recorded there.
         """
         here = np.flatnonzero((self.rounds >= start) & (self.rounds < stop))
         if len(here) == 0:
             return None
-        winner = np.full((self.n_entrants, self.n_entrants), -1)
-        first = np.full((self.n_entrants, self.n_entrants), -1)
-        seen: dict = {}
+        legs: dict = {}
         for k in here[np.argsort(self.rounds[here], kind="stable")]:
-            i, j = self.first[k], self.second[k]
-            pair = (min(i, j), max(i, j))
-            count = seen.get(pair, 0)
-            seen[pair] = count + 1
-            if count == leg and self.winner[k] >= 0:
-                winner[i, j] = winner[j, i] = self.winner[k]
-                first[i, j] = first[j, i] = i
+            i, j = int(self.first[k]), int(self.second[k])
+            legs.setdefault((min(i, j), max(i, j)), []).append((int(self.winner[k]), i))
+        return Recorded(legs, self.n_entrants, n_simulations)
+
+
+class Recorded:
+    """Recorded results looked up meeting by meeting in each simulated tournament.
+
+    Parameters
+    ----------
+    legs : dict
+        For each pair ``(i, j)`` with ``i < j``, its records in round order as
+        ``(winner, first mover)`` (winner -1: paired, not yet played).
+    n_entrants, n_simulations : int
+    """
+
+    def __init__(self, legs: dict, n_entrants: int, n_simulations: int):
+        n_pairs = len(legs)
+        depth = max(len(v) for v in legs.values())
+        self.pair = np.full((n_entrants, n_entrants), -1, dtype=np.int64)
+        self.winner = np.full((n_pairs, depth + 1), -1, dtype=np.int64)
+        self.first = np.full((n_pairs, depth + 1), -1, dtype=np.int64)
+        for p, ((i, j), records) in enumerate(legs.items()):
+            self.pair[i, j] = self.pair[j, i] = p
+            for leg, (w, f) in enumerate(records):
+                self.winner[p, leg], self.first[p, leg] = w, f
+        self.count = np.zeros((n_simulations, n_pairs), dtype=np.int64)
+
+    def take(self, sims: np.ndarray, i: np.ndarray, j: np.ndarray):
+        """The recorded winner and first mover of these meetings (-1: none), counting them.
+
+        ``sims``, ``i``, ``j`` list one meeting each; a simulation holds each
+        entrant at most once among them.
+        """
+        pair = self.pair[i, j]
+        has = np.flatnonzero(pair >= 0)
+        winner = np.full(len(i), -1, dtype=np.int64)
+        first = np.full(len(i), -1, dtype=np.int64)
+        if len(has):
+            s, p = sims[has], pair[has]
+            leg = np.minimum(self.count[s, p], self.winner.shape[1] - 1)
+            self.count[s, p] += 1
+            winner[has] = self.winner[p, leg]
+            first[has] = np.where(winner[has] >= 0, self.first[p, leg], -1)
         return winner, first
 
 
@@ -82,14 +122,10 @@ def check_results(results: Any, names: list) -> Results:
     has_winner = "winner" in results.columns
     for row, record in enumerate(results.itertuples(index=False), start=1):
         rec = record._asdict()
-        r = rec["round"]
-        if isinstance(r, (bool, np.bool_)) or not float(r).is_integer() or r < 1:
-            raise TournamentError(
-                f"results row {row}: round must be a whole number >= 1, got {r!r}"
-            )
+        r = _round(rec["round"], row)
         for col in ("player1", "player2"):
-            if rec[col] not in number:
-                raise TournamentError(f"results row {row}: {rec[col]!r} is not an entrant")
+            if not _is_name(rec[col]) or rec[col] not in number:
+                raise TournamentError(f"results row {row}: {_short(rec[col])} is not an entrant")
         i, j = number[rec["player1"]], number[rec["player2"]]
         if i == j:
             raise TournamentError(f"results row {row}: {rec['player1']!r} cannot play themself")
@@ -100,8 +136,10 @@ def check_results(results: Any, names: list) -> Results:
                 )
             taken.add((int(r), k))
         w = rec["winner"] if has_winner else None
-        if w is None or (isinstance(w, float) and np.isnan(w)) or w == "":
+        if w is None or (_is_name(w) and pd.isna(w)) or (isinstance(w, str) and w == ""):
             w_code = -1
+        elif not _is_name(w):
+            raise TournamentError(f"results row {row}: the winner {_short(w)} is not a name")
         elif w in (rec["player1"], rec["player2"]):
             w_code = number[w]
         else:
@@ -114,3 +152,30 @@ def check_results(results: Any, names: list) -> Results:
         second.append(j)
         winner.append(w_code)
     return Results(rounds, first, second, winner, n)
+
+
+#: The last round a results table may name (a tournament of people plays far fewer).
+MAX_ROUND = 1_000_000
+
+
+def _round(value: Any, row: int) -> int:
+    """A record's round as an int from 1 to `MAX_ROUND`, or a one-line error naming the row."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        ok, value = True, float(value)
+    if not ok or not 1 <= value <= MAX_ROUND:
+        raise TournamentError(
+            f"results row {row}: round must be a whole number from 1 to {MAX_ROUND:,}, "
+            f"got {_short(value)}"
+        )
+    return int(value)
+
+
+def _is_name(value: Any) -> bool:
+    """Whether ``value`` can be a name: text or a number (not a list, a dict, ...)."""
+    return isinstance(value, (str, int, float, np.integer, np.floating)) or value is pd.NA
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."

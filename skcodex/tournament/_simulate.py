@@ -10,8 +10,10 @@ import pandas as pd
 from skcodex.tournament._forecast import TournamentForecast
 from skcodex.tournament._formats import (
     Format,
+    Groups,
     Knockout,
     LossElimination,
+    RoundRobin,
     TournamentError,
     parse_format,
 )
@@ -41,9 +43,19 @@ def _check_probabilities(probabilities: Any, n: int) -> np.ndarray:
     return p
 
 
+#: The most simulated tournaments a forecast plays: 1,000 times the default, whose chances
+#: already carry a Monte Carlo standard error of at most 0.005.
+MAX_SIMULATIONS = 10_000_000
+
+
 def _check_count(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise TournamentError(f"{name} must be a positive whole number, got {value!r}")
+    if value > MAX_SIMULATIONS:
+        raise TournamentError(
+            f"{name} may be at most {MAX_SIMULATIONS:,} (a standard error of 0.00016 on "
+            f"every chance), got {value:,}"
+        )
     return int(value)
 
 
@@ -88,9 +100,11 @@ def simulate_tournament(
     results : DataFrame, optional
         Matches already played (or paired): ``round`` (the tournament round,
         stages numbering on from each other), ``player1`` (moved first),
-        ``player2``, ``winner`` (empty: paired, not yet played). A Swiss
-        round with records is paired as recorded; in round robins and
-        knockouts a recorded result is used whenever the pair meets.
+        ``player2``, ``winner`` (empty: paired, not yet played). Each result
+        binds the one meeting it was recorded for: a Swiss round's recorded
+        pairs meet as recorded and the others are paired among themselves; in
+        round robins a result binds its pair in the leg of its round; in
+        knockouts the pair's meetings, in the order of their rounds.
     n_simulations : int, default 10000
     n_draws : int, optional
         Use this many evenly spaced posterior draws (all by default).
@@ -113,13 +127,16 @@ def simulate_tournament(
     n_simulations = _check_count(n_simulations, "n_simulations")
     if (estimator is None) == (probabilities is None):
         raise TournamentError("give either a fitted estimator or probabilities, not both")
+    if n_draws is not None:
+        if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
+            raise TournamentError(f"n_draws must be a positive whole number, got {n_draws!r}")
     if estimator is not None:
         p, offsets, n_decks = win_probability_draws(estimator, field, deck_rule, n_draws)
     else:
         p = _check_probabilities(probabilities, field.n_entrants)
         offsets, n_decks = np.arange(field.n_entrants), np.ones(field.n_entrants, dtype=np.int64)
     recorded = check_results(results, field.names)
-    _check_result_rounds(format, field.n_entrants, recorded)
+    _check_result_rounds(format, field.n_entrants, recorded, field.names)
     rng = np.random.default_rng(random_state)
     forecast = _run(format, field, p, offsets, n_decks, recorded, n_simulations, rng)
     forecast.decks = None if field.decks is None else [list(d) for d in field.decks]
@@ -145,18 +162,102 @@ def _results_table(recorded: Results, names: list) -> pd.DataFrame:
     )
 
 
-def _check_result_rounds(format: Format, n: int, recorded: Results) -> None:
-    """Refuse results from rounds the format does not have."""
-    if len(recorded) == 0 or isinstance(format.stages[-1], LossElimination):
+def _check_result_rounds(format: Format, n: int, recorded: Results, names: list) -> None:
+    """Refuse results the format cannot hold, naming the row.
+
+    A round the format does not have; a pair recorded twice where it meets once (a
+    knockout, a round robin's leg); an entrant recorded playing after the recorded
+    results put them out; and, in a knockout seeded by the entrants' order (the first
+    stage), a pair recorded in a round where the bracket cannot bring them together.
+    """
+    if len(recorded) == 0:
         return
-    total, field = 0, n
-    for stage in format.stages:
-        if isinstance(stage, Knockout) and stage.size:
-            field = stage.size
-        total += stage_rounds(stage, field)
-    late = recorded.rounds.max()
-    if late > total:
-        raise TournamentError(f"the results have a round {late}, but the format has {total} rounds")
+    start, field = 1, n
+    for number, stage in enumerate(format.stages):
+        size = stage.size if isinstance(stage, Knockout) and stage.size else field
+        rounds = stage_rounds(stage, size)
+        last = start + (stage.losses * size if isinstance(stage, LossElimination) else rounds) - 1
+        here = np.flatnonzero((recorded.rounds >= start) & (recorded.rounds < start + rounds))
+        late = here[recorded.rounds[here] > last]
+        if len(late):
+            k = late[np.argmax(recorded.rounds[late])]
+            raise TournamentError(
+                f"results row {recorded.rows[k]}: a round {recorded.rounds[k]}, but the format "
+                f"has {last} rounds"
+            )
+        _check_stage_results(stage, number == 0, start, size, recorded, here, names)
+        start, field = start + rounds, size
+    late = np.flatnonzero(recorded.rounds >= start)
+    if len(late):
+        k = late[np.argmax(recorded.rounds[late])]
+        raise TournamentError(
+            f"results row {recorded.rows[k]}: a round {recorded.rounds[k]}, but the format has "
+            f"{start - 1} rounds"
+        )
+
+
+def _check_stage_results(stage, first_stage, start, size, recorded, here, names) -> None:
+    """The checks of `_check_result_rounds` within one stage (records ``here``)."""
+    order = here[np.lexsort((recorded.rows[here], recorded.rounds[here]))]
+    per_leg = None
+    if isinstance(stage, (RoundRobin, Groups)):
+        per_leg = stage_rounds(stage, size) // stage.legs
+    once = isinstance(stage, Knockout) and not stage.double
+    seen: dict = {}
+    losses: dict = {}
+    out_at = (
+        stage.losses
+        if isinstance(stage, LossElimination)
+        else (2 if isinstance(stage, Knockout) and stage.double else 1)
+    )
+    knockout_like = isinstance(stage, (Knockout, LossElimination))
+    for k in order:
+        i, j, r, row = recorded.first[k], recorded.second[k], recorded.rounds[k], recorded.rows[k]
+        who = f"{names[i]!r} v {names[j]!r}"
+        if knockout_like:
+            for e in (i, j):
+                if losses.get(e, 0) >= out_at:
+                    raise TournamentError(
+                        f"results row {row}: {names[e]!r} plays in round {r}, but the results "
+                        "before it put them out"
+                    )
+        pair = (min(i, j), max(i, j))
+        if isinstance(stage, Knockout) and stage.double:
+            # a bracket match, the grand final and its replay
+            seen[pair] = seen.get(pair, 0) + 1
+            if seen[pair] > 3:
+                raise TournamentError(
+                    f"results row {row}: {who} is recorded a fourth time; a pair meets at most "
+                    "three times in a double elimination"
+                )
+        leg = None if per_leg is None else (r - start) // per_leg
+        if once or per_leg is not None:
+            if (pair, leg) in seen:
+                where = "in a knockout" if once else f"in leg {leg + 1} of the round robin"
+                raise TournamentError(
+                    f"results row {row}: {who} is recorded again (row {seen[pair, leg]}); "
+                    f"a pair meets once {where}"
+                )
+            seen[pair, leg] = row
+        if once and first_stage and i < size and j < size:
+            _check_bracket_round(i, j, r - start + 1, size, row, who)
+        if recorded.winner[k] >= 0:
+            loser = i + j - recorded.winner[k]
+            losses[loser] = losses.get(loser, 0) + 1
+
+
+def _check_bracket_round(i: int, j: int, r: int, size: int, row: int, who: str) -> None:
+    """Seeds ``i`` and ``j`` of a bracket of ``size`` entrants can meet only in one round."""
+    from skcodex.tournament._pairing import bracket_order
+
+    order = bracket_order(1 << (size - 1).bit_length())
+    position = np.argsort(order)
+    meet = int(position[i] ^ position[j]).bit_length()
+    if meet != r:
+        raise TournamentError(
+            f"results row {row}: {who} is recorded in round {r} of the knockout, but seeds "
+            f"{i + 1} and {j + 1} can meet only in its round {meet}"
+        )
 
 
 def _run(format, field: Field, p, offsets, n_decks, recorded: Results, n_simulations, rng):

@@ -56,8 +56,18 @@ def stage_rounds(stage, m: int) -> int:
         return stage.rounds
     if isinstance(stage, Knockout):
         depth = _bracket_size(m).bit_length() - 1
-        return 2 * depth if stage.double else depth
+        return stage_rounds_double(depth) if stage.double else depth
     return 10**6  # a loss elimination takes every round left
+
+
+def stage_rounds_double(depth: int) -> int:
+    """Rounds of a double elimination whose winners' bracket has ``depth`` rounds.
+
+    The winners' bracket plays its round ``k`` in round ``2k - 2`` (round 1 for
+    the first), the losers' bracket its ``2(depth - 1)`` rounds from round 2 on,
+    the grand final in round ``2 depth`` and its replay, when played, in the next.
+    """
+    return 2 * depth + 1 if depth else 0
 
 
 def play_stage(
@@ -84,7 +94,9 @@ def _round_robin(legs, matches, seeding, first_round, results) -> StageResult:
     n_rounds = legs * len(schedule)
     start = matches.wins.copy()
     for leg in range(legs):
-        forced = results.forced(first_round, first_round + n_rounds, leg)
+        # A result binds the leg of the round it was recorded in.
+        leg_start = first_round + leg * len(schedule)
+        forced = results.meetings(leg_start, leg_start + len(schedule), len(seeding))
         for a, b in schedule:
             matches.play(seeding[:, a], seeding[:, b], forced)
     stage_wins = _gather(matches.wins - start, seeding)
@@ -133,23 +145,24 @@ def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
             break
         this_round = first_round + played_rounds
         score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
+        # A tournament with one entrant left is over: nobody there is paired.
+        playing = active & (active.sum(axis=1) > 1)[:, None]
+        order = rank([score], _gather(matches.tiebreak, seeding))
+        byes = _gather(matches.byes, seeding)
         recorded = results.round_pairs(this_round)
+        forced = None
         if recorded is not None:
-            a, b = _recorded_positions(recorded, seeding, matches.wins.shape[1])
+            # The recorded pairs meet as recorded; whoever is not listed is paired
+            # among themselves by the Swiss rule (a bye only if they are odd).
+            a_rec, b_rec = _recorded_positions(recorded, seeding, matches.wins.shape[1])
             taken = np.zeros((n_sims, m + 1), dtype=bool)  # column m: nobody
-            taken[sims[:, None], np.where(a >= 0, a, m)] = True
-            taken[sims[:, None], np.where(b >= 0, b, m)] = True
-            taken = taken[:, :m]
-            leftover = active & ~taken
-            bye = np.where(leftover.any(axis=1), np.argmax(leftover, axis=1), -1)
-            forced = results.forced(this_round, this_round + 1, 0)
-        else:
-            # A tournament with one entrant left is over: nobody there is paired.
-            playing = active & (active.sum(axis=1) > 1)[:, None]
-            order = rank([score], _gather(matches.tiebreak, seeding))
-            byes = _gather(matches.byes, seeding)
-            a, b, bye = swiss_pairs(order, playing, byes, matches.met, seeding)
-            forced = None
+            taken[sims[:, None], np.where(a_rec >= 0, a_rec, m)] = True
+            taken[sims[:, None], np.where(b_rec >= 0, b_rec, m)] = True
+            playing &= ~taken[:, :m]
+            forced = results.meetings(this_round, this_round + 1, n_sims)
+        a, b, bye = swiss_pairs(order, playing, byes, matches.met, seeding)
+        if recorded is not None:
+            a, b = np.hstack([a_rec, a]), np.hstack([b_rec, b])
         entrant_a = np.where(a >= 0, np.take_along_axis(seeding, np.maximum(a, 0), 1), -1)
         entrant_b = np.where(b >= 0, np.take_along_axis(seeding, np.maximum(b, 0), 1), -1)
         matches.play(entrant_a, entrant_b, forced)
@@ -215,7 +228,7 @@ def _single_elimination(matches, seeding, first_round, results) -> StageResult:
     sims = np.arange(n_sims)[:, None]
     alive = _bracket(seeding)
     depth = alive.shape[1].bit_length() - 1
-    forced = results.forced(first_round, first_round + depth, 0)
+    forced = results.meetings(first_round, first_round + depth, n_sims)
     reached = np.zeros(matches.wins.shape, dtype=np.int64)
     final = None
     for r in range(depth):
@@ -234,7 +247,9 @@ def _double_elimination(matches, seeding, first_round, results) -> StageResult:
     n_sims, m = seeding.shape
     winners = _bracket(seeding)
     depth = winners.shape[1].bit_length() - 1
-    forced = results.forced(first_round, first_round + 2 * depth, 0)
+    # A pair meets up to three times (a bracket match, the grand final and its
+    # replay): its records bind those meetings in the order they were recorded.
+    forced = results.meetings(first_round, first_round + stage_rounds_double(depth), n_sims)
     out_step = np.zeros(matches.wins.shape, dtype=np.int64)
     sims = np.arange(n_sims)[:, None]
     step = 0
@@ -277,4 +292,4 @@ def _double_elimination(matches, seeding, first_round, results) -> StageResult:
     out_step[np.arange(n_sims), champion] = step + 1
     order = rank([_gather(out_step, seeding)], _seed_order(n_sims, m))
     final = (top, bottom, champion)
-    return StageResult(_gather(seeding, order), 2 * depth, None, final)
+    return StageResult(_gather(seeding, order), stage_rounds_double(depth), None, final)
