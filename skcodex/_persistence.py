@@ -231,7 +231,8 @@ def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = N
     _check_params(estimator, name)
     params = estimator.get_params(deep=False)
     declared = cls._persisted_state
-    missing = [attr for attr in declared if attr not in vars(estimator)]
+    optional = set(getattr(cls, "_optional_state", ()))
+    missing = [a for a in declared if a not in vars(estimator) and a not in optional]
     if missing:
         raise NotFittedError(
             f"this {name} is not fitted (it has no {', '.join(missing)}); fit it before saving"
@@ -250,7 +251,7 @@ def save(estimator: Any, path: str | os.PathLike, *, key: bytes | str | None = N
         "library_versions": _versions(),
         "estimator": name,
         "params": {k: writer.encode(v, f"{name}.{k}") for k, v in params.items()},
-        "state": {k: writer.encode(getattr(estimator, k), f"{name}.{k}") for k in declared},
+        "state": {k: writer.encode(getattr(estimator, k, None), f"{name}.{k}") for k in declared},
     }
     members = writer.members(meta, name)
     return write_archive(path, members, secret)
