@@ -187,7 +187,6 @@ def evaluate(name: str, args) -> dict:
     out["rule: walk + debut against static"] = rule(forecasts, EARLIER, STATIC_NAME)
     out["rule: forward evidence against static"] = rule(forecasts, EVIDENCE, STATIC_NAME)
     out["rule: forward evidence against walk + debut"] = rule(forecasts, EVIDENCE, EARLIER)
-    out["rule: default against static"] = rule(forecasts, DEFAULT, STATIC_NAME)
     out["seconds"] = round(time.time() - started, 1)
     return out
 
