@@ -70,6 +70,41 @@ def test_fit_writes_model_report_and_tables(fitted_dir):
     assert list(brier["sample"]) == ["in-sample"]  # --no-holdout: no held-out forecasts
 
 
+def test_fit_prints_what_it_found_as_the_demo_does(match_csv, tmp_path, capsys):
+    """Top players with intervals, the spreads, in-sample and held-out Brier; short checks."""
+    out = tmp_path / "o"
+    argv = ["fit", match_csv, "--out", out, "--top", 3, "--no-time-varying", "--no-debut"]
+    code, text, err = run([*argv, *FAST], capsys)
+    assert code == 0, err
+    lines = text.splitlines()
+    start = lines.index("Top 3 players (posterior mean skill, 90% interval):")
+    clf = load_model(out)
+    from skcodex.analysis import skill_table
+
+    skills = skill_table(clf, read_matches(str(match_csv))[0])
+    for line, (player, row) in zip(
+        lines[start + 1 : start + 4], skills.head(3).iterrows(), strict=True
+    ):
+        found = re.fullmatch(
+            rf" +(\S+)  {_NUMBER}  \[{_NUMBER}, {_NUMBER}\]  P\(best\) {_NUMBER}", line
+        )
+        assert found is not None, line
+        assert found[1] == player
+        want = row[["mean", "lower", "upper", "p_best"]].to_numpy(float)
+        np.testing.assert_allclose([float(v) for v in found.groups()[1:]], want, atol=5e-3)
+    assert "Skill versus decks (posterior mean, 90% interval):" in lines
+    assert re.search(
+        r"\n  in-sample \(400 matches\) 0\.\d{3}   held-out \(tournament T5, \d+ matches\) "
+        r"0\.\d{3}\n",
+        text,
+    )
+    # 2 chains of 100 draws fail the ESS checks: a few short lines, not one long one
+    assert "  Convergence checks failed (" in text
+    assert "  Forecasts: the win probabilities of " in text
+    assert max(len(line) for line in lines) < 200
+    assert "ConvergenceWarning" not in text + err
+
+
 def test_predict_prints_probability_and_interval(fitted_dir, small_matches, capsys):
     row = small_matches.X.iloc[0]
     code, out, err = run(
@@ -602,13 +637,32 @@ class _Stub:
         return np.tile([0.75, 0.25], (len(X), 1))
 
 
+class _Unconverged(_Stub):
+    """A stub whose fit failed checks of three parameter families."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.convergence_problems_ = [
+            "R-hat above 1.01 for 2 effect parameter(s) (stst[A, B], stst[B, A]; worst 1.030)",
+            "bulk ESS below 400 for 1 spread parameter(s) (log_sd[stst]; lowest 120)",
+            "R-hat above 1.01 for 3 effect parameter(s) (spsp[A, B], spsp[B, A], "
+            "spsp[C, A]; worst 1.050)",
+            "2 divergent transition(s)",
+        ]
+        return self
+
+
 def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_matches):
     import argparse
 
     import skcodex
+    import skcodex._diagnostics as diagnostics
     import skcodex.cli.commands as commands
 
-    monkeypatch.setattr(skcodex, "BayesianMatchupClassifier", _Stub)
+    monkeypatch.setattr(skcodex, "BayesianMatchupClassifier", _Unconverged)
+    monkeypatch.setattr(
+        diagnostics, "forecast_convergence", lambda clf, X: {"sentence": "forecasts checked"}
+    )
     args = argparse.Namespace(
         draws=7, tune=3, chains=5, seed=11, no_progress=True, first_move=True,
         prior="balanced", target_accept=0.95,
@@ -632,10 +686,22 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Fitting on every match: 400 matches, 5 chains of 7 draws, balanced prior ..."
     assert re.fullmatch(r"  done in \d+\.\d s\.", out[1])
-    assert out[2:] == ["  warning: chains disagree"]  # only convergence warnings are shown
-    args.no_progress, args.first_move = False, False
+    # the failed checks grouped by parameter family, one short line each, then their effect
+    # on forecasts; no raw warning
+    assert out[2:] == [
+        "  Convergence checks failed (4), by parameter family:",
+        "    spreads: bulk ESS below 400 for 1 (lowest 120)",
+        "    deck matchups: R-hat above 1.01 for 5 (worst 1.050)",
+        "    sampler: 2 divergent transition(s)",
+        "  forecasts checked",
+        "  More draws and tuning steps (--draws, --tune) raise ESS and bring R-hat down; "
+        "the report lists every failed check.",
+    ]
+    args.no_progress, args.first_move, args.chains = False, False, 1
+    capsys.readouterr()
     clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
     assert clf.params["progressbar"] is True and clf.params["first_move"] is False
+    assert capsys.readouterr().out.startswith("Fitting x: 400 matches, 1 chain of 7 draws,")
     args.debut, args.time_varying = True, True
     clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
     assert clf.params["debut"] is True and clf.params["time_varying"] is True
@@ -681,6 +747,7 @@ def test_fit_hands_its_options_to_the_report(monkeypatch, match_csv, tmp_path, c
 
     seen = {}
     monkeypatch.setattr(commands, "_fit", lambda X, y, cat, args, what: _Stub().fit(X, y))
+    monkeypatch.setattr(commands, "print_results", lambda *a, **k: None)
     monkeypatch.setattr(commands, "save_model", lambda clf, folder: seen.setdefault("model", 1))
 
     def fake_report(clf, X, y, folder, **kwargs):
@@ -718,6 +785,7 @@ def test_fit_holds_out_a_share_of_the_latest_matches(monkeypatch, small_matches,
     X.assign(winner=np.where(y == 1, X["player1"], X["player2"])).to_csv(path, index=False)
     seen = {}
     monkeypatch.setattr(commands, "_fit", lambda X, y, cat, args, what: _Stub().fit(X, y))
+    monkeypatch.setattr(commands, "print_results", lambda *a, **k: None)
     monkeypatch.setattr(commands, "save_model", lambda clf, folder: None)
     monkeypatch.setattr(report, "write_report", lambda clf, X, y, folder, **kw: seen.update(kw))
     code, text, err = run(["fit", path, "--out", tmp_path / "o"], capsys)

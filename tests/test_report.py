@@ -189,6 +189,30 @@ def test_convergence_section_reports_success_or_problems(result):
     )
 
 
+def test_the_report_lists_failed_checks_by_parameter_family(result):
+    problems = [
+        f"bulk ESS below 400 for {n} effect parameter(s) (stsp[Demonology, Law]; lowest {n}0)"
+        for n in range(3, 20)
+    ]
+    bad = dataclasses.replace(
+        result,
+        convergence={
+            **result.convergence,
+            "problems": problems,
+            "forecasts": {"sentence": "Forecasts: checked & fine."},
+        },
+        held_out=None,
+    )
+    page = render_html(bad, figs=dict.fromkeys(FIGURES, _tiny_figure()))
+    box = page.split('class="warning"')[1].split("</div>")[0]
+    shown, details = box.split("<details>")
+    # seventeen checks of one family: one bullet, then all seventeen folded away
+    assert shown.count("<li>") == 1
+    assert "<li>deck matchups: bulk ESS below 400 for 187 (lowest 30)</li>" in shown
+    assert "Forecasts: checked &amp; fine." in shown
+    assert details.count("<li>") == 17 and "Every failed check (17)" in details
+
+
 def test_player_names_are_escaped(result):
     skills = result.skills.rename(index={result.skills.index[0]: "<b>Eve</b>"})
     page = render_html(

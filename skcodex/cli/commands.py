@@ -32,8 +32,6 @@ def _part(args: argparse.Namespace, name: str) -> bool | str:
 
 
 def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace, what: str):
-    from sklearn.exceptions import ConvergenceWarning
-
     from skcodex import BayesianMatchupClassifier
 
     clf = BayesianMatchupClassifier(
@@ -51,18 +49,40 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         target_accept=args.target_accept,
     )
     print(
-        f"Fitting {what}: {len(X)} matches, {args.chains} chains of {args.draws} draws, "
-        f"{args.prior} prior ..."
+        f"Fitting {what}: {len(X):,} matches, {_count(args.chains, 'chain')} of "
+        f"{args.draws:,} draws, {args.prior} prior ..."
     )
     start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True):
+        # the failed convergence checks are printed below, grouped, in a few lines
         warnings.simplefilter("always")
         clf.fit(X, y)
     print(f"  done in {time.perf_counter() - start:.1f} s.")
-    for w in caught:
-        if issubclass(w.category, ConvergenceWarning):
-            print(f"  warning: {w.message}")
+    _print_convergence(clf, X)
     return clf
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 chain``, ``4 chains``."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def _print_convergence(clf: Any, X: pd.DataFrame) -> None:
+    """A fit's failed convergence checks in a few short lines, and whether forecasts suffer."""
+    from skcodex._diagnostics import forecast_convergence, grouped_problems
+
+    problems = list(getattr(clf, "convergence_problems_", []))
+    if not problems:
+        return
+    groups = grouped_problems(problems)
+    print(f"  Convergence checks failed ({len(problems)}), by parameter family:")
+    for line in groups:
+        print(f"    {line}")
+    print(f"  {forecast_convergence(clf, X)['sentence']}")
+    print(
+        "  More draws and tuning steps (--draws, --tune) raise ESS and bring R-hat down; "
+        "the report lists every failed check."
+    )
 
 
 def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace):
@@ -218,16 +238,19 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     summary = X.attrs.get("summary")
     if summary is not None:
         print(summary)
-    _fit_and_report(
+    out = Path(args.out)
+    clf, held_out = _fit_and_report(
         X,
         y,
         catalogue,
         args,
-        Path(args.out),
+        out,
         title=args.title,
         source=str(args.matches),
         inputs=tuple(str(p) for p in (args.matches, args.catalogue) if _is_path(p)),
     )
+    print_results(clf, X, y, held_out, top=args.top, prior=args.prior)
+    print(f"\nOpen {out / 'report.html'} in a browser to read the report.")
     return 0
 
 
@@ -300,9 +323,66 @@ def _player1_words(clf: Any) -> str:
     )
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
+def print_results(
+    clf: Any,
+    X: pd.DataFrame,
+    y: np.ndarray,
+    held_out: Any,
+    *,
+    top: int,
+    prior: str,
+    true_skills: Any = None,
+    true_spreads: dict | None = None,
+    oracle_brier: float | None = None,
+) -> None:
+    """What a fit found, as ``skcodex fit`` and ``skcodex demo`` print it.
+
+    The top players with their intervals, the skill and deck spreads, and the
+    in-sample and held-out Brier scores; with the truth of synthetic data
+    (``true_skills``, ``true_spreads``, ``oracle_brier``) beside the estimates.
+    """
     from skcodex import brier_score
     from skcodex.analysis import skill_table, skill_versus_decks
+
+    skills = skill_table(clf, X)
+    shown = skills.head(top)
+    truth = "; true skill" if true_skills is not None else ""
+    print(f"\nTop {len(shown)} players (posterior mean skill, 90% interval{truth}):")
+    width = max(10, *(len(str(p)) for p in shown.index))
+    for player, row in shown.iterrows():
+        line = (
+            f"  {player!s:>{width}}  {row['mean']:+.2f}  [{row['lower']:+.2f}, "
+            f"{row['upper']:+.2f}]  P(best) {row['p_best']:.2f}"
+        )
+        if true_skills is not None:
+            line += f"   true {true_skills[player]:+.2f}"
+        print(line)
+    spreads = skill_versus_decks(clf)
+    truth = "; true value" if true_spreads else ""
+    print(f"\nSkill versus decks (posterior mean, 90% interval{truth}):")
+    for name in ("sd_player", "sd_deck"):
+        row = spreads.loc[name]
+        line = f"  {name:>10}  {row['mean']:.2f}  [{row['lower']:.2f}, {row['upper']:.2f}]"
+        if true_spreads:
+            line += f"   true {true_spreads[name]:.2f}"
+        print(line)
+    print(
+        f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}"
+        f" (prior alone: {spreads.attrs['prior_p_skill_matters_more']:.2f}, {prior} prior)"
+    )
+    in_sample = brier_score(y, clf.predict_proba(X)[:, 1])
+    print("\nBrier score (lower is better; a coin flip scores 0.250):")
+    line = f"  in-sample ({len(y)} matches) {in_sample:.3f}"
+    if held_out is not None:
+        held = brier_score(held_out.y, held_out.p_win)
+        line += f"   held-out ({held_out.label}, {len(held_out.y)} matches) {held:.3f}"
+        if oracle_brier is not None:
+            line += f"   true probabilities on the held-out matches {oracle_brier:.3f}"
+    print(line)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from skcodex import brier_score
     from skcodex.datasets import make_matches
 
     n_tournaments = 8
@@ -332,42 +412,22 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         ),
     )
 
-    skills = skill_table(clf, data.X)
-    truth = data.params["skill"]
-    top = skills.head(args.top)
-    print(f"\nTop {len(top)} players (posterior mean skill, 90% interval; true skill):")
-    for player, row in top.iterrows():
-        print(
-            f"  {player:>10}  {row['mean']:+.2f}  [{row['lower']:+.2f}, {row['upper']:+.2f}]"
-            f"  P(best) {row['p_best']:.2f}   true {truth[player]:+.2f}"
-        )
-    spreads = skill_versus_decks(clf)
-    print("\nSkill versus decks (posterior mean, 90% interval; true value):")
     sd = data.params["sd"]
-    true_deck = (sd["stst"] ** 2 + 6 * sd["stsp"] ** 2 + 9 * sd["spsp"] ** 2) ** 0.5
-    for name, true in (("sd_player", sd["player"]), ("sd_deck", true_deck)):
-        row = spreads.loc[name]
-        print(
-            f"  {name:>10}  {row['mean']:.2f}  [{row['lower']:.2f}, {row['upper']:.2f}]"
-            f"   true {true:.2f}"
-        )
-    print(
-        f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}"
-        f" (prior alone: {spreads.attrs['prior_p_skill_matters_more']:.2f}, {args.prior} prior)"
+    test = (data.X["period"] == data.X["period"].iloc[-1]).to_numpy()
+    print_results(
+        clf,
+        data.X,
+        data.y,
+        held_out,
+        top=args.top,
+        prior=args.prior,
+        true_skills=data.params["skill"],
+        true_spreads={
+            "sd_player": sd["player"],
+            "sd_deck": (sd["stst"] ** 2 + 6 * sd["stsp"] ** 2 + 9 * sd["spsp"] ** 2) ** 0.5,
+        },
+        oracle_brier=brier_score(data.y[test], data.p_win[test]),
     )
-
-    in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
-    print("\nBrier score (lower is better; a coin flip scores 0.250):")
-    line = f"  in-sample ({len(data.y)} matches) {in_sample:.3f}"
-    if held_out is not None:
-        test = (data.X["period"] == data.X["period"].iloc[-1]).to_numpy()
-        held = brier_score(held_out.y, held_out.p_win)
-        oracle = brier_score(data.y[test], data.p_win[test])
-        line += (
-            f"   held-out ({held_out.label}, {len(held_out.y)} matches) {held:.3f}   "
-            f"true probabilities on the held-out matches {oracle:.3f}"
-        )
-    print(line)
     if out is not None:
         print(f"\nOpen {out / 'report.html'} in a browser to read the report.")
     return 0

@@ -223,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="decks of the report's matchup table and Nash weights: 'most played' "
         "(the default), 'monocolour' (Codex), or decks separated by commas",
     )
+    fit.add_argument("--top", type=_positive, default=10, help="players to list (10)")
     _sampling_options(fit, 1000)
     _holdout_options(fit)
     fit.set_defaults(run=_cmd_fit)
