@@ -1552,3 +1552,50 @@ def test_a_walk_without_periods_is_refused_naming_the_period_column(match_csv, t
     )
     assert_one_line_error(code, err, r"time_varying=True needs a 'period' column")
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+# -- a symmetric game's words --------------------------------------------------------------
+
+#: Words about turns: who moves first, turn order. The option names ``--first-move`` are
+#: taken out before the search (their help says what they do in other words).
+_TURN_WORDS = re.compile(r"\bturns?\b|\bmov(e|es|ed|ing)\b|\bfirst[- ]mover?\b", re.IGNORECASE)
+
+
+def _turn_wording(text):
+    return _TURN_WORDS.findall(text.replace("--first-move", "--OPTION"))
+
+
+@pytest.mark.parametrize("command", [[], ["fit"], ["predict"], ["demo"], ["simulate"]])
+def test_no_help_speaks_of_turns(command, capsys):
+    """A symmetric game's user reads every command's help without being told of turns."""
+    code, text, err = run([*command, "--help"], capsys)
+    assert code == 0, err
+    assert "usage: skcodex" in text
+    assert _turn_wording(text) == [], text
+
+
+def test_a_symmetric_fit_prints_no_turn_wording(tmp_path, capsys):
+    from skcodex.datasets import make_game_matches
+
+    data = make_game_matches(
+        n_players=12, n_matches=200, n_tournaments=4, starters=5, symmetric=True, random_state=2
+    )
+    csv = tmp_path / "game.csv"
+    winner = np.where(data.y == 1, data.X["player1"], data.X["player2"])
+    data.X.assign(winner=winner).to_csv(csv, index=False)
+    out = tmp_path / "model"
+    code, text, err = run(["fit", csv, "--out", out, "--symmetric", *FAST], capsys)
+    assert code == 0, err
+    assert "held-out (tournament " in text and "Top 10 players" in text
+    row = data.X.iloc[0]
+    argv = ["predict", out, "--p1", row["player1"], "--deck1", row["deck1"]]
+    code, said, err = run([*argv, "--p2", row["player2"], "--deck2", row["deck2"]], capsys)
+    assert code == 0, err
+    assert _turn_wording(text + err + said) == [], text + said
+
+
+def test_version(capsys):
+    import skcodex
+
+    code, text, _ = run(["--version"], capsys)
+    assert code == 0 and text == f"skcodex {skcodex.__version__}\n"
