@@ -184,7 +184,7 @@ def test_predict_for_a_new_player_says_so(fitted_dir, capsys):
         capsys,
     )
     assert code == 0
-    assert "newcomer was not in the fitted matches" in out
+    assert "note: player 'newcomer' was not in the fitted matches; " in out
     assert "50% interval" in out
 
 
@@ -546,9 +546,55 @@ def test_predict_notes_each_new_player(known_model, capsys, seat):
     out = _predict(model, players["--p1"], players["--p2"], capsys)
     notes = [line for line in out.splitlines() if line.startswith("note:")]
     assert notes == [
-        "note: stranger was not in the fitted matches; their skill is drawn from the "
-        "population of players, so the interval is wide."
+        "note: player 'stranger' was not in the fitted matches; their skill is drawn from "
+        "the population of players, so the interval is wide."
     ]
+
+
+def test_predict_says_which_name_was_meant(known_model, capsys, tmp_path):
+    """A wrong-case or misspelt player or character: a one-line note with a "did you mean"."""
+    from skcodex.codex import PlainCatalogue
+
+    model, _ = known_model
+    out = _predict(model, "PLAYER01", "plyer02", capsys)
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert [n.split(";")[0] for n in notes] == [
+        "note: player 'PLAYER01' was not in the fitted matches (did you mean 'player01'?)",
+        "note: player 'plyer02' was not in the fitted matches (did you mean 'player02'?)",
+    ]
+    # another game's character, in the wrong case: a note, not a Python warning
+    clf = load_model(model)
+    fighters = pd.DataFrame(
+        {
+            "player1": ["a", "b", "c"] * 4,
+            "player2": ["b", "c", "a"] * 4,
+            "deck1": ["Ryu", "Ken", "Guile"] * 4,
+            "deck2": ["Ken", "Guile", "Ryu"] * 4,
+        }
+    )
+    y = np.array([1, 0, 1, 1, 0, 0] * 2)
+    from skcodex import BayesianMatchupClassifier
+
+    game = BayesianMatchupClassifier(
+        catalogue=PlainCatalogue(specs_per_deck=0), draws=20, tune=20, chains=1,
+        progressbar=False, time_varying=False, debut=False, random_state=0,
+    )  # fmt: skip
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        game.fit(fighters, y)
+    from skcodex.cli import save_model
+
+    save_model(game, tmp_path)
+    del clf
+    argv = ["predict", tmp_path, "--p1", "a", "--deck1", "ryu", "--p2", "b", "--deck2", "Ken"]
+    code, out, err = run(argv, capsys)
+    assert code == 0 and err == ""
+    assert (
+        "note: starter 'ryu' was not in the fitted matches (did you mean 'Ryu'?); it is "
+        "forecast as a new starter"
+    ) in out
 
 
 def test_predict_reads_whole_number_player_names_as_numbers(known_model, capsys, tmp_path):
@@ -566,7 +612,7 @@ def test_predict_reads_whole_number_player_names_as_numbers(known_model, capsys,
     assert "note" not in out and out.startswith("P(3 with MonoRed")
     assert _printed(out)[0] == pytest.approx(p_draws(names[3], names[12]).mean(), abs=5e-4)
     out = _predict(tmp_path, "-1", "12", capsys)
-    assert "note: -1 was not in the fitted matches" in out
+    assert "note: player -1 was not in the fitted matches" in out
     argv = ["predict", tmp_path, "--p1", "X3", "--deck1", "MonoRed", "--p2", "12"]
     code, _, err = run([*argv, "--deck2", "MonoRed"], capsys)  # a name, beside a number
     assert_one_line_error(code, err, "mix str and int player ids: 'X3' and 12")

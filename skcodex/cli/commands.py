@@ -269,6 +269,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     from skcodex.analysis import deck_label, match_forecast
     from skcodex.codex import parse_deck
     from skcodex.data import normalise_name
+    from skcodex.data._catalogues import close_name
 
     clf = load_model(args.model)
     catalogue = clf.catalogue or getattr(clf, "catalogue_", None)
@@ -296,13 +297,23 @@ def _cmd_predict(args: argparse.Namespace) -> int:
             "deck2": pd.Series(decks[1:], dtype=object),
         }
     )
-    forecast = match_forecast(clf, table, args.interval).iloc[0]
+    with warnings.catch_warnings(record=True) as caught:
+        # never-seen names are said below as notes, not as Python warnings
+        warnings.simplefilter("always", UserWarning)
+        forecast = match_forecast(clf, table, args.interval).iloc[0]
     for name in (p1, p2):
         if name not in players:
+            hint = close_name(name, players)
+            also = f" (did you mean {hint!r}?)" if hint is not None else ""
             print(
-                f"note: {name} was not in the fitted matches; their skill is drawn from the "
-                "population of players, so the interval is wide."
+                f"note: player {name!r} was not in the fitted matches{also}; their skill is "
+                "drawn from the population of players, so the interval is wide."
             )
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            print(f"note: {' '.join(str(w.message).split())}")
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     d1, d2 = (deck_label(d, catalogue) for d in decks)
     side = _player1_words(clf)
     print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast['mean']:.3f}")
