@@ -1645,3 +1645,70 @@ def test_version(capsys):
 
     code, text, _ = run(["--version"], capsys)
     assert code == 0 and text == f"skcodex {skcodex.__version__}\n"
+
+
+# -- predict's quick path ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def walk_model(small_matches, tmp_path_factory):
+    """A model with the skill walk and the debut option, saved as the command saves it."""
+    import warnings
+
+    from skcodex import BayesianMatchupClassifier
+    from skcodex.cli import save_model
+
+    clf = BayesianMatchupClassifier(
+        draws=60, tune=60, chains=2, progressbar=False, random_state=1,
+        time_varying=True, debut=True,
+    )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(small_matches.X, small_matches.y)
+    out = tmp_path_factory.mktemp("walk")
+    save_model(clf, out)
+    return out
+
+
+@pytest.mark.parametrize("which", ["fitted_dir", "walk_model"])
+def test_predict_quick_path_gives_the_estimators_numbers(which, request, small_matches):
+    """The quick path's draws are predict_proba_draws', bit for bit up to rounding."""
+    from skcodex.analysis import match_forecast
+    from skcodex.cli.quick import quick_forecast, quick_probability_draws, read_quick_model
+
+    folder = request.getfixturevalue(which)
+    quick = read_quick_model(folder / MODEL_FILE)
+    assert quick is not None
+    clf = load_model(folder)
+    table = small_matches.X.iloc[::37][["player1", "player2", "deck1", "deck2"]]
+    table = table.reset_index(drop=True)
+    np.testing.assert_allclose(
+        quick_probability_draws(quick, table), clf.predict_proba_draws(table), atol=1e-12
+    )
+    want = match_forecast(clf, table.iloc[:1], 0.8).iloc[0]
+    got = quick_forecast(quick, table.iloc[:1], 0.8)
+    np.testing.assert_allclose(got, want[["mean", "lower", "upper"]].to_numpy(float), atol=1e-12)
+    # a never-seen player or deck part: the estimator's own way
+    new = table.iloc[:1].assign(player1="newcomer")
+    assert quick_probability_draws(quick, new) is None
+
+
+def test_predict_reads_no_estimator_for_a_seen_match(fitted_dir, small_matches, monkeypatch):
+    """One forecast between seen players imports neither scikit-learn, ArviZ nor xarray."""
+    import subprocess
+    import sys
+
+    row = small_matches.X.iloc[0]
+    code = (
+        "import sys; from skcodex.cli import main; "
+        f"main(['predict', {str(fitted_dir)!r}, '--p1', {row['player1']!r}, '--deck1', "
+        f"{row['deck1']!r}, '--p2', {row['player2']!r}, '--deck2', {row['deck2']!r}]); "
+        "print(sorted(m for m in ('sklearn', 'arviz', 'xarray', 'pymc', 'pytensor', 'scipy', "
+        "'matplotlib', 'dask') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"P({row['player1']} with ")
+    assert lines[-1] == "[]", done.stdout

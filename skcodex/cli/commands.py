@@ -266,20 +266,22 @@ def _player_id(name: str, players: tuple) -> Any:
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
-    from skcodex.analysis import deck_label, match_forecast
+    from skcodex.cli.quick import quick_forecast, read_quick_model
     from skcodex.codex import parse_deck
     from skcodex.data import normalise_name
     from skcodex.data._catalogues import close_name
 
-    clf = load_model(args.model)
-    catalogue = clf.catalogue or getattr(clf, "catalogue_", None)
+    path = Path(args.model)
+    quick = read_quick_model(path / MODEL_FILE if path.is_dir() else path)
+    model = quick if quick is not None else load_model(args.model)
+    catalogue = model.catalogue or getattr(model, "catalogue_", None)
     decks = []
     for flag, text in (("--deck1", args.deck1), ("--deck2", args.deck2)):
         try:
             decks.append(parse_deck(text, catalogue))
         except ValueError as err:
             raise CommandError(f"{flag}: {err}") from None
-    players = clf.vocabulary_.players
+    players = model.vocabulary_.players
     names = []
     for flag, given in (("--p1", args.p1), ("--p2", args.p2)):
         name = normalise_name(given)  # as the match table reads names
@@ -297,10 +299,10 @@ def _cmd_predict(args: argparse.Namespace) -> int:
             "deck2": pd.Series(decks[1:], dtype=object),
         }
     )
-    with warnings.catch_warnings(record=True) as caught:
-        # never-seen names are said below as notes, not as Python warnings
-        warnings.simplefilter("always", UserWarning)
-        forecast = match_forecast(clf, table, args.interval).iloc[0]
+    forecast = None if quick is None else quick_forecast(quick, table, args.interval)
+    if forecast is None:  # a never-seen name: the estimator draws its effects
+        model = model if quick is None else load_model(args.model)
+        forecast = _full_forecast(model, table, args.interval)
     for name in (p1, p2):
         if name not in players:
             hint = close_name(name, players)
@@ -309,29 +311,41 @@ def _cmd_predict(args: argparse.Namespace) -> int:
                 f"note: player {name!r} was not in the fitted matches{also}; their skill is "
                 "drawn from the population of players, so the interval is wide."
             )
-    for w in caught:
-        if issubclass(w.category, UserWarning):
-            print(f"note: {' '.join(str(w.message).split())}")
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    for message in forecast[3:]:
+        print(f"note: {message}")
+    from skcodex.codex import deck_label
+
     d1, d2 = (deck_label(d, catalogue) for d in decks)
-    side = _player1_words(clf)
-    print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast['mean']:.3f}")
-    print(
-        f"{round(100 * args.interval)}% interval: "
-        f"{forecast['lower']:.3f} to {forecast['upper']:.3f}"
-    )
+    side = _player1_words(model)
+    print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast[0]:.3f}")
+    print(f"{round(100 * args.interval)}% interval: {forecast[1]:.3f} to {forecast[2]:.3f}")
     return 0
 
 
-def _player1_words(clf: Any) -> str:
-    """``, moving first,`` where a side moves first; ``, listed first,``; or nothing (symmetric)."""
-    from skcodex.report import game_words
+def _full_forecast(clf: Any, table: pd.DataFrame, interval: float) -> tuple:
+    """``(mean, lower, upper, *notes)`` from the loaded estimator; its warnings become notes."""
+    from skcodex.analysis import match_forecast
 
-    player1 = game_words(clf)["player1"]
-    return {"who moves first": ", moving first,", "listed first": ", listed first,"}.get(
-        player1, ""
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        # never-seen names are said as notes, not as Python warnings
+        warnings.simplefilter("always", UserWarning)
+        row = match_forecast(clf, table, interval).iloc[0]
+    notes = []
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            notes.append(" ".join(str(w.message).split()))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return (float(row["mean"]), float(row["lower"]), float(row["upper"]), *notes)
+
+
+def _player1_words(model: Any) -> str:
+    """``, moving first,`` where a side moves first; ``, listed first,``; or nothing (symmetric)."""
+    from skcodex.cli.quick import player1_words
+
+    catalogue = getattr(model, "catalogue", None) or getattr(model, "catalogue_", None)
+    symmetric = getattr(model, "symmetric", False)
+    return player1_words(catalogue, model.layout_, bool(symmetric))
 
 
 def print_results(
