@@ -41,7 +41,7 @@ def read_quick_model(path: Path) -> QuickModel | None:
     """The parts of the saved classifier at ``path`` a forecast reads, or None if unreadable."""
     from skcodex import _fit_readers as fit_readers
     from skcodex._persistence import read_saved_state
-    from skcodex._safe_files import PersistenceError
+    from skcodex.exceptions import PersistenceError
 
     try:
         state = read_saved_state(path, "BayesianMatchupClassifier", _NAMES)
