@@ -375,7 +375,9 @@ def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict
         "prior_draws": f"{PRIOR_DRAWS:,}",
         "data_line": data_line,
         "model_line": model_line,
-        "provenance": f"Data: {data_line}. Model: {model_line}.",
+        # the whole data-and-model line is given once, at the top; figures and tables
+        # name their data in short
+        "provenance": f"Data: {data_line}; model as described at the top of the page.",
         "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "brier": result.brier["brier"].to_dict(),
         "brier_n": {k: int(v) for k, v in result.brier["n"].items()},

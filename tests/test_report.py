@@ -596,3 +596,15 @@ def test_a_default_fit_reports_its_walk_and_debut(small_matches, tmp_path):
     assert PHRASES["static"] not in methods
     written = pd.read_csv(tmp_path / "extensions.csv").set_index("name")
     assert list(written.index) == ["debut", "debut_deck_factor", "sd_step"]
+
+
+def test_the_data_and_model_line_is_given_once(result):
+    """The long data-and-model line heads the page; figures and tables name their data in short."""
+    from skcodex._report_page import _context
+
+    page = render_html(result, figs=dict.fromkeys(FIGURES, _tiny_figure()))
+    context = _context(result, "t", {}, {})
+    full = f"Data: {context['data_line']}. Model: {context['model_line']}."
+    assert page.count(html.escape(full, quote=False)) == 1
+    short = html.escape(context["provenance"], quote=False)
+    assert page.count(short) >= 3 and len(context["provenance"]) < len(full)
