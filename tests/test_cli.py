@@ -875,6 +875,7 @@ def test_parser_defaults():
         "debut": None,
         "time_varying": None,
         "decks": None,
+        "top": 10,
         "draws": 1000,
         "tune": None,
         "chains": 4,

@@ -136,7 +136,8 @@ def test_report_content_for_a_reader(report, fitted, small_matches):
     assert "400 matches between 30 players in 5 tournaments" in text
     assert "held-out" in text and "tournament T5" in text
     assert "held-out model: 1 divergent transition(s)" in text  # problems are listed
-    best = str(report.parent.joinpath("skills.csv").open().readlines()[1].split(",")[0])
+    lines = report.parent.joinpath("skills.csv").read_text().splitlines()
+    best = str(lines[1].split(",")[0])
     assert f"<strong>{best}</strong>" in text
     assert "Crosses mark the true skills" in text
     for number in ("R-hat", "ESS", "divergent"):
