@@ -9,8 +9,7 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.figure import Figure
 
-from skcodex.tournament import simulate_tournament
-from skcodex.tournament import plot_tournament
+from skcodex.tournament import plot_tournament, simulate_tournament
 
 
 def _forecast(names):

@@ -527,16 +527,69 @@ def _simulate(args: argparse.Namespace, fmt: Any):
             if rounds.isna().any():
                 raise CommandError(f"{args.results}: every round must be a number")
             results["round"] = rounds
-    forecast = simulate_tournament(
-        fmt,
-        entrants,
-        clf,
-        deck_rule=args.deck_rule,
-        results=results,
-        n_simulations=args.simulations,
-        random_state=args.seed,
-    )
+    from skcodex.tournament import _probabilities as probabilities
+
+    probabilities.NASH_PROGRESS[0] = Progress("Solving the deck-choice games")
+    try:
+        forecast = simulate_tournament(
+            fmt,
+            entrants,
+            clf,
+            deck_rule=args.deck_rule,
+            results=results,
+            n_simulations=args.simulations,
+            random_state=args.seed,
+        )
+    finally:
+        probabilities.NASH_PROGRESS[0] = None
     return forecast, clf
+
+
+class Progress:
+    """``progress(done, total)``: a line on standard error with the share done and the time left.
+
+    On a terminal the line is rewritten in place at most twice a second; otherwise a
+    line is written at each tenth of the work. The time left is the time so far times
+    the work left over the work done.
+    """
+
+    def __init__(self, what: str, stream: Any = None) -> None:
+        import sys
+
+        self.what, self.stream = what, stream if stream is not None else sys.stderr
+        self.start = time.perf_counter()
+        self.shown, self.tenth = 0.0, 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if total <= 0:
+            return
+        now = time.perf_counter()
+        elapsed = now - self.start
+        left = elapsed * (total - done) / max(done, 1)
+        line = (
+            f"{self.what}: {done:,} of {total:,} ({100 * done / total:.0f}%), "
+            f"{_duration(elapsed)} so far, about {_duration(left)} left"
+        )
+        finished = done >= total
+        if self.stream.isatty():
+            if finished or now - self.shown >= 0.5:
+                self.shown = now
+                self.stream.write("\r" + line + ("\n" if finished else ""))
+                self.stream.flush()
+        elif finished or 10 * done // total > self.tenth:
+            self.tenth = 10 * done // total
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """``45 s``, ``3 min 20 s``, ``1 h 5 min``."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
 
 
 def _print_forecast(forecast: Any, top: int) -> None:

@@ -201,6 +201,12 @@ def _uniform(slots, offsets, n_decks) -> np.ndarray:
     return out
 
 
+#: Called as ``progress(done, total)`` while the Nash deck choices are solved, ``total``
+#: being the matrix games to solve (pairs where both entrants choose, times draws); the
+#: command line sets it to show its progress. None: silent.
+NASH_PROGRESS: list[Any] = [None]
+
+
 def _nash(slots, offsets, n_decks) -> np.ndarray:
     """Each pairing's deck-choice game solved per draw, both players choosing before the coin flip.
 
@@ -213,6 +219,9 @@ def _nash(slots, offsets, n_decks) -> np.ndarray:
     n = len(offsets)
     out = np.full((len(slots), n, n), 0.5)
     draws = np.arange(len(slots))
+    choosing = int((np.asarray(n_decks) > 1).sum())
+    total, done = choosing * (choosing - 1) // 2 * len(slots), 0
+    progress = NASH_PROGRESS[0]
     for i in range(n):
         a = slice(offsets[i], offsets[i] + n_decks[i])
         for j in range(i + 1, n):
@@ -234,4 +243,7 @@ def _nash(slots, offsets, n_decks) -> np.ndarray:
                 x, y, _ = solve_matrix_game(payoff[d])
                 out[d, i, j] = x @ m1[d] @ y
                 out[d, j, i] = y @ m2[d] @ x
+            done += len(slots)
+            if progress is not None:
+                progress(done, total)
     return out
