@@ -584,7 +584,7 @@ class Progress:
 
 def _duration(seconds: float) -> str:
     """``45 s``, ``3 min 20 s``, ``1 h 5 min``."""
-    s = int(round(seconds))
+    s = round(seconds)
     if s < 60:
         return f"{s} s"
     if s < 3600:
