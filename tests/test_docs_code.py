@@ -21,6 +21,7 @@ import re
 import shlex
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,7 @@ SHELL_NOT_RUN = {
     "pytest": "runs the test suite itself",
     "mkdocs": "builds the site (tests/test_docs_site.py reads a built one)",
     "python benchmarks/": "benchmarks run for minutes and write results",
+    "python examples/": "the examples run as the gallery runs them (tests/test_examples.py)",
     "python tools/": "tools rewrite the repository's own files",
     "git ": "changes the checkout",
     "apt-get": "installs system packages",
@@ -203,7 +205,9 @@ def test_every_code_block_runs(page, tmp_path, monkeypatch):
         (tmp_path / "codexdata" / "data-raw").symlink_to(CODEXDATA)
     monkeypatch.chdir(tmp_path)
     _few_draws(monkeypatch)
-    namespace: dict = {"__name__": "__docs__"}
+    page_module = types.ModuleType("docs_page")  # a module, as classes defined there need
+    monkeypatch.setitem(sys.modules, page_module.__name__, page_module)
+    namespace = page_module.__dict__
     for language, code, line in blocks:
         where = f"{_page_id(page)}:{line}"
         if language == "python":
