@@ -50,6 +50,7 @@ SHELL_NOT_RUN = {
 #: Python blocks not run, found by a text they hold, each with its reason.
 PYTHON_NOT_RUN = {
     "scheduler.example.org": "connects to a cluster's scheduler at a placeholder address",
+    "ray.init(": "connects to a running Ray cluster (Ray is no dependency of skcodex)",
 }
 
 _FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.M | re.S)
