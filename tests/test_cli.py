@@ -1075,7 +1075,9 @@ def test_plain_decks_become_an_open_catalogue(tmp_path, capsys):
     np.testing.assert_array_equal(y, [0, 1])
     assert capsys.readouterr().out == (
         f"The decks of {path} are not Codex decks; reading each as a starter followed by 2 "
-        "component(s), every name seen a level (give --catalogue FILE to check the names).\n"
+        "component(s), every name seen a level (give --catalogue FILE to check the names; "
+        "its rows starter_word,WORD and component_word,WORD give the report the game's "
+        "words, such as character).\n"
     )
     _, _, zero = read_matches(_plain_csv(tmp_path, ["Ann", "Bo"], ["Bo", "Cy"], "zero.csv"))
     assert zero.specs_per_deck == 0
