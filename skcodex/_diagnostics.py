@@ -36,8 +36,11 @@ __all__ = [
     "convergence_summary",
     "ess_bulk",
     "ess_tail",
+    "forecast_convergence",
+    "grouped_problems",
     "monitored_draws",
     "parameter_labels",
+    "problem_family",
     "rhat",
     "warn_if_not_converged",
 ]
@@ -494,11 +497,14 @@ def warn_if_not_converged(idata, layout: Any = None) -> list[str]:
     return problems
 
 
-def convergence_summary(clf: Any) -> dict[str, Any]:
+def convergence_summary(clf: Any, X: Any = None) -> dict[str, Any]:
     """How trustworthy a fitted estimator's posterior sample is, in numbers and plain words.
 
     The statistics of this module over the parameters the sampler moved
-    (`monitored_draws`), read from the estimator's ``idata_``.
+    (`monitored_draws`), read from the estimator's ``idata_``. Given the
+    fitted match table ``X`` and a failed check, the checks are also applied
+    to the win probabilities of its matches (`forecast_convergence`), to say
+    whether forecasts are affected.
 
     Returns
     -------
@@ -507,7 +513,10 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
         ``min_ess_bulk``, ``min_ess_tail``, ``divergences`` over the free
         parameters (the spread parameters and every effect), and
         ``problems``, the failed checks of
-        `convergence_problems` (empty when all pass).
+        `convergence_problems` (empty when all pass), ``groups``, the same
+        one line per parameter family (`grouped_problems`), and
+        ``forecasts``, the checks of the win probabilities (None without
+        ``X`` or without a failed check).
     """
     from sklearn.utils.validation import check_is_fitted
 
@@ -536,4 +545,136 @@ def convergence_summary(clf: Any) -> dict[str, Any]:
         "min_ess_tail": ess_tail,
         "divergences": divergences,
         "problems": list(problems),
+        "groups": grouped_problems(list(problems)),
+        "forecasts": forecast_convergence(clf, X) if X is not None and problems else None,
+    }
+
+
+# -- the failed checks in a few lines ------------------------------------------
+
+#: The parameter families failed checks are grouped by, each variable's family in words.
+_SPREAD_VARIABLES = ("log_sd", "log_total", "skill_share_logit", "deck_split_logits")
+_FAMILIES = {
+    **dict.fromkeys((*_SPREAD_VARIABLES, "log_sd_extra"), "spreads"),
+    **dict.fromkeys(("skill", "walk", "period_skill", "debut"), "player skills"),
+    **dict.fromkeys(("stst", "stsp", "spst", "spsp", "syn_stsp", "syn_spsp"), "deck matchups"),
+    **dict.fromkeys(("fam_st", "fam_sp"), "familiarity"),
+    "first_move": "first move",
+    FACTOR_LOGIT: "debut deck factor",
+}
+_FAMILY_ORDER = (
+    "spreads",
+    "player skills",
+    "deck matchups",
+    "familiarity",
+    "first move",
+    "debut deck factor",
+)
+_PROBLEM = re.compile(
+    r"^(?P<what>.+?) for (?P<n>\d+) (?:spread|effect) parameter\(s\) "
+    r"\((?P<var>[A-Za-z_]+)[^;]*; (?P<extreme>[^)]*)\)$"
+)
+
+
+def problem_family(problem: str) -> str:
+    """The parameter family a failed check of `convergence_problems` is about.
+
+    ``"spreads"``, ``"player skills"``, ``"deck matchups"``, ``"familiarity"``,
+    ``"first move"``, ``"debut deck factor"``; ``"sampler"`` for divergent
+    transitions.
+    """
+    match = _PROBLEM.match(problem)
+    if match is None:
+        return "sampler"
+    return _FAMILIES.get(match["var"], match["var"])
+
+
+def grouped_problems(problems: list[str]) -> list[str]:
+    """The failed checks of `convergence_problems`, one short line per parameter family.
+
+    ``"deck matchups: R-hat above 1.01 for 12 (worst 1.041); bulk ESS below 400
+    for 40 (lowest 120)"``; divergent transitions as ``"sampler: 3 divergent
+    transition(s)"``. Families in the model's order, checks in the order found.
+    """
+    found: dict[str, dict[str, list]] = {}
+    for problem in problems:
+        family = problem_family(problem)
+        match = _PROBLEM.match(problem)
+        checks = found.setdefault(family, {})
+        if match is None:
+            checks.setdefault(problem, [0, ""])
+            continue
+        count, extreme = checks.setdefault(match["what"], [0, match["extreme"]])
+        worse = _worse(extreme, match["extreme"])
+        checks[match["what"]] = [count + int(match["n"]), worse]
+    order = [f for f in _FAMILY_ORDER if f in found] + [f for f in found if f not in _FAMILY_ORDER]
+    lines = []
+    for family in order:
+        parts = [
+            what if not extreme else f"{what} for {count} ({extreme})"
+            for what, (count, extreme) in found[family].items()
+        ]
+        lines.append(f"{family}: " + "; ".join(parts))
+    return lines
+
+
+def _worse(a: str, b: str) -> str:
+    """The more extreme of two ``"worst 1.041"`` / ``"lowest 120"`` notes of one check."""
+    if not a:
+        return b
+    x, y = float(a.split()[-1]), float(b.split()[-1])
+    return a if (x >= y if a.startswith("worst") else x <= y) else b
+
+
+def forecast_convergence(
+    clf: Any, X: Any, min_ess: float = 400.0, max_rhat: float = 1.01, max_matches: int = 2000
+) -> dict[str, Any]:
+    """The convergence checks applied to the win probabilities of fitted matches.
+
+    What a forecast reads is a win probability, a function of many parameters
+    at once: it can be estimated well while single effects are not. Its draws
+    are checked as the parameters are, for up to ``max_matches`` distinct
+    matches of ``X`` (the latest ones).
+
+    Returns
+    -------
+    dict
+        ``matches`` checked, ``failed`` (how many fail a check), ``max_rhat``
+        (None with one chain), ``min_ess_bulk`` and ``sentence``, whether
+        forecasts are affected, in words.
+    """
+    table = X.iloc[-max_matches:] if len(X) > max_matches else X
+    draws = np.asarray(clf.predict_proba_draws(table), dtype=float)
+    from skcodex import _posterior as posterior
+
+    chains = posterior.group(clf.idata_, "posterior").sizes["chain"]
+    draws = draws.reshape(chains, draws.shape[0] // chains, -1)
+    stats = convergence_statistics(draws)
+    bad = stats["ess_bulk"] < min_ess
+    max_r = None
+    if chains > 1:
+        bad = bad | (stats["rhat"] > max_rhat)
+        max_r = float(np.nanmax(stats["rhat"]))
+    n, failed = draws.shape[2], int(bad.sum())
+    lowest = float(np.nanmin(stats["ess_bulk"]))
+    measured = f"smallest ESS {lowest:,.0f}" + (
+        "" if max_r is None else f", largest R-hat {max_r:.3f}"
+    )
+    if failed == 0:
+        sentence = (
+            f"Forecasts: the win probabilities of the {n:,} fitted matches checked pass both "
+            f"checks ({measured}), so forecasts are not affected."
+        )
+    else:
+        sentence = (
+            f"Forecasts: the win probabilities of {failed:,} of the {n:,} fitted matches "
+            f"checked fail them too ({measured}), so forecasts may be off by more than their "
+            "intervals say."
+        )
+    return {
+        "matches": n,
+        "failed": failed,
+        "max_rhat": max_r,
+        "min_ess_bulk": lowest,
+        "sentence": sentence,
     }

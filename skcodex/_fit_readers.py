@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import xarray as xr
 
 from skcodex import _debut_decks as debut_decks
 from skcodex import _posterior as posterior
@@ -100,6 +99,8 @@ def add_log_likelihood(idata, layout: Layout):
     values = pointwise_log_likelihood(
         theta, index, data["signs"].to_numpy(), observed["outcome"].to_numpy()
     )
+    import xarray as xr
+
     loglik = xr.Dataset(
         {"outcome": (("chain", "draw", "match"), values.reshape(n_chains, n_draws, -1))},
         coords={"chain": post["chain"].values, "draw": post["draw"].values},

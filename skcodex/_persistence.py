@@ -357,6 +357,55 @@ def _check_kind(estimator: str, key: str, value: Any) -> None:
         )
 
 
+def read_saved_state(
+    path: str | os.PathLike, estimator: str, names: tuple[str, ...], *, key: Any = None
+) -> dict[str, Any]:
+    """Some fitted attributes and every parameter of a saved estimator, without building it.
+
+    The file is read and checked as `load` reads it (its size, its members'
+    digests, the signature with ``key``); only the named attributes are
+    decoded, and the estimator's class is not imported (nor is
+    scikit-learn), so a reader that needs a few attributes starts fast.
+    Posteriors are read as `skcodex._posterior.Groups` (no ArviZ).
+
+    Returns
+    -------
+    dict
+        The decoded parameters under ``"params"``, and each name of ``names``.
+
+    Raises
+    ------
+    PersistenceError
+        If the file holds another estimator than ``estimator``, lacks one of
+        ``names``, or cannot be read as `load` would say.
+    """
+    from skcodex import _posterior as posterior
+
+    raw = read_regular_file(path, os.fspath(path), MAX_FILE_BYTES)
+    meta, blobs = read_archive(raw, key_bytes(key), reader=_version())
+    del raw
+    if meta.get("estimator") != estimator:
+        raise PersistenceError(f"it does not hold a {estimator}")
+    params_in, state_in = meta.get("params"), meta.get("state")
+    if not isinstance(params_in, dict) or not isinstance(state_in, dict):
+        raise PersistenceError("its metadata holds no parameters or no fitted state")
+    lost = [k for k in names if k not in state_in]
+    if lost:
+        raise PersistenceError(f"it lacks the fitted attribute(s) {', '.join(lost)}")
+    reader = Reader(blobs, MAX_FILE_BYTES)
+    with posterior.plain_groups():
+        # each attribute builds only the value classes it can hold, as `load` does
+        out = {
+            k: reader.decode_held(state_in[k], held_by(estimator, k), f"fitted attribute {k!r}")
+            for k in names
+        }
+        out["params"] = {
+            k: reader.decode_held(v, held_by(estimator, k), f"parameter {k!r}")
+            for k, v in params_in.items()
+        }
+    return out
+
+
 def load(
     path: str | os.PathLike,
     *,

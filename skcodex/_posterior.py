@@ -20,23 +20,28 @@ installed: it goes through the handful of functions here.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import xarray as xr
+
+if TYPE_CHECKING:
+    import xarray as xr
 
 __all__ = [
     "ARVIZ_1",
+    "Groups",
     "draws",
     "from_groups",
     "group",
     "group_names",
     "import_arviz",
     "is_posterior",
+    "plain_groups",
     "read_netcdf",
     "with_group",
     "without_groups",
@@ -109,6 +114,81 @@ def import_arviz() -> Any:
     return arviz
 
 
+class PlainVariable:
+    """A variable's values with the names of its dimensions: the little of xarray readers use."""
+
+    def __init__(self, dims: tuple[str, ...], values: np.ndarray) -> None:
+        self.dims, self.values = tuple(dims), values
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.values.nbytes)
+
+    def transpose(self, *dims: Any) -> PlainVariable:
+        """The values with their dimensions in this order (``...``: the others, in order)."""
+        named = [d for d in dims if d is not Ellipsis]
+        rest = [d for d in self.dims if d not in named]
+        order = []
+        for d in dims:
+            order.extend(rest if d is Ellipsis else [d])
+        if sorted(order) != sorted(self.dims):
+            raise ValueError(f"cannot order dimensions {self.dims} as {dims}")
+        axes = [self.dims.index(d) for d in order]
+        return PlainVariable(tuple(order), np.transpose(self.values, axes))
+
+    def to_numpy(self) -> np.ndarray:
+        return np.asarray(self.values)
+
+
+class PlainGroup(dict):
+    """A group's variables as `PlainVariable` values by name, with ``sizes`` and ``nbytes``."""
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for var in self.values():
+            out.update(zip(var.dims, var.values.shape))
+        return out
+
+    @property
+    def nbytes(self) -> int:
+        return sum(var.nbytes for var in self.values())
+
+
+def _plain_group(source: Any, name: str) -> PlainGroup:
+    """One group of a NetCDF-4 file as a `PlainGroup` (read by h5netcdf, without xarray)."""
+    import h5netcdf
+
+    with h5netcdf.File(source, "r") as fh:
+        group = fh.groups[name]
+        return PlainGroup(
+            {key: PlainVariable(var.dimensions, var[...]) for key, var in group.variables.items()}
+        )
+
+
+class Groups(dict):
+    """A posterior's groups as `PlainGroup` values, for readers that need neither ArviZ nor xarray.
+
+    What `read_netcdf` gives inside `plain_groups` (the quick forecast of
+    ``skcodex predict``); `group`, `group_names` and `draws` read it as they
+    read ArviZ's objects. It never leaves the code that asked for it.
+    """
+
+
+_PLAIN = [False]
+
+
+@contextlib.contextmanager
+def plain_groups() -> Iterator[None]:
+    """Within this block, posteriors are read as `Groups`, without ArviZ or xarray."""
+    before = _PLAIN[0]
+    _PLAIN[0] = True
+    try:
+        yield
+    finally:
+        _PLAIN[0] = before
+
+
 def from_groups(groups: Mapping[str, xr.Dataset]) -> Any:
     """The installed ArviZ's posterior object holding ``groups``.
 
@@ -123,6 +203,8 @@ def from_groups(groups: Mapping[str, xr.Dataset]) -> Any:
     """
     ordered = sorted(groups, key=lambda g: ((*_GROUP_ORDER, g)).index(g))
     if ARVIZ_1:
+        import xarray as xr
+
         return xr.DataTree.from_dict({name: groups[name] for name in ordered})
     import warnings
 
@@ -134,6 +216,8 @@ def from_groups(groups: Mapping[str, xr.Dataset]) -> Any:
 
 def group_names(idata: Any) -> list[str]:
     """The names of the groups ``idata`` holds."""
+    if isinstance(idata, Groups):
+        return list(idata)
     if type(idata).__name__ == "DataTree":
         return list(idata.children)
     return list(idata.groups())
@@ -143,6 +227,8 @@ def group(idata: Any, name: str) -> xr.Dataset | None:
     """One group of ``idata`` as an `xarray.Dataset`, or None when it has none of that name."""
     if name not in group_names(idata):
         return None
+    if isinstance(idata, Groups):
+        return idata[name]
     if type(idata).__name__ == "DataTree":
         return idata[name].to_dataset()
     return getattr(idata, name)
@@ -201,6 +287,10 @@ def read_netcdf(path: str | os.PathLike | bytes, names: Iterable[str] | None = N
     with h5py.File(source(), "r") as fh:
         present = [k for k in fh if isinstance(fh[k], h5py.Group)]
     wanted = present if names is None else [n for n in names if n in present]
+    if _PLAIN[0]:
+        return Groups({name: _plain_group(source(), name) for name in wanted})
+    import xarray as xr
+
     groups = {}
     for name in wanted:
         with xr.open_dataset(source(), group=name, engine="h5netcdf") as ds:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from skcodex._diagnostics import grouped_problems
 from skcodex.analysis import PRIOR_DRAWS
 
 if TYPE_CHECKING:
@@ -446,8 +447,11 @@ def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict
         caption += f" (the {TOP_PLAYERS} highest of {len(result.skills)} players)"
     held = result.held_out
     problems = list(c["problems"])
+    groups = grouped_problems(problems)
     if held is not None:
         problems += [f"held-out model: {p}" for p in held.problems]
+        groups += [f"held-out model, {g}" for g in grouped_problems(list(held.problems))]
+    forecasts = c.get("forecasts")
     nan = float("nan")
     return {
         "title": title,
@@ -467,13 +471,17 @@ def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict
         "prior_draws": f"{PRIOR_DRAWS:,}",
         "data_line": data_line,
         "model_line": model_line,
-        "provenance": f"Data: {data_line}. Model: {model_line}.",
+        # the whole data-and-model line is given once, at the top; figures and tables
+        # name their data in short
+        "provenance": f"Data: {data_line}; model as described at the top of the page.",
         "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "calibration_words": calibration_words(result),
         "brier": result.brier["brier"].to_dict(),
         "brier_n": {k: int(v) for k, v in result.brier["n"].items()},
         "tables": page_tables(result),
         "problems": problems,
+        "problem_groups": groups,
+        "forecast_check": None if forecasts is None else forecasts["sentence"],
         "skills": {
             "best": str(result.skills.index[0]),
             "p_best": result.skills["p_best"].iloc[0],

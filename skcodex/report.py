@@ -457,7 +457,7 @@ def analyse(
     deck_rank["played"] = counts.reindex(deck_rank.index).fillna(0).astype(int)
     return Analyses(
         data=_data_summary(clf, X, source),
-        convergence=analysis.convergence_summary(clf),
+        convergence=analysis.convergence_summary(clf, X),
         skills=analysis.skill_table(clf, X, y=y, interval=interval),
         matchups=analysis.matchup_table(clf, decks, interval=interval),
         deck_ranking=deck_rank,

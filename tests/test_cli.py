@@ -70,6 +70,41 @@ def test_fit_writes_model_report_and_tables(fitted_dir):
     assert list(brier["sample"]) == ["in-sample"]  # --no-holdout: no held-out forecasts
 
 
+def test_fit_prints_what_it_found_as_the_demo_does(match_csv, tmp_path, capsys):
+    """Top players with intervals, the spreads, in-sample and held-out Brier; short checks."""
+    out = tmp_path / "o"
+    argv = ["fit", match_csv, "--out", out, "--top", 3, "--no-time-varying", "--no-debut"]
+    code, text, err = run([*argv, *FAST], capsys)
+    assert code == 0, err
+    lines = text.splitlines()
+    start = lines.index("Top 3 players (posterior mean skill, 90% interval):")
+    clf = load_model(out)
+    from skcodex.analysis import skill_table
+
+    skills = skill_table(clf, read_matches(str(match_csv))[0])
+    for line, (player, row) in zip(
+        lines[start + 1 : start + 4], skills.head(3).iterrows(), strict=True
+    ):
+        found = re.fullmatch(
+            rf" +(\S+)  {_NUMBER}  \[{_NUMBER}, {_NUMBER}\]  P\(best\) {_NUMBER}", line
+        )
+        assert found is not None, line
+        assert found[1] == player
+        want = row[["mean", "lower", "upper", "p_best"]].to_numpy(float)
+        np.testing.assert_allclose([float(v) for v in found.groups()[1:]], want, atol=5e-3)
+    assert "Skill versus decks (posterior mean, 90% interval):" in lines
+    assert re.search(
+        r"\n  in-sample \(400 matches\) 0\.\d{3}   held-out \(tournament T5, \d+ matches\) "
+        r"0\.\d{3}\n",
+        text,
+    )
+    # 2 chains of 100 draws fail the ESS checks: a few short lines, not one long one
+    assert "  Convergence checks failed (" in text
+    assert "  Forecasts: the win probabilities of " in text
+    assert max(len(line) for line in lines) < 200
+    assert "ConvergenceWarning" not in text + err
+
+
 def test_predict_prints_probability_and_interval(fitted_dir, small_matches, capsys):
     row = small_matches.X.iloc[0]
     code, out, err = run(
@@ -149,7 +184,7 @@ def test_predict_for_a_new_player_says_so(fitted_dir, capsys):
         capsys,
     )
     assert code == 0
-    assert "newcomer was not in the fitted matches" in out
+    assert "note: player 'newcomer' was not in the fitted matches; " in out
     assert "50% interval" in out
 
 
@@ -513,9 +548,55 @@ def test_predict_notes_each_new_player(known_model, capsys, seat):
     out = _predict(model, players["--p1"], players["--p2"], capsys)
     notes = [line for line in out.splitlines() if line.startswith("note:")]
     assert notes == [
-        "note: stranger was not in the fitted matches; their skill is drawn from the "
-        "population of players, so the interval is wide."
+        "note: player 'stranger' was not in the fitted matches; their skill is drawn from "
+        "the population of players, so the interval is wide."
     ]
+
+
+def test_predict_says_which_name_was_meant(known_model, capsys, tmp_path):
+    """A wrong-case or misspelt player or character: a one-line note with a "did you mean"."""
+    from skcodex.codex import PlainCatalogue
+
+    model, _ = known_model
+    out = _predict(model, "PLAYER01", "plyer02", capsys)
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert [n.split(";")[0] for n in notes] == [
+        "note: player 'PLAYER01' was not in the fitted matches (did you mean 'player01'?)",
+        "note: player 'plyer02' was not in the fitted matches (did you mean 'player02'?)",
+    ]
+    # another game's character, in the wrong case: a note, not a Python warning
+    clf = load_model(model)
+    fighters = pd.DataFrame(
+        {
+            "player1": ["a", "b", "c"] * 4,
+            "player2": ["b", "c", "a"] * 4,
+            "deck1": ["Ryu", "Ken", "Guile"] * 4,
+            "deck2": ["Ken", "Guile", "Ryu"] * 4,
+        }
+    )
+    y = np.array([1, 0, 1, 1, 0, 0] * 2)
+    from skcodex import BayesianMatchupClassifier
+
+    game = BayesianMatchupClassifier(
+        catalogue=PlainCatalogue(specs_per_deck=0), draws=20, tune=20, chains=1,
+        progressbar=False, time_varying=False, debut=False, random_state=0,
+    )  # fmt: skip
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        game.fit(fighters, y)
+    from skcodex.cli import save_model
+
+    save_model(game, tmp_path)
+    del clf
+    argv = ["predict", tmp_path, "--p1", "a", "--deck1", "ryu", "--p2", "b", "--deck2", "Ken"]
+    code, out, err = run(argv, capsys)
+    assert code == 0 and err == ""
+    assert (
+        "note: starter 'ryu' was not in the fitted matches (did you mean 'Ryu'?); it is "
+        "forecast as a new starter"
+    ) in out
 
 
 def test_predict_reads_whole_number_player_names_as_numbers(known_model, capsys, tmp_path):
@@ -533,7 +614,7 @@ def test_predict_reads_whole_number_player_names_as_numbers(known_model, capsys,
     assert "note" not in out and out.startswith("P(3 with MonoRed")
     assert _printed(out)[0] == pytest.approx(p_draws(names[3], names[12]).mean(), abs=5e-4)
     out = _predict(tmp_path, "-1", "12", capsys)
-    assert "note: -1 was not in the fitted matches" in out
+    assert "note: player -1 was not in the fitted matches" in out
     argv = ["predict", tmp_path, "--p1", "X3", "--deck1", "MonoRed", "--p2", "12"]
     code, _, err = run([*argv, "--deck2", "MonoRed"], capsys)  # a name, beside a number
     assert_one_line_error(code, err, "mix str and int player ids: 'X3' and 12")
@@ -604,13 +685,32 @@ class _Stub:
         return np.tile([0.75, 0.25], (len(X), 1))
 
 
+class _Unconverged(_Stub):
+    """A stub whose fit failed checks of three parameter families."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.convergence_problems_ = [
+            "R-hat above 1.01 for 2 effect parameter(s) (stst[A, B], stst[B, A]; worst 1.030)",
+            "bulk ESS below 400 for 1 spread parameter(s) (log_sd[stst]; lowest 120)",
+            "R-hat above 1.01 for 3 effect parameter(s) (spsp[A, B], spsp[B, A], "
+            "spsp[C, A]; worst 1.050)",
+            "2 divergent transition(s)",
+        ]
+        return self
+
+
 def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_matches):
     import argparse
 
     import skcodex
+    import skcodex._diagnostics as diagnostics
     import skcodex.cli.commands as commands
 
-    monkeypatch.setattr(skcodex, "BayesianMatchupClassifier", _Stub)
+    monkeypatch.setattr(skcodex, "BayesianMatchupClassifier", _Unconverged)
+    monkeypatch.setattr(
+        diagnostics, "forecast_convergence", lambda clf, X: {"sentence": "forecasts checked"}
+    )
     args = argparse.Namespace(
         draws=7, tune=3, chains=5, seed=11, no_progress=True, first_move=True,
         prior="balanced", target_accept=0.95,
@@ -634,10 +734,22 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Fitting on every match: 400 matches, 5 chains of 7 draws, balanced prior ..."
     assert re.fullmatch(r"  done in \d+\.\d s\.", out[1])
-    assert out[2:] == ["  warning: chains disagree"]  # only convergence warnings are shown
-    args.no_progress, args.first_move = False, False
+    # the failed checks grouped by parameter family, one short line each, then their effect
+    # on forecasts; no raw warning
+    assert out[2:] == [
+        "  Convergence checks failed (4), by parameter family:",
+        "    spreads: bulk ESS below 400 for 1 (lowest 120)",
+        "    deck matchups: R-hat above 1.01 for 5 (worst 1.050)",
+        "    sampler: 2 divergent transition(s)",
+        "  forecasts checked",
+        "  More draws and tuning steps (--draws, --tune) raise ESS and bring R-hat down; "
+        "the report lists every failed check.",
+    ]
+    args.no_progress, args.first_move, args.chains = False, False, 1
+    capsys.readouterr()
     clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
     assert clf.params["progressbar"] is True and clf.params["first_move"] is False
+    assert capsys.readouterr().out.startswith("Fitting x: 400 matches, 1 chain of 7 draws,")
     args.debut, args.time_varying = True, True
     clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
     assert clf.params["debut"] is True and clf.params["time_varying"] is True
@@ -683,6 +795,7 @@ def test_fit_hands_its_options_to_the_report(monkeypatch, match_csv, tmp_path, c
 
     seen = {}
     monkeypatch.setattr(commands, "_fit", lambda X, y, cat, args, what: _Stub().fit(X, y))
+    monkeypatch.setattr(commands, "print_results", lambda *a, **k: None)
     monkeypatch.setattr(commands, "save_model", lambda clf, folder: seen.setdefault("model", 1))
 
     def fake_report(clf, X, y, folder, **kwargs):
@@ -720,6 +833,7 @@ def test_fit_holds_out_a_share_of_the_latest_matches(monkeypatch, small_matches,
     X.assign(winner=np.where(y == 1, X["player1"], X["player2"])).to_csv(path, index=False)
     seen = {}
     monkeypatch.setattr(commands, "_fit", lambda X, y, cat, args, what: _Stub().fit(X, y))
+    monkeypatch.setattr(commands, "print_results", lambda *a, **k: None)
     monkeypatch.setattr(commands, "save_model", lambda clf, folder: None)
     monkeypatch.setattr(report, "write_report", lambda clf, X, y, folder, **kw: seen.update(kw))
     code, text, err = run(["fit", path, "--out", tmp_path / "o"], capsys)
@@ -764,6 +878,7 @@ def test_parser_defaults():
         "debut": None,
         "time_varying": None,
         "decks": None,
+        "top": 10,
         "draws": 1000,
         "tune": None,
         "chains": 4,
@@ -963,7 +1078,9 @@ def test_plain_decks_become_an_open_catalogue(tmp_path, capsys):
     np.testing.assert_array_equal(y, [0, 1])
     assert capsys.readouterr().out == (
         f"The decks of {path} are not Codex decks; reading each as a starter followed by 2 "
-        "component(s), every name seen a level (give --catalogue FILE to check the names).\n"
+        "component(s), every name seen a level (give --catalogue FILE to check the names; "
+        "its rows starter_word,WORD and component_word,WORD give the report the game's "
+        "words, such as character).\n"
     )
     _, _, zero = read_matches(_plain_csv(tmp_path, ["Ann", "Bo"], ["Bo", "Cy"], "zero.csv"))
     assert zero.specs_per_deck == 0
@@ -1487,3 +1604,117 @@ def test_a_walk_without_periods_is_refused_naming_the_period_column(match_csv, t
     )
     assert_one_line_error(code, err, r"time_varying=True needs a 'period' column")
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+# -- a symmetric game's words --------------------------------------------------------------
+
+#: Words about turns: who moves first, turn order. The option names ``--first-move`` are
+#: taken out before the search (their help says what they do in other words).
+_TURN_WORDS = re.compile(r"\bturns?\b|\bmov(e|es|ed|ing)\b|\bfirst[- ]mover?\b", re.IGNORECASE)
+
+
+def _turn_wording(text):
+    return _TURN_WORDS.findall(text.replace("--first-move", "--OPTION"))
+
+
+@pytest.mark.parametrize("command", [[], ["fit"], ["predict"], ["demo"], ["simulate"]])
+def test_no_help_speaks_of_turns(command, capsys):
+    """A symmetric game's user reads every command's help without being told of turns."""
+    code, text, err = run([*command, "--help"], capsys)
+    assert code == 0, err
+    assert "usage: skcodex" in text
+    assert _turn_wording(text) == [], text
+
+
+def test_a_symmetric_fit_prints_no_turn_wording(tmp_path, capsys):
+    from skcodex.datasets import make_game_matches
+
+    data = make_game_matches(
+        n_players=12, n_matches=200, n_tournaments=4, starters=5, symmetric=True, random_state=2
+    )
+    csv = tmp_path / "game.csv"
+    winner = np.where(data.y == 1, data.X["player1"], data.X["player2"])
+    data.X.assign(winner=winner).to_csv(csv, index=False)
+    out = tmp_path / "model"
+    code, text, err = run(["fit", csv, "--out", out, "--symmetric", *FAST], capsys)
+    assert code == 0, err
+    assert "held-out (tournament " in text and "Top 10 players" in text
+    row = data.X.iloc[0]
+    argv = ["predict", out, "--p1", row["player1"], "--deck1", row["deck1"]]
+    code, said, err = run([*argv, "--p2", row["player2"], "--deck2", row["deck2"]], capsys)
+    assert code == 0, err
+    assert _turn_wording(text + err + said) == [], text + said
+
+
+def test_version(capsys):
+    import skcodex
+
+    code, text, _ = run(["--version"], capsys)
+    assert code == 0 and text == f"skcodex {skcodex.__version__}\n"
+
+
+# -- predict's quick path ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def walk_model(small_matches, tmp_path_factory):
+    """A model with the skill walk and the debut option, saved as the command saves it."""
+    import warnings
+
+    from skcodex import BayesianMatchupClassifier
+    from skcodex.cli import save_model
+
+    clf = BayesianMatchupClassifier(
+        draws=60, tune=60, chains=2, progressbar=False, random_state=1,
+        time_varying=True, debut=True,
+    )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(small_matches.X, small_matches.y)
+    out = tmp_path_factory.mktemp("walk")
+    save_model(clf, out)
+    return out
+
+
+@pytest.mark.parametrize("which", ["fitted_dir", "walk_model"])
+def test_predict_quick_path_gives_the_estimators_numbers(which, request, small_matches):
+    """The quick path's draws are predict_proba_draws', bit for bit up to rounding."""
+    from skcodex.analysis import match_forecast
+    from skcodex.cli.quick import quick_forecast, quick_probability_draws, read_quick_model
+
+    folder = request.getfixturevalue(which)
+    quick = read_quick_model(folder / MODEL_FILE)
+    assert quick is not None
+    clf = load_model(folder)
+    table = small_matches.X.iloc[::37][["player1", "player2", "deck1", "deck2"]]
+    table = table.reset_index(drop=True)
+    np.testing.assert_allclose(
+        quick_probability_draws(quick, table), clf.predict_proba_draws(table), atol=1e-12
+    )
+    want = match_forecast(clf, table.iloc[:1], 0.8).iloc[0]
+    got = quick_forecast(quick, table.iloc[:1], 0.8)
+    np.testing.assert_allclose(got, want[["mean", "lower", "upper"]].to_numpy(float), atol=1e-12)
+    # a never-seen player or deck part: the estimator's own way
+    new = table.iloc[:1].assign(player1="newcomer")
+    assert quick_probability_draws(quick, new) is None
+
+
+def test_predict_reads_no_estimator_for_a_seen_match(fitted_dir, small_matches, monkeypatch):
+    """One forecast between seen players imports neither scikit-learn, ArviZ nor xarray."""
+    import subprocess
+    import sys
+
+    row = small_matches.X.iloc[0]
+    code = (
+        "import sys; from skcodex.cli import main; "
+        f"main(['predict', {str(fitted_dir)!r}, '--p1', {row['player1']!r}, '--deck1', "
+        f"{row['deck1']!r}, '--p2', {row['player2']!r}, '--deck2', {row['deck2']!r}]); "
+        "print(sorted(m for m in ('sklearn', 'arviz', 'xarray', 'pymc', 'pytensor', 'scipy', "
+        "'matplotlib', 'dask') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"P({row['player1']} with ")
+    assert lines[-1] == "[]", done.stdout

@@ -173,3 +173,32 @@ def test_an_entrant_without_a_name_is_refused_not_named_nan(known_model, tmp_pat
     code, out, err = run(argv, capsys)
     assert code == 2 and out == ""
     assert err.strip() == "skcodex: error: entrant number 2 has no name"
+
+
+def test_progress_says_the_share_done_and_the_time_left():
+    import io
+
+    from skcodex.cli.commands import Progress, _duration
+
+    out = io.StringIO()
+    progress = Progress("Solving", stream=out)
+    for done in range(0, 101, 5):
+        progress(done, 100)
+    lines = out.getvalue().splitlines()
+    # not a terminal: one line a tenth of the work, the last at 100%
+    assert [line.split(" (")[0] for line in lines] == [
+        f"Solving: {k} of 100" for k in range(10, 101, 10)
+    ]
+    assert lines[-1].endswith("so far, about 0 s left")
+    assert [_duration(s) for s in (45, 200, 3900)] == ["45 s", "3 min 20 s", "1 h 5 min"]
+
+
+def test_nash_simulation_reports_its_progress(monkeypatch):
+    from skcodex.tournament import _probabilities as probabilities
+
+    calls = []
+    monkeypatch.setattr(probabilities, "NASH_PROGRESS", [lambda d, t: calls.append((d, t))])
+    slots = np.full((7, 6, 6), 0.5)  # 7 draws; entrants of 2, 2 and 1 decks... and 1
+    out = probabilities._nash(slots, offsets=[0, 2, 4, 5], n_decks=[2, 2, 1, 1])
+    assert out.shape == (7, 4, 4)
+    assert calls == [(7, 7)]  # one pair where both choose, 7 draws

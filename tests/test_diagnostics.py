@@ -178,3 +178,31 @@ def test_convergence_summary_counts_divergences_and_agrees_with_arviz():
     assert summary["min_ess_bulk"] == pytest.approx(ess, rel=1e-9)
     assert "3 divergent transition(s)" in summary["problems"]
     assert any("R-hat above 1.01" in p for p in summary["problems"])
+
+
+def test_failed_checks_are_grouped_by_parameter_family():
+    from skcodex._diagnostics import grouped_problems, problem_family
+
+    problems = [
+        "R-hat above 1.01 for 2 spread parameter(s) (log_sd[stsp], log_sd[spsp]; worst 1.020)",
+        "R-hat above 1.01 for 4 effect parameter(s) (skill[a], skill[b] and 2 more; worst 1.3)",
+        "bulk ESS below 400 for 5 effect parameter(s) (stst[A, B]; lowest 90)",
+        "bulk ESS below 400 for 7 effect parameter(s) (spsp[C, D]; lowest 40)",
+        "R-hat above 1.01 for 1 effect parameter(s) (walk[a, 2]; worst 1.500)",
+        "3 divergent transition(s)",
+    ]
+    assert [problem_family(p) for p in problems] == [
+        "spreads",
+        "player skills",
+        "deck matchups",
+        "deck matchups",
+        "player skills",
+        "sampler",
+    ]
+    assert grouped_problems(problems) == [
+        "spreads: R-hat above 1.01 for 2 (worst 1.020)",
+        "player skills: R-hat above 1.01 for 5 (worst 1.500)",
+        "deck matchups: bulk ESS below 400 for 12 (lowest 40)",
+        "sampler: 3 divergent transition(s)",
+    ]
+    assert grouped_problems([]) == []

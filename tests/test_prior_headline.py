@@ -114,11 +114,14 @@ def test_report_shows_prior_beside_posterior_and_names_data_and_model(small_matc
     assert f"<strong>{s['p_skill_matters_more']:.2f}</strong> after seeing the matches" in text
     assert f">{s['prior_p_skill_matters_more']:.2f}</strong> before seeing any" in text
     assert "the balanced prior" in text
-    # every figure and every headline names the data and the model options
+    # every figure and every headline names its data; the model options are given once,
+    # in the line that heads the page
     captions = re.findall(r"<figcaption>(.*?)</figcaption>", page, re.S)
     assert len(captions) == len(FIGURES)
     for part in [*captions, *re.findall(r'<p class="key">(.*?)</p>', page, re.S)]:
         assert "Data: tournaments of the test, 400 matches" in part, part
-        assert "balanced prior: log total spread ~ N(0.5, 0.5)" in part, part
-        assert "NUTS (auto: pymc sampler), 2 chains of 60 draws after 60 tuning steps" in part, part
+        assert "model as described at the top of the page" in part, part
+    top = re.search(r'<p class="summary">Data: (.*?)</p>', page, re.S).group(1)
+    assert "balanced prior: log total spread ~ N(0.5, 0.5)" in top
+    assert "NUTS (auto: pymc sampler), 2 chains of 60 draws after 60 tuning steps" in top
     assert "prior interval" in page  # the spreads table shows the prior beside the posterior

@@ -16,6 +16,7 @@ from skcodex import _posterior as posterior
 from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks, parse_deck
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
+from skcodex.exceptions import ApproximationWarning
 
 SETTINGS = settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -243,7 +244,9 @@ def test_variational_fit_on_minibatches_recovers_known_skills():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(approximate, "BATCH_SIZE", 400)
         mp.setattr(approximate, "STEPS", 3000)
-        clf.fit(truth.X, truth.y)
+        # the deck spreads are barely informed: mean-field ADVI says it shrank them
+        with pytest.warns(ApproximationWarning, match="mean-field ADVI has likely shrunk"):
+            clf.fit(truth.X, truth.y)
     assert posterior.group(clf.idata_, "posterior").attrs["advi_batch_size"] == 400
     skills = posterior.group(clf.idata_, "posterior")["skill"].mean(("chain", "draw"))
     players = list(clf.vocabulary_.players)
@@ -310,6 +313,9 @@ def advi(data, monkeypatch_module):
     monkeypatch_module.setattr(approximate, "STEPS", 2000)  # plenty for 240 matches
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        # 240 matches inform the deck spreads too little for mean-field ADVI, which says so;
+        # these tests are about the posterior's shape and reproducibility
+        warnings.simplefilter("ignore", ApproximationWarning)
         return BayesianMatchupClassifier(method="advi", **TINY).fit(data.X, data.y)
 
 
@@ -343,6 +349,7 @@ def test_variational_forecasts_agree_with_nuts(advi, bayes, data):
 def test_variational_fit_is_reproducible(advi, data, monkeypatch_module):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", ApproximationWarning)  # as the first fit (`advi`)
         again = BayesianMatchupClassifier(method="advi", **TINY).fit(data.X, data.y)
     assert np.array_equal(again.predict_proba(data.X), advi.predict_proba(data.X))
 

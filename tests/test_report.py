@@ -136,7 +136,8 @@ def test_report_content_for_a_reader(report, fitted, small_matches):
     assert "400 matches between 30 players in 5 tournaments" in text
     assert "held-out" in text and "tournament T5" in text
     assert "held-out model: 1 divergent transition(s)" in text  # problems are listed
-    best = str(report.parent.joinpath("skills.csv").open().readlines()[1].split(",")[0])
+    lines = report.parent.joinpath("skills.csv").read_text().splitlines()
+    best = str(lines[1].split(",")[0])
     assert f"<strong>{best}</strong>" in text
     assert "Crosses mark the true skills" in text
     for number in ("R-hat", "ESS", "divergent"):
@@ -231,6 +232,30 @@ def test_without_held_out_matches_the_calibration_is_called_in_sample(result):
     verdict = html.unescape(section.split('class="calibration-verdict">')[1].split("</p>")[0])
     assert verdict.startswith("No matches were held out, so these are in-sample forecasts")
     assert f"{result.brier.loc['in-sample', 'calibration_error']:.3f}" in verdict
+
+
+def test_the_report_lists_failed_checks_by_parameter_family(result):
+    problems = [
+        f"bulk ESS below 400 for {n} effect parameter(s) (stsp[Demonology, Law]; lowest {n}0)"
+        for n in range(3, 20)
+    ]
+    bad = dataclasses.replace(
+        result,
+        convergence={
+            **result.convergence,
+            "problems": problems,
+            "forecasts": {"sentence": "Forecasts: checked & fine."},
+        },
+        held_out=None,
+    )
+    page = render_html(bad, figs=dict.fromkeys(FIGURES, _tiny_figure()))
+    box = page.split('class="warning"')[1].split("</div>")[0]
+    shown, details = box.split("<details>")
+    # seventeen checks of one family: one bullet, then all seventeen folded away
+    assert shown.count("<li>") == 1
+    assert "<li>deck matchups: bulk ESS below 400 for 187 (lowest 30)</li>" in shown
+    assert "Forecasts: checked &amp; fine." in shown
+    assert details.count("<li>") == 17 and "Every failed check (17)" in details
 
 
 def test_player_names_are_escaped(result):
@@ -636,3 +661,15 @@ def test_a_fit_with_walk_and_debut_reports_them(small_matches, tmp_path):
     assert PHRASES["static"] not in methods
     written = pd.read_csv(tmp_path / "extensions.csv").set_index("name")
     assert list(written.index) == ["debut", "debut_deck_factor", "sd_step"]
+
+
+def test_the_data_and_model_line_is_given_once(result):
+    """The long data-and-model line heads the page; figures and tables name their data in short."""
+    from skcodex._report_page import _context
+
+    page = render_html(result, figs=dict.fromkeys(FIGURES, _tiny_figure()))
+    context = _context(result, "t", {}, {})
+    full = f"Data: {context['data_line']}. Model: {context['model_line']}."
+    assert page.count(html.escape(full, quote=False)) == 1
+    short = html.escape(context["provenance"], quote=False)
+    assert page.count(short) >= 3 and len(context["provenance"]) < len(full)

@@ -9,8 +9,7 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.figure import Figure
 
-from skcodex.tournament import simulate_tournament
-from skcodex.tournament._plot import plot_tournament
+from skcodex.tournament import plot_tournament, simulate_tournament
 
 
 def _forecast(names):
@@ -38,6 +37,10 @@ def test_plot_draws_each_chance_and_the_names_as_typed():
     order = np.argsort(-forecast.p_win, kind="stable")[:6]
     assert np.allclose(widths[0], forecast.p_top(8)[order])
     assert np.allclose(widths[-1], forecast.p_win[order])
+    # each chance to win is written as the printed table writes it
+    notes = [t.get_text() for t in ax.texts]
+    assert notes == [f"P(win) {p:.3f}" for p in forecast.p_win[order]]
+    assert f"{forecast.table()['p_win'].iloc[0]:.3f}" in notes[0]
     fig.savefig(io.BytesIO(), format="png")
 
 

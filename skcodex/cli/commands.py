@@ -33,8 +33,6 @@ def _part(args: argparse.Namespace, name: str) -> bool | str:
 
 
 def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace, what: str):
-    from sklearn.exceptions import ConvergenceWarning
-
     from skcodex import BayesianMatchupClassifier
 
     clf = BayesianMatchupClassifier(
@@ -52,18 +50,40 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         target_accept=args.target_accept,
     )
     print(
-        f"Fitting {what}: {len(X)} matches, {args.chains} chains of {args.draws} draws, "
-        f"{args.prior} prior ..."
+        f"Fitting {what}: {len(X):,} matches, {_count(args.chains, 'chain')} of "
+        f"{args.draws:,} draws, {args.prior} prior ..."
     )
     start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True):
+        # the failed convergence checks are printed below, grouped, in a few lines
         warnings.simplefilter("always")
         clf.fit(X, y)
     print(f"  done in {time.perf_counter() - start:.1f} s.")
-    for w in caught:
-        if issubclass(w.category, ConvergenceWarning):
-            print(f"  warning: {shown(w.message)}")
+    _print_convergence(clf, X)
     return clf
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 chain``, ``4 chains``."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def _print_convergence(clf: Any, X: pd.DataFrame) -> None:
+    """A fit's failed convergence checks in a few short lines, and whether forecasts suffer."""
+    from skcodex._diagnostics import forecast_convergence, grouped_problems
+
+    problems = list(getattr(clf, "convergence_problems_", []))
+    if not problems:
+        return
+    groups = grouped_problems(problems)
+    print(f"  Convergence checks failed ({len(problems)}), by parameter family:")
+    for line in groups:
+        print(f"    {shown(line)}")
+    print(f"  {shown(forecast_convergence(clf, X)['sentence'])}")
+    print(
+        "  More draws and tuning steps (--draws, --tune) raise ESS and bring R-hat down; "
+        "the report lists every failed check."
+    )
 
 
 def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace):
@@ -221,16 +241,19 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     summary = X.attrs.get("summary")
     if summary is not None:
         print("\n".join(shown(line) for line in str(summary).splitlines()))
-    _fit_and_report(
+    out = Path(args.out)
+    clf, held_out = _fit_and_report(
         X,
         y,
         catalogue,
         args,
-        Path(args.out),
+        out,
         title=args.title,
         source=str(args.matches),
         inputs=tuple(str(p) for p in (args.matches, args.catalogue) if _is_path(p)),
     )
+    print_results(clf, X, y, held_out, top=args.top, prior=args.prior)
+    print(f"\nOpen {out / 'report.html'} in a browser to read the report.")
     return 0
 
 
@@ -269,19 +292,22 @@ def _note_unseen(names: list, players: tuple) -> None:
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
-    from skcodex.analysis import deck_label, match_forecast
+    from skcodex.cli.quick import quick_forecast, read_quick_model
     from skcodex.codex import parse_deck
     from skcodex.data import normalise_name
+    from skcodex.data._catalogues import close_name
 
-    clf = load_model(args.model)
-    catalogue = clf.catalogue or getattr(clf, "catalogue_", None)
+    path = Path(args.model)
+    quick = read_quick_model(path / MODEL_FILE if path.is_dir() else path)
+    model = quick if quick is not None else load_model(args.model)
+    catalogue = model.catalogue or getattr(model, "catalogue_", None)
     decks = []
     for flag, text in (("--deck1", args.deck1), ("--deck2", args.deck2)):
         try:
             decks.append(parse_deck(text, catalogue))
         except ValueError as err:
             raise CommandError(f"{flag}: {err}") from None
-    players = clf.vocabulary_.players
+    players = model.vocabulary_.players
     names = []
     for flag, given in (("--p1", args.p1), ("--p2", args.p2)):
         name = normalise_name(given)  # as the match table reads names
@@ -299,37 +325,116 @@ def _cmd_predict(args: argparse.Namespace) -> int:
             "deck2": pd.Series(decks[1:], dtype=object),
         }
     )
-    forecast = match_forecast(clf, table, args.interval).iloc[0]
+    forecast = None if quick is None else quick_forecast(quick, table, args.interval)
+    if forecast is None:  # a never-seen name: the estimator draws its effects
+        model = model if quick is None else load_model(args.model)
+        forecast = _full_forecast(model, table, args.interval)
     for name in (p1, p2):
         if name not in players:
+            hint = close_name(name, players)
+            also = f" (did you mean {hint!r}?)" if hint is not None else ""
             print(
-                f"note: {shown(name)} was not in the fitted matches{_did_you_mean(name, players)}; "
-                "their skill is drawn from the population of players, so the interval is wide."
+                f"note: player {name!r} was not in the fitted matches{also}; their skill is "
+                "drawn from the population of players, so the interval is wide."
             )
+    for message in forecast[3:]:
+        print(f"note: {message}")
+    from skcodex.codex import deck_label
+
     d1, d2 = (deck_label(d, catalogue) for d in decks)
-    side = _player1_words(clf)
+    side = _player1_words(model)
     p1, p2, d1, d2 = (shown(text) for text in (p1, p2, d1, d2))
-    print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast['mean']:.3f}")
-    print(
-        f"{round(100 * args.interval)}% interval: "
-        f"{forecast['lower']:.3f} to {forecast['upper']:.3f}"
-    )
+    print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast[0]:.3f}")
+    print(f"{round(100 * args.interval)}% interval: {forecast[1]:.3f} to {forecast[2]:.3f}")
     return 0
 
 
-def _player1_words(clf: Any) -> str:
-    """``, moving first,`` where a side moves first; ``, listed first,``; or nothing (symmetric)."""
-    from skcodex.report import game_words
+def _full_forecast(clf: Any, table: pd.DataFrame, interval: float) -> tuple:
+    """``(mean, lower, upper, *notes)`` from the loaded estimator; its warnings become notes."""
+    from skcodex.analysis import match_forecast
 
-    player1 = game_words(clf)["player1"]
-    return {"who moves first": ", moving first,", "listed first": ", listed first,"}.get(
-        player1, ""
+    with warnings.catch_warnings(record=True) as caught:
+        # never-seen names are said as notes, not as Python warnings
+        warnings.simplefilter("always", UserWarning)
+        row = match_forecast(clf, table, interval).iloc[0]
+    notes = []
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            notes.append(" ".join(str(w.message).split()))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return (float(row["mean"]), float(row["lower"]), float(row["upper"]), *notes)
+
+
+def _player1_words(model: Any) -> str:
+    """``, moving first,`` where a side moves first; ``, listed first,``; or nothing (symmetric)."""
+    from skcodex.cli.quick import player1_words
+
+    catalogue = getattr(model, "catalogue", None) or getattr(model, "catalogue_", None)
+    symmetric = getattr(model, "symmetric", False)
+    return player1_words(catalogue, model.layout_, bool(symmetric))
+
+
+def print_results(
+    clf: Any,
+    X: pd.DataFrame,
+    y: np.ndarray,
+    held_out: Any,
+    *,
+    top: int,
+    prior: str,
+    true_skills: Any = None,
+    true_spreads: dict | None = None,
+    oracle_brier: float | None = None,
+) -> None:
+    """What a fit found, as ``skcodex fit`` and ``skcodex demo`` print it.
+
+    The top players with their intervals, the skill and deck spreads, and the
+    in-sample and held-out Brier scores; with the truth of synthetic data
+    (``true_skills``, ``true_spreads``, ``oracle_brier``) beside the estimates.
+    """
+    from skcodex import brier_score
+    from skcodex.analysis import skill_table, skill_versus_decks
+
+    skills = skill_table(clf, X)
+    shown = skills.head(top)
+    truth = "; true skill" if true_skills is not None else ""
+    print(f"\nTop {len(shown)} players (posterior mean skill, 90% interval{truth}):")
+    width = max(10, *(len(str(p)) for p in shown.index))
+    for player, row in shown.iterrows():
+        line = (
+            f"  {player!s:>{width}}  {row['mean']:+.2f}  [{row['lower']:+.2f}, "
+            f"{row['upper']:+.2f}]  P(best) {row['p_best']:.2f}"
+        )
+        if true_skills is not None:
+            line += f"   true {true_skills[player]:+.2f}"
+        print(line)
+    spreads = skill_versus_decks(clf)
+    truth = "; true value" if true_spreads else ""
+    print(f"\nSkill versus decks (posterior mean, 90% interval{truth}):")
+    for name in ("sd_player", "sd_deck"):
+        row = spreads.loc[name]
+        line = f"  {name:>10}  {row['mean']:.2f}  [{row['lower']:.2f}, {row['upper']:.2f}]"
+        if true_spreads:
+            line += f"   true {true_spreads[name]:.2f}"
+        print(line)
+    print(
+        f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}"
+        f" (prior alone: {spreads.attrs['prior_p_skill_matters_more']:.2f}, {prior} prior)"
     )
+    in_sample = brier_score(y, clf.predict_proba(X)[:, 1])
+    print("\nBrier score (lower is better; a coin flip scores 0.250):")
+    line = f"  in-sample ({len(y)} matches) {in_sample:.3f}"
+    if held_out is not None:
+        held = brier_score(held_out.y, held_out.p_win)
+        line += f"   held-out ({held_out.label}, {len(held_out.y)} matches) {held:.3f}"
+        if oracle_brier is not None:
+            line += f"   true probabilities on the held-out matches {oracle_brier:.3f}"
+    print(line)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from skcodex import brier_score
-    from skcodex.analysis import skill_table, skill_versus_decks
     from skcodex.datasets import make_matches
 
     n_tournaments = 8
@@ -359,42 +464,22 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         ),
     )
 
-    skills = skill_table(clf, data.X)
-    truth = data.params["skill"]
-    top = skills.head(args.top)
-    print(f"\nTop {len(top)} players (posterior mean skill, 90% interval; true skill):")
-    for player, row in top.iterrows():
-        print(
-            f"  {player:>10}  {row['mean']:+.2f}  [{row['lower']:+.2f}, {row['upper']:+.2f}]"
-            f"  P(best) {row['p_best']:.2f}   true {truth[player]:+.2f}"
-        )
-    spreads = skill_versus_decks(clf)
-    print("\nSkill versus decks (posterior mean, 90% interval; true value):")
     sd = data.params["sd"]
-    true_deck = (sd["stst"] ** 2 + 6 * sd["stsp"] ** 2 + 9 * sd["spsp"] ** 2) ** 0.5
-    for name, true in (("sd_player", sd["player"]), ("sd_deck", true_deck)):
-        row = spreads.loc[name]
-        print(
-            f"  {name:>10}  {row['mean']:.2f}  [{row['lower']:.2f}, {row['upper']:.2f}]"
-            f"   true {true:.2f}"
-        )
-    print(
-        f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}"
-        f" (prior alone: {spreads.attrs['prior_p_skill_matters_more']:.2f}, {args.prior} prior)"
+    test = (data.X["period"] == data.X["period"].iloc[-1]).to_numpy()
+    print_results(
+        clf,
+        data.X,
+        data.y,
+        held_out,
+        top=args.top,
+        prior=args.prior,
+        true_skills=data.params["skill"],
+        true_spreads={
+            "sd_player": sd["player"],
+            "sd_deck": (sd["stst"] ** 2 + 6 * sd["stsp"] ** 2 + 9 * sd["spsp"] ** 2) ** 0.5,
+        },
+        oracle_brier=brier_score(data.y[test], data.p_win[test]),
     )
-
-    in_sample = brier_score(data.y, clf.predict_proba(data.X)[:, 1])
-    print("\nBrier score (lower is better; a coin flip scores 0.250):")
-    line = f"  in-sample ({len(data.y)} matches) {in_sample:.3f}"
-    if held_out is not None:
-        test = (data.X["period"] == data.X["period"].iloc[-1]).to_numpy()
-        held = brier_score(held_out.y, held_out.p_win)
-        oracle = brier_score(data.y[test], data.p_win[test])
-        line += (
-            f"   held-out ({held_out.label}, {len(held_out.y)} matches) {held:.3f}   "
-            f"true probabilities on the held-out matches {oracle:.3f}"
-        )
-    print(line)
     if out is not None:
         print(f"\nOpen {shown(out / 'report.html')} in a browser to read the report.")
     return 0
@@ -527,19 +612,70 @@ def _simulate(args: argparse.Namespace, fmt: Any):
                     f"{shown(repr(value)[:40])} is not a number; every round must be a number"
                 )
             results["round"] = rounds
-    if args.deck_rule == "nash":
-        print("Solving each pairing's deck-choice game for every posterior draw ...", flush=True)
-    forecast = simulate_tournament(
-        fmt,
-        entrants,
-        clf,
-        deck_rule=args.deck_rule,
-        results=results,
-        n_simulations=args.simulations,
-        n_draws=getattr(args, "posterior_draws", None),
-        random_state=args.seed,
-    )
+    from skcodex.tournament import _probabilities as probabilities
+
+    probabilities.NASH_PROGRESS[0] = Progress("Solving the deck-choice games")
+    try:
+        forecast = simulate_tournament(
+            fmt,
+            entrants,
+            clf,
+            deck_rule=args.deck_rule,
+            results=results,
+            n_simulations=args.simulations,
+            n_draws=getattr(args, "posterior_draws", None),
+            random_state=args.seed,
+        )
+    finally:
+        probabilities.NASH_PROGRESS[0] = None
     return forecast, clf
+
+
+class Progress:
+    """``progress(done, total)``: a line on standard error with the share done and the time left.
+
+    On a terminal the line is rewritten in place at most twice a second; otherwise a
+    line is written at each tenth of the work. The time left is the time so far times
+    the work left over the work done.
+    """
+
+    def __init__(self, what: str, stream: Any = None) -> None:
+        import sys
+
+        self.what, self.stream = what, stream if stream is not None else sys.stderr
+        self.start = time.perf_counter()
+        self.shown, self.tenth = 0.0, 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if total <= 0:
+            return
+        now = time.perf_counter()
+        elapsed = now - self.start
+        left = elapsed * (total - done) / max(done, 1)
+        line = (
+            f"{self.what}: {done:,} of {total:,} ({100 * done / total:.0f}%), "
+            f"{_duration(elapsed)} so far, about {_duration(left)} left"
+        )
+        finished = done >= total
+        if self.stream.isatty():
+            if finished or now - self.shown >= 0.5:
+                self.shown = now
+                self.stream.write("\r" + line + ("\n" if finished else ""))
+                self.stream.flush()
+        elif finished or 10 * done // total > self.tenth:
+            self.tenth = 10 * done // total
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """``45 s``, ``3 min 20 s``, ``1 h 5 min``."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
 
 
 def _print_forecast(forecast: Any, top: int) -> None:

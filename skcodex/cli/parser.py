@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
+from skcodex import __version__
 from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict, _cmd_simulate
 from skcodex.cli.errors import shown
 from skcodex.data._catalogues import WALK_STEPS_SLOW
@@ -143,7 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="skcodex",
         description="Predict who wins a two-player match (Codex, or any game whose decks are a "
-        "starter plus side components) from the players, their decks and turn order.",
+        "starter plus side components) from the players and their decks.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -197,13 +201,13 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument(
         "--first-move",
         action="store_true",
-        help="add a first-move effect (player 1's advantage), for games whose deck "
-        "effects do not already carry turn order",
+        help="add an advantage of player 1 (the side listed first), for games whose deck "
+        "effects do not already carry one",
     )
     fit.add_argument(
         "--symmetric",
         action="store_true",
-        help="a game where no side moves first: the matchup of a against b is minus that "
+        help="a game whose two sides are alike: the matchup of a against b is minus that "
         "of b against a (not with --first-move)",
     )
     fit.add_argument(
@@ -230,17 +234,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="decks of the report's matchup table and Nash weights: 'most played' "
         "(the default), 'monocolour' (Codex), or decks separated by commas",
     )
+    fit.add_argument("--top", type=_positive, default=10, help="players to list (10)")
     _sampling_options(fit, 1000)
     _holdout_options(fit)
     fit.set_defaults(run=_cmd_fit)
 
     predict = sub.add_parser(
         "predict",
-        help="probability that the first player wins, with its interval",
+        help="probability that player 1 wins, with its interval",
         description="P(player 1 wins) for one match, from a model written by 'skcodex fit'.",
     )
     predict.add_argument("model", metavar="MODEL", help="fitted model file, or its folder")
-    predict.add_argument("--p1", required=True, metavar="NAME", help="player 1 (moves first)")
+    predict.add_argument("--p1", required=True, metavar="NAME", help="player 1 (listed first)")
     predict.add_argument("--deck1", required=True, metavar="DECK", help="player 1's deck")
     predict.add_argument("--p2", required=True, metavar="NAME", help="player 2")
     predict.add_argument("--deck2", required=True, metavar="DECK", help="player 2's deck")
@@ -297,8 +302,8 @@ def _simulate_parser(sub) -> None:
         "--results",
         metavar="CSV",
         default=None,
-        help="matches already played: round, player1 (moved first), player2, winner (empty "
-        "for a pairing not yet played)",
+        help="matches already played: round, player1, player2, winner (empty for a pairing "
+        "not yet played)",
     )
     simulate.add_argument(
         "--deck-rule",
@@ -310,7 +315,7 @@ def _simulate_parser(sub) -> None:
         "--first-move",
         choices=["random", "alternating"],
         default="random",
-        help="who moves first in a match (random)",
+        help="which entrant is player 1 in a match: random, or alternating (random)",
     )
     simulate.add_argument(
         "--simulations", type=_positive, default=10_000, help="simulated tournaments (10000)"

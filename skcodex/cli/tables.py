@@ -210,7 +210,8 @@ def _deck_catalogue(
         print(
             f"The decks of {shown(path)} are not Codex decks; reading each as a starter followed "
             f"by {k} component(s), every name seen a level (give --catalogue FILE to check "
-            "the names)."
+            "the names; its rows starter_word,WORD and component_word,WORD give the report "
+            "the game's words, such as character)."
         )
     try:
         checked = check_match_table(table, catalogue)

@@ -27,6 +27,7 @@ from skcodex.data._table import MatchTableError, check_match_table, table_catalo
 __all__ = [
     "WALK_STEPS_SLOW",
     "checked_with_catalogue",
+    "close_name",
     "plain_fallback",
     "warn_if_walk_is_large",
     "warn_unseen_names",
@@ -89,6 +90,26 @@ def plain_fallback(X: Any, error: MatchTableError) -> PlainCatalogue:
     return catalogue
 
 
+def close_name(name: Any, known: Any) -> str | None:
+    """The known name ``name`` was most likely meant to be, or None.
+
+    A name that differs only in case or spaces first (``"CHAR0"`` for
+    ``"char0"``), then the closest by `difflib` of the names as written, then
+    of the names in lower case.
+    """
+    text = str(name)
+    names = [str(k) for k in known]
+    folded = {"".join(n.split()).casefold(): n for n in names}
+    same = folded.get("".join(text.split()).casefold())
+    if same is not None and same != text:
+        return same
+    hint = difflib.get_close_matches(text, names, n=1)
+    if hint:
+        return hint[0]
+    hint = difflib.get_close_matches(text.casefold(), list(folded), n=1)
+    return folded[hint[0]] if hint else None
+
+
 def warn_unseen_names(model: Any, catalogue: Any, codes: Any) -> None:
     """Warn once per never-seen starter or component name that ``catalogue`` does not list.
 
@@ -121,8 +142,8 @@ def warn_unseen_names(model: Any, catalogue: Any, codes: Any) -> None:
             if (word, name) in warned:
                 continue
             warned.add((word, name))
-            hint = difflib.get_close_matches(str(name), [str(k) for k in known], n=1)
-            also = f" (did you mean {hint[0]!r}?)" if hint else ""
+            hint = close_name(name, known)
+            also = f" (did you mean {hint!r}?)" if hint is not None else ""
             warnings.warn(
                 f"{word} {name!r} was not in the fitted matches{also}; it is forecast as a new "
                 f"{word}, its effects drawn from the population of {word}s",

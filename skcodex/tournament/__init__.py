@@ -18,6 +18,7 @@ from skcodex.tournament._formats import (
     TournamentError,
     parse_format,
 )
+from skcodex.tournament._plot import plot_tournament
 from skcodex.tournament._probabilities import DECK_RULES
 from skcodex.tournament._report import (
     render_tournament_html,
@@ -38,6 +39,7 @@ __all__ = [
     "TournamentError",
     "TournamentForecast",
     "parse_format",
+    "plot_tournament",
     "render_tournament_html",
     "simulate_tournament",
     "tournament_tables",

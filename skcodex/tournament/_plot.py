@@ -61,7 +61,8 @@ def plot_tournament(
         ax.barh(pos, p[order], height=0.75, color=shade, label=label)
     widest = steps[0][1][order]
     for y, x, p in zip(pos, widest, forecast.p_win[order]):
-        ax.text(x + 0.01, y, f"win {100 * p:.1f}%", va="center", fontsize=8, parse_math=False)
+        # written as the printed table and the report write it: a probability, 3 decimals
+        ax.text(x + 0.01, y, f"P(win) {p:.3f}", va="center", fontsize=8, parse_math=False)
     names = [_short(str(forecast.entrants[k])) for k in order]
     ax.set_yticks(pos, names, fontsize=9, parse_math=False)
     ax.set_xlim(0.0, 1.15)

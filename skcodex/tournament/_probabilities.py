@@ -251,6 +251,12 @@ def _uniform(slots, offsets, n_decks) -> np.ndarray:
     return out
 
 
+#: Called as ``progress(done, total)`` while the Nash deck choices are solved, ``total``
+#: being the matrix games to solve (pairs where both entrants choose, times draws); the
+#: command line sets it to show its progress. None: silent.
+NASH_PROGRESS: list[Any] = [None]
+
+
 def _nash(slots, offsets, n_decks) -> np.ndarray:
     """Each pairing's deck-choice game solved per draw, both players choosing before the coin flip.
 
@@ -263,6 +269,9 @@ def _nash(slots, offsets, n_decks) -> np.ndarray:
     n = len(offsets)
     out = np.full((len(slots), n, n), 0.5)
     draws = np.arange(len(slots))
+    choosing = int((np.asarray(n_decks) > 1).sum())
+    total, done = choosing * (choosing - 1) // 2 * len(slots), 0
+    progress = NASH_PROGRESS[0]
     for i in range(n):
         a = slice(offsets[i], offsets[i] + n_decks[i])
         for j in range(i + 1, n):
@@ -283,6 +292,9 @@ def _nash(slots, offsets, n_decks) -> np.ndarray:
             x, y = solve_games(payoff)
             out[:, i, j] = np.einsum("da,dab,db->d", x, m1, y)
             out[:, j, i] = np.einsum("db,dba,da->d", y, m2, x)
+            done += len(slots)
+            if progress is not None:
+                progress(done, total)
     return out
 
 
