@@ -303,3 +303,27 @@ def test_a_bad_part_selection_is_refused():
     X, y = make_matches(n_players=8, n_matches=40, random_state=0, return_X_y=True)
     with pytest.raises(ValueError, match=r"'part_selection' parameter .* must be"):
         BayesianMatchupClassifier(part_selection="loo").fit(X, y)
+
+
+def test_the_command_line_prints_the_forward_evidence(capsys):
+    import argparse
+
+    from skcodex.cli import commands
+
+    X, y = make_matches(
+        n_players=12, n_matches=240, n_tournaments=6, random_state=3, return_X_y=True
+    )
+    args = argparse.Namespace(
+        draws=40, tune=40, chains=2, seed=0, no_progress=True, prior="lognormal",
+        target_accept=0.8, debut=None, time_varying=None, part_selection="forward",
+    )  # fmt: skip
+    clf = commands._fit(X, y, None, args, "on every match")
+    out = capsys.readouterr().out
+    assert "Parts left to the data" in out
+    for candidate in clf.part_evidence_["candidate"]:
+        assert f"    {candidate} " in out
+    chosen = clf.part_evidence_.loc[clf.part_evidence_["chosen"], "candidate"].item()
+    assert f"{chosen:<13} Brier" in out and out.count("<- chosen") == 1
+    args.part_selection = "none"  # the default: nothing to print
+    commands._fit(X, y, None, args, "on every match")
+    assert "Parts left to the data" not in capsys.readouterr().out

@@ -727,6 +727,7 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
         "symmetric": False,
         "debut": "auto",
         "time_varying": "auto",
+        "part_selection": "none",
         "prior": "balanced",
         "target_accept": 0.95,
     }
@@ -877,6 +878,7 @@ def test_parser_defaults():
         "symmetric": False,
         "debut": None,
         "time_varying": None,
+        "part_selection": "none",
         "decks": None,
         "top": 10,
         "draws": 1000,

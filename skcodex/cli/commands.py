@@ -46,6 +46,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         symmetric=bool(getattr(args, "symmetric", False)),
         debut=_part(args, "debut"),
         time_varying=_part(args, "time_varying"),
+        part_selection=getattr(args, "part_selection", "none"),
         prior=args.prior,
         target_accept=args.target_accept,
     )
@@ -60,6 +61,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         clf.fit(X, y)
     print(f"  done in {time.perf_counter() - start:.1f} s.")
     _print_convergence(clf, X)
+    _print_evidence(clf)
     return clf
 
 
@@ -84,6 +86,28 @@ def _print_convergence(clf: Any, X: pd.DataFrame) -> None:
         "  More draws and tuning steps (--draws, --tune) raise ESS and bring R-hat down; "
         "the report lists every failed check."
     )
+
+
+def _print_evidence(clf: Any) -> None:
+    """The forward evidence that decided the parts left to the data, when there was any."""
+    evidence = getattr(clf, "part_evidence_", None)
+    if evidence is None:
+        return
+    note = evidence.attrs.get("note", "")
+    if note:
+        print(f"  Parts left to the data: {note}.")
+        return
+    print(
+        f"  Parts left to the data, each forecasting the last periods "
+        f"({int(evidence['matches'].iloc[0]):,} matches) from the ones before:"
+    )
+    for i, row in evidence.reset_index(drop=True).iterrows():
+        gain = ""
+        if i:
+            diff, se = row["log score - simplest"], row["se"]
+            gain = f", log score {diff:+.2f} (se {se:.2f}) against static"
+        chosen = "  <- chosen" if row["chosen"] else ""
+        print(f"    {row['candidate']:<13} Brier {row['brier']:.4f}{gain}{chosen}")
 
 
 def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace):

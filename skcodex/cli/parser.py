@@ -215,16 +215,27 @@ def build_parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="learn how players play in their first period: a skill offset and a factor "
-        "on the deck effects; never-seen players are forecast as debutants (default: on "
-        "when the matches span two periods or more)",
+        "on the deck effects; never-seen players are forecast as debutants (default: off, "
+        "or decided by --part-selection forward)",
     )
     fit.add_argument(
         "--time-varying",
         action=argparse.BooleanOptionalAction,
         default=None,
         help="let each player's skill walk over the periods; --time-varying needs a period "
-        "column (default: on when the matches span two periods or more, every match is "
-        f"dated and the walk takes fewer than {WALK_STEPS_SLOW:,} steps)",
+        "column (default: off, or decided by --part-selection forward when the matches "
+        f"span two periods or more, every match is dated and the walk takes fewer than "
+        f"{WALK_STEPS_SLOW:,} steps)",
+    )
+    fit.add_argument(
+        "--part-selection",
+        choices=("none", "forward"),
+        default="none",
+        help="how the parts left to the data (--debut, --time-varying not given) are "
+        "decided: none (they stay off; the default) or forward (each combination "
+        "forecasts the matches' last three periods from the ones before, and a part is "
+        "kept only when it beats the model without it by two standard errors; it costs "
+        "about one more fit, and the evidence is printed)",
     )
     fit.add_argument(
         "--decks",
