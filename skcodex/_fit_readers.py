@@ -123,8 +123,9 @@ def upgrade_saved_layout(layout: Layout, idata) -> Layout:
     if not layout.options.time_varying and "walk" in post:
         options = dataclasses.replace(layout.options, time_varying=True)
         layout = dataclasses.replace(layout, options=options, n_epochs=int(post.sizes["epoch"]))
-    if "spread" in post.coords and not layout.empty_spreads:
-        sampled = [str(s) for s in post["spread"].values]
+    # "spread" in a posterior read by xarray (a coordinate) or as plain groups (a variable)
+    if "spread" in post and not layout.empty_spreads:
+        sampled = [s.decode() if isinstance(s, bytes) else str(s) for s in post["spread"].values]
         if len(sampled) > len(layout.spreads):
             layout = dataclasses.replace(layout, empty_spreads=True)
             if list(layout.spreads) != sampled:
