@@ -144,7 +144,9 @@ class SpreadPriors:
             raise ValueError("spread prior loc and scale must have the same length")
         if np.any(scale <= 0):
             raise ValueError(f"spread prior scales must be positive, got {self.scale!r}")
-        if self.family is not None:
+        if self.family is None:  # every entry log-normal, spelt out so equal priors compare equal
+            object.__setattr__(self, "family", ("lognormal",) * len(loc))
+        else:
             if len(self.family) != len(loc) or not set(self.family) <= set(PRIOR_FAMILIES):
                 raise ValueError(
                     f"spread prior family must hold one of {PRIOR_FAMILIES} per entry, "
