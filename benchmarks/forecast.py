@@ -76,8 +76,15 @@ def rating_systems() -> dict:
 
 
 def calibration_slope(y: np.ndarray, p: np.ndarray) -> float:
-    """Slope of the logistic regression of ``y`` on ``logit(p)`` (1 when well calibrated)."""
-    return float(metrics.calibration_slope(y, p)["slope"])
+    """Slope of the logistic regression of ``y`` on ``logit(p)`` (1 when well calibrated).
+
+    NaN where no finite slope fits (outcomes all alike, forecasts all equal, or forecasts
+    that separate wins from losses perfectly, as a handful of matches can).
+    """
+    try:
+        return float(metrics.calibration_slope(y, p)["slope"])
+    except ValueError:
+        return float("nan")
 
 
 def calibration(y: np.ndarray, p: np.ndarray) -> dict[str, float]:
