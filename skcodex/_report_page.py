@@ -451,6 +451,8 @@ def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict
     if held is not None:
         problems += [f"held-out model: {p}" for p in held.problems]
         groups += [f"held-out model, {g}" for g in grouped_problems(list(held.problems))]
+    # the family of matchup effects in the game's own word ("race matchups")
+    groups = [g.replace("deck matchups", f"{_deck_word(result)} matchups") for g in groups]
     forecasts = c.get("forecasts")
     nan = float("nan")
     return {

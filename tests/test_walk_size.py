@@ -88,21 +88,30 @@ def test_the_auto_walk_is_judged_by_the_integrated_walk():
     """Players who play in few periods: a small walk, though large through every period.
 
     200 players in ten groups, one group a period for 45 periods: about 900 steps as
-    fitted, 8,800 through every period; "auto" takes the walk.
+    fitted, 8,800 through every period; "auto" tries the walk (and takes it when the
+    forward evidence favours it, here every part).
     """
+    import pandas as pd
+
+    from skcodex import _part_choice as part_choice
+
+    def richest_wins(parts):
+        return pd.DataFrame({"chosen": [False] * (2 ** len(parts) - 1) + [True]})
+
     table = check_match_table(_rotating_table(200, 45, 20))
     codes = encode(table, Vocabulary.from_table(table))
     n_steps, every_period = walk_size(codes)
     assert (n_steps, every_period) == (880, 8800)
     assert n_steps < WALK_STEPS_SLOW <= every_period
-    clf = BayesianMatchupClassifier()
+    clf = BayesianMatchupClassifier(part_selection="forward")
     assert clf.time_varying == "auto"
-    assert clf._resolved_options(table, codes).time_varying
-    # and a walk large as fitted is not taken
+    assert clf._resolved_options(table, codes, richest_wins)[0].time_varying
+    assert part_choice.candidates(["debut", "time_varying"])[-1]["time_varying"]
+    # and a walk large as fitted is not tried
     table = check_match_table(_table(100, 45))
     codes = encode(table, Vocabulary.from_table(table))
     assert walk_size(codes)[0] >= WALK_STEPS_SLOW
-    assert not clf._resolved_options(table, codes).time_varying
+    assert not clf._resolved_options(table, codes, richest_wins)[0].time_varying
 
 
 def test_the_walk_is_counted_without_a_players_by_periods_table():
