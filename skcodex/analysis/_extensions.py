@@ -99,7 +99,7 @@ def part_evidence(clf: Any) -> pd.DataFrame:
     periods, each forecast by the candidate fitted on the matches before it, and
     keeps a richer candidate only when its forward log score beats the static
     model's by more than two standard errors (see
-    [Choosing a model](../model-choice.md#how-auto-decides)).
+    [Choosing a model](../model-choice.md#letting-the-table-decide)).
 
     Parameters
     ----------
