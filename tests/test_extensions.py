@@ -176,7 +176,9 @@ def test_time_varying_skill_tracks_drift():
     b_walk = brier_score(data.y[test], walking.predict_proba(data.X[test])[:, 1])
     assert b_walk < b_static, (b_walk, b_static)
     # the forward evidence finds the walk, and its choice forecasts better than static too
-    chosen = BayesianMatchupClassifier(random_state=1, part_selection="forward")
+    chosen = BayesianMatchupClassifier(
+        random_state=1, part_selection="forward", draws=500, tune=500
+    )
     chosen.fit(data.X[train], data.y[train])
     assert chosen.layout_.options.time_varying, chosen.part_evidence_
     b_chosen = brier_score(data.y[test], chosen.predict_proba(data.X[test])[:, 1])
