@@ -98,6 +98,8 @@ def site_url():
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
+    server.server_close()  # the listening socket too: an unclosed one warns
+    thread.join()
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
