@@ -1,4 +1,0 @@
-library(testthat)
-library(BradleyTerry2)
-
-test_check("BradleyTerry2")
