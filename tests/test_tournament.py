@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tournament_odds import coin_flip_odds, entrant_names, random_matrix  # isort: skip
+
 from skcodex.tournament import (
     Format,
     Knockout,
@@ -18,27 +20,9 @@ from skcodex.tournament import (
 N_SIMS = 40_000
 
 
-def _random_matrix(n, seed):
-    """P(i beats j when i moves first): skill difference plus a first-move edge."""
-    rng = np.random.default_rng(seed)
-    skill = rng.normal(0, 1, n)
-    p = 1 / (1 + np.exp(-(skill[:, None] - skill[None, :] + 0.3)))
-    np.fill_diagonal(p, 0.5)
-    return p
-
-
-def _coin_flip_odds(p):
-    """P(i beats j) when a coin decides who moves first."""
-    return 0.5 * (p + 1 - p.T)
-
-
 def _within(simulated, exact, n_sims):
     se = np.sqrt(np.clip(exact * (1 - exact), 1e-12, None) / n_sims)
     assert np.all(np.abs(simulated - exact) <= 4 * se + 1e-12), (simulated, exact)
-
-
-def _names(n):
-    return [f"e{k}" for k in range(n)]
 
 
 # -- exact enumeration, written independently of the simulator ---------------------
@@ -85,10 +69,14 @@ def _table_exact(q, pairs, n, buchholz=False):
 
 
 def test_four_player_knockout_matches_enumeration():
-    p = _random_matrix(4, 1)
-    q = _coin_flip_odds(p)
+    p = random_matrix(4, 1)
+    q = coin_flip_odds(p)
     fc = simulate_tournament(
-        "single-elimination", _names(4), probabilities=p, n_simulations=N_SIMS, random_state=0
+        "single-elimination",
+        entrant_names(4),
+        probabilities=p,
+        n_simulations=N_SIMS,
+        random_state=0,
     )
     # Seeds 1 v 4 and 2 v 3 (entrants 0 v 3 and 1 v 2).
     exact = _knockout_exact(q, [0, 3, 1, 2])
@@ -98,10 +86,10 @@ def test_four_player_knockout_matches_enumeration():
 
 
 def test_eight_player_knockout_matches_enumeration():
-    p = _random_matrix(8, 2)
-    q = _coin_flip_odds(p)
+    p = random_matrix(8, 2)
+    q = coin_flip_odds(p)
     fc = simulate_tournament(
-        "knockout", _names(8), probabilities=p, n_simulations=N_SIMS, random_state=1
+        "knockout", entrant_names(8), probabilities=p, n_simulations=N_SIMS, random_state=1
     )
     # Standard seeding: 1v8, 4v5, 2v7, 3v6 (entrant k is seed k+1).
     exact = _knockout_exact(q, [0, 7, 3, 4, 1, 6, 2, 5])
@@ -109,10 +97,10 @@ def test_eight_player_knockout_matches_enumeration():
 
 
 def test_five_player_round_robin_matches_enumeration():
-    p = _random_matrix(5, 3)
-    q = _coin_flip_odds(p)
+    p = random_matrix(5, 3)
+    q = coin_flip_odds(p)
     fc = simulate_tournament(
-        "round-robin", _names(5), probabilities=p, n_simulations=N_SIMS, random_state=2
+        "round-robin", entrant_names(5), probabilities=p, n_simulations=N_SIMS, random_state=2
     )
     p_first, expected_wins = _table_exact(q, list(itertools.combinations(range(5), 2)), 5)
     _within(fc.p_win, p_first, N_SIMS)
@@ -120,14 +108,14 @@ def test_five_player_round_robin_matches_enumeration():
 
 
 def test_three_round_swiss_with_fixed_pairings_matches_enumeration():
-    p = _random_matrix(8, 4)
-    q = _coin_flip_odds(p)
+    p = random_matrix(8, 4)
+    q = coin_flip_odds(p)
     rounds = [
         [(0, 1), (2, 3), (4, 5), (6, 7)],
         [(0, 2), (1, 3), (4, 6), (5, 7)],
         [(0, 4), (1, 5), (2, 6), (3, 7)],
     ]
-    names = _names(8)
+    names = entrant_names(8)
     pairings = pd.DataFrame(
         [
             {"round": r + 1, "player1": names[i], "player2": names[j], "winner": None}
@@ -147,7 +135,7 @@ def test_three_round_swiss_with_fixed_pairings_matches_enumeration():
 def test_double_elimination_of_two_needs_two_losses():
     # The losers' bracket winner must win the grand final twice.
     p = np.array([[0.5, 0.7], [0.4, 0.5]])
-    q = _coin_flip_odds(p)
+    q = coin_flip_odds(p)
     fc = simulate_tournament(
         "double-elimination", ["a", "b"], probabilities=p, n_simulations=N_SIMS, random_state=4
     )
@@ -165,7 +153,7 @@ def test_one_draw_is_shared_by_all_matches_of_a_tournament():
     p = np.full((2, 4, 4), 0.5)
     p[0, 0, :], p[0, :, 0] = 1.0, 0.0
     p[1, 0, :], p[1, :, 0] = 0.0, 1.0
-    fc = simulate_tournament("knockout", _names(4), probabilities=p, n_simulations=4000)
+    fc = simulate_tournament("knockout", entrant_names(4), probabilities=p, n_simulations=4000)
     # Shared draws: champion exactly in the half of tournaments on draw 0 (a draw per
     # match would give 1/4).
     assert fc.p_win[0] == pytest.approx(0.5, abs=1e-12)
@@ -175,9 +163,9 @@ def test_one_draw_is_shared_by_all_matches_of_a_tournament():
 
 
 def test_knockout_results_fix_only_their_matches():
-    p = _random_matrix(4, 5)
-    q = _coin_flip_odds(p)
-    names = _names(4)
+    p = random_matrix(4, 5)
+    q = coin_flip_odds(p)
+    names = entrant_names(4)
     played = pd.DataFrame({"round": [1], "player1": ["e3"], "player2": ["e0"], "winner": ["e3"]})
     fc = simulate_tournament(
         "knockout", names, probabilities=p, results=played, n_simulations=N_SIMS, random_state=6
@@ -192,9 +180,9 @@ def test_knockout_results_fix_only_their_matches():
 
 
 def test_round_robin_results_condition_the_forecast():
-    p = _random_matrix(5, 7)
-    q = _coin_flip_odds(p)
-    names = _names(5)
+    p = random_matrix(5, 7)
+    q = coin_flip_odds(p)
+    names = entrant_names(5)
     played = pd.DataFrame(
         {"round": [1, 1], "player1": ["e0", "e2"], "player2": ["e1", "e3"], "winner": ["e1", "e2"]}
     )
@@ -210,8 +198,8 @@ def test_round_robin_results_condition_the_forecast():
 
 
 def test_swiss_results_keep_the_played_rounds():
-    p = _random_matrix(8, 9)
-    names = _names(8)
+    p = random_matrix(8, 9)
+    names = entrant_names(8)
     played = pd.DataFrame(
         {
             "round": [1] * 4,
@@ -246,16 +234,18 @@ def test_swiss_results_keep_the_played_rounds():
     ],
 )
 def test_p_win_sums_to_one_and_places_are_a_permutation(text):
-    p = _random_matrix(11, 10)
-    fc = simulate_tournament(text, _names(11), probabilities=p, n_simulations=500, random_state=0)
+    p = random_matrix(11, 10)
+    fc = simulate_tournament(
+        text, entrant_names(11), probabilities=p, n_simulations=500, random_state=0
+    )
     assert fc.p_win.sum() == pytest.approx(1.0)
     assert (np.sort(fc.place, axis=1) == np.arange(1, 12)).all()
     assert fc.table()["p_win"].iloc[0] == fc.p_win.max()
 
 
 def test_loss_elimination_ends_with_everyone_else_out():
-    p = _random_matrix(9, 11)
-    fc = simulate_tournament("losses:2", _names(9), probabilities=p, n_simulations=500)
+    p = random_matrix(9, 11)
+    fc = simulate_tournament("losses:2", entrant_names(9), probabilities=p, n_simulations=500)
     losses = fc.wins.sum(axis=1)  # every match has one winner
     # 8 entrants out at two losses, the winner at most one: 16 or 17 matches.
     assert set(np.unique(losses)) <= {16, 17}
@@ -263,10 +253,12 @@ def test_loss_elimination_ends_with_everyone_else_out():
 
 @pytest.mark.parametrize("text", ["losses:3", "losses:1", "swiss:3+knockout:4", "round-robin"])
 def test_an_entrant_who_wins_every_match_wins_the_tournament(text):
-    p = _random_matrix(9, 13)
+    p = random_matrix(9, 13)
     p[4, :], p[:, 4] = 1.0, 0.0
     p[4, 4] = 0.5
-    fc = simulate_tournament(text, _names(9), probabilities=p, n_simulations=300, random_state=0)
+    fc = simulate_tournament(
+        text, entrant_names(9), probabilities=p, n_simulations=300, random_state=0
+    )
     assert (fc.place[:, 4] == 1).all()
     assert fc.p_win[4] == 1.0
 
@@ -296,7 +288,7 @@ def test_two_swiss_rounds_never_repeat_a_pairing():
     n, n_sims = 8, 2000
     rng = np.random.default_rng(0)
     matches = Matches(
-        _random_matrix(n, 18)[None],
+        random_matrix(n, 18)[None],
         np.arange(n),
         np.ones(n, int),
         np.zeros(n_sims, int),
@@ -315,13 +307,13 @@ def test_alternating_first_move_gives_the_first_move_to_who_had_it_less():
     p = np.ones((2, 2))
     alternating = simulate_tournament(
         Format((RoundRobin(2),), first_move="alternating"),
-        _names(2),
+        entrant_names(2),
         probabilities=p,
         n_simulations=300,
     )
     assert (alternating.wins == 1).all()
     coin = simulate_tournament(
-        "double-round-robin", _names(2), probabilities=p, n_simulations=300, random_state=0
+        "double-round-robin", entrant_names(2), probabilities=p, n_simulations=300, random_state=0
     )
     assert 0.4 < (coin.wins[:, 0] == 1).mean() < 0.6
 
@@ -390,26 +382,26 @@ def test_fitted_classifier_probabilities_match_predict_proba_draws(small_matches
 
 
 def test_bad_inputs_give_clear_errors():
-    p = _random_matrix(4, 0)
+    p = random_matrix(4, 0)
     with pytest.raises(TournamentError, match="more than once"):
         simulate_tournament("knockout", ["a", "b", "a", "c"], probabilities=p)
     with pytest.raises(TournamentError, match="unknown tournament format 'triple'"):
-        simulate_tournament("triple", _names(4), probabilities=p)
+        simulate_tournament("triple", entrant_names(4), probabilities=p)
     with pytest.raises(TournamentError, match="at least 2 entrants"):
         simulate_tournament("round-robin", ["a"], probabilities=[[0.5]])
     with pytest.raises(TournamentError, match="best 8 needs at least 8 entrants, got 4"):
-        simulate_tournament("swiss:3+knockout:8", _names(4), probabilities=p)
+        simulate_tournament("swiss:3+knockout:8", entrant_names(4), probabilities=p)
     with pytest.raises(TournamentError, match="'zed' is not an entrant"):
         simulate_tournament(
             "knockout",
-            _names(4),
+            entrant_names(4),
             probabilities=p,
             results=pd.DataFrame({"round": [1], "player1": ["e0"], "player2": ["zed"]}),
         )
     with pytest.raises(TournamentError, match="winner 'e2' is neither"):
         simulate_tournament(
             "knockout",
-            _names(4),
+            entrant_names(4),
             probabilities=p,
             results=pd.DataFrame(
                 {"round": [1], "player1": ["e0"], "player2": ["e3"], "winner": ["e2"]}
@@ -418,23 +410,23 @@ def test_bad_inputs_give_clear_errors():
     with pytest.raises(TournamentError, match="a round 3, but the format has 2 rounds"):
         simulate_tournament(
             "knockout",
-            _names(4),
+            entrant_names(4),
             probabilities=p,
             results=pd.DataFrame({"round": [3], "player1": ["e0"], "player2": ["e3"]}),
         )
     with pytest.raises(TournamentError, match="'e0' already has a match in round 1"):
         simulate_tournament(
             "swiss:2",
-            _names(4),
+            entrant_names(4),
             probabilities=p,
             results=pd.DataFrame(
                 {"round": [1, 1], "player1": ["e0", "e1"], "player2": ["e3", "e0"]}
             ),
         )
     with pytest.raises(TournamentError, match="shape"):
-        simulate_tournament("knockout", _names(4), probabilities=np.ones((3, 3)))
+        simulate_tournament("knockout", entrant_names(4), probabilities=np.ones((3, 3)))
     with pytest.raises(TournamentError, match="either a fitted estimator or probabilities"):
-        simulate_tournament("knockout", _names(4))
+        simulate_tournament("knockout", entrant_names(4))
     with pytest.raises(TournamentError, match="deck_rule"):
         simulate_tournament("knockout", {"a": "x", "b": "y"}, _DeckOnly(), deck_rule="best")
     with pytest.raises(TournamentError, match="first_move"):
@@ -446,14 +438,14 @@ def test_bad_inputs_give_clear_errors():
 
 
 def test_inputs_are_not_modified():
-    p = _random_matrix(4, 0)
+    p = random_matrix(4, 0)
     p_before = p.copy()
-    entrants = pd.DataFrame({"player": _names(4), "deck": ["W", "L", "L", "L"]})
+    entrants = pd.DataFrame({"player": entrant_names(4), "deck": ["W", "L", "L", "L"]})
     entrants_before = entrants.copy()
     results = pd.DataFrame({"round": [1], "player1": ["e0"], "player2": ["e3"], "winner": ["e0"]})
     results_before = results.copy()
     simulate_tournament("knockout", entrants, _DeckOnly(), results=results, n_simulations=10)
-    simulate_tournament("knockout", _names(4), probabilities=p, n_simulations=10)
+    simulate_tournament("knockout", entrant_names(4), probabilities=p, n_simulations=10)
     assert np.array_equal(p, p_before)
     pd.testing.assert_frame_equal(entrants, entrants_before)
     pd.testing.assert_frame_equal(results, results_before)
@@ -521,10 +513,14 @@ def _double_elimination_four_exact(q):
 
 
 def test_four_player_double_elimination_matches_enumeration():
-    p = _random_matrix(4, 15)
-    q = _coin_flip_odds(p)
+    p = random_matrix(4, 15)
+    q = coin_flip_odds(p)
     fc = simulate_tournament(
-        "double-elimination", _names(4), probabilities=p, n_simulations=N_SIMS, random_state=5
+        "double-elimination",
+        entrant_names(4),
+        probabilities=p,
+        n_simulations=N_SIMS,
+        random_state=5,
     )
     exact = _double_elimination_four_exact(q)
     assert exact.sum() == pytest.approx(1.0)
@@ -532,17 +528,21 @@ def test_four_player_double_elimination_matches_enumeration():
 
 
 def test_swiss_with_an_odd_field_gives_each_at_most_one_bye():
-    p = _random_matrix(9, 16)
-    fc = simulate_tournament("swiss:4", _names(9), probabilities=p, n_simulations=500)
+    p = random_matrix(9, 16)
+    fc = simulate_tournament("swiss:4", entrant_names(9), probabilities=p, n_simulations=500)
     assert (fc.byes <= 1).all()
     assert (fc.byes.sum(axis=1) == 4).all()  # one bye a round
 
 
 def test_two_groups_into_a_knockout_match_enumeration():
-    p = _random_matrix(4, 17)
-    q = _coin_flip_odds(p)
+    p = random_matrix(4, 17)
+    q = coin_flip_odds(p)
     fc = simulate_tournament(
-        "groups:2+knockout:4", _names(4), probabilities=p, n_simulations=N_SIMS, random_state=6
+        "groups:2+knockout:4",
+        entrant_names(4),
+        probabilities=p,
+        n_simulations=N_SIMS,
+        random_state=6,
     )
     # Snake seeding: groups {0, 3} and {1, 2}, one match each. Winners (one win each)
     # are seeded 1-2 and runners-up 3-4, each pair in a random order; then 1 v 4, 2 v 3.
@@ -561,15 +561,15 @@ def test_two_groups_into_a_knockout_match_enumeration():
 
 def test_swiss_elimination_final_is_the_last_two_standing():
     # Two entrants out at one loss: one match, the coin-flip odds decide it.
-    p = _random_matrix(2, 11)
-    fc = simulate_tournament("losses:1", _names(2), probabilities=p, n_simulations=N_SIMS)
+    p = random_matrix(2, 11)
+    fc = simulate_tournament("losses:1", entrant_names(2), probabilities=p, n_simulations=N_SIMS)
     finals = fc.likely_final()
     assert len(finals) == 1 and finals["p_final"].iloc[0] == 1.0
-    a = _names(2).index(finals["player_a"].iloc[0])
-    _within(np.array([finals["p_a_wins"].iloc[0]]), _coin_flip_odds(p)[a, 1 - a : 2 - a], N_SIMS)
+    a = entrant_names(2).index(finals["player_a"].iloc[0])
+    _within(np.array([finals["p_a_wins"].iloc[0]]), coin_flip_odds(p)[a, 1 - a : 2 - a], N_SIMS)
     # Eight entrants at three losses: the finalists are first and second, the winner first.
     fc = simulate_tournament(
-        "losses:3", _names(8), probabilities=_random_matrix(8, 12), n_simulations=2000
+        "losses:3", entrant_names(8), probabilities=random_matrix(8, 12), n_simulations=2000
     )
     first, second, winner = fc.final
     sims = np.arange(fc.n_simulations)

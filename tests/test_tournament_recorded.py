@@ -14,23 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tournament_odds import coin_flip_odds, entrant_names, random_matrix  # isort: skip
+
 from skcodex.tournament import simulate_tournament
 
 N_SIMS = 20_000
-
-
-def _random_matrix(n, seed):
-    """P(i beats j when i moves first): skill difference plus a first-move edge."""
-    rng = np.random.default_rng(seed)
-    skill = rng.normal(0, 1, n)
-    p = 1 / (1 + np.exp(-(skill[:, None] - skill[None, :] + 0.3)))
-    np.fill_diagonal(p, 0.5)
-    return p
-
-
-def _coin_flip_odds(p):
-    """P(i beats j) when a coin decides who moves first."""
-    return 0.5 * (p + 1 - p.T)
 
 
 def _within(simulated, exact, n_sims=N_SIMS):
@@ -38,10 +26,6 @@ def _within(simulated, exact, n_sims=N_SIMS):
     simulated, exact = np.asarray(simulated, float), np.asarray(exact, float)
     se = np.sqrt(exact * (1 - exact) / n_sims)
     assert np.all(np.abs(simulated - exact) <= 4 * se + 1e-12), (simulated, exact)
-
-
-def _names(n):
-    return [f"e{k}" for k in range(n)]
 
 
 def _results(rows):
@@ -138,12 +122,12 @@ def _double_elimination_four(q, rows):
     ],
 )
 def test_double_elimination_results_bind_only_their_meeting(rows):
-    p = _random_matrix(4, 21)
-    exact = _double_elimination_four(_coin_flip_odds(p), rows)
+    p = random_matrix(4, 21)
+    exact = _double_elimination_four(coin_flip_odds(p), rows)
     assert exact.sum() == pytest.approx(1.0)
     fc = simulate_tournament(
         "double-elimination",
-        _names(4),
+        entrant_names(4),
         probabilities=p,
         results=_results(rows),
         n_simulations=N_SIMS,
@@ -158,10 +142,10 @@ def test_a_first_round_result_leaves_the_grand_final_open():
     p = np.full((4, 4), 0.5)
     p[0, 3], p[3, 0] = 0.2, 0.8  # entrant 3 is much the stronger of the two
     rows = [(1, 0, 3, 0)]
-    exact = _double_elimination_four(_coin_flip_odds(p), rows)
+    exact = _double_elimination_four(coin_flip_odds(p), rows)
     fc = simulate_tournament(
         "double-elimination",
-        _names(4),
+        entrant_names(4),
         probabilities=p,
         results=_results(rows),
         n_simulations=N_SIMS,
@@ -198,8 +182,8 @@ def _knockout(q, positions, meetings_of):
     ],
 )
 def test_knockout_with_rounds_recorded_in_part_matches_enumeration(rows):
-    p = _random_matrix(8, 22)
-    q = _coin_flip_odds(p)
+    p = random_matrix(8, 22)
+    q = coin_flip_odds(p)
     recorded = {frozenset((i, j)): w for _, i, j, w in rows}
 
     def chance(winner, loser):
@@ -210,7 +194,7 @@ def test_knockout_with_rounds_recorded_in_part_matches_enumeration(rows):
     winners = _knockout(q, [0, 7, 3, 4, 1, 6, 2, 5], chance)
     exact = np.array([winners.get(k, 0.0) for k in range(8)])
     fc = simulate_tournament(
-        "knockout", _names(8), probabilities=p, results=_results(rows), n_simulations=N_SIMS
+        "knockout", entrant_names(8), probabilities=p, results=_results(rows), n_simulations=N_SIMS
     )
     _within(fc.p_win, exact)
 
@@ -254,13 +238,13 @@ def _round_robin(q, n, legs, rows, rounds_per_leg):
     ],
 )
 def test_double_round_robin_results_bind_their_leg(rows):
-    p = _random_matrix(4, 23)
-    q = _coin_flip_odds(p)
+    p = random_matrix(4, 23)
+    q = coin_flip_odds(p)
     # Four entrants: three rounds a leg.
     p_first, expected = _round_robin(q, 4, 2, rows, 3)
     fc = simulate_tournament(
         "double-round-robin",
-        _names(4),
+        entrant_names(4),
         probabilities=p,
         results=_results(rows),
         n_simulations=N_SIMS,
@@ -362,12 +346,12 @@ def _swiss(q, n, n_rounds, rows):
     ],
 )
 def test_swiss_with_rounds_recorded_in_part_matches_enumeration(n, n_rounds, rows):
-    p = _random_matrix(n, 25)
-    p_win, wins, byes = _swiss(_coin_flip_odds(p), n, n_rounds, rows)
+    p = random_matrix(n, 25)
+    p_win, wins, byes = _swiss(coin_flip_odds(p), n, n_rounds, rows)
     assert p_win.sum() == pytest.approx(1.0)
     fc = simulate_tournament(
         f"swiss:{n_rounds}",
-        _names(n),
+        entrant_names(n),
         probabilities=p,
         results=_results(rows),
         n_simulations=N_SIMS,
@@ -383,9 +367,9 @@ def test_swiss_with_rounds_recorded_in_part_matches_enumeration(n, n_rounds, row
 def test_the_bye_goes_to_the_lowest_ranked_without_one():
     # Five entrants, three rounds, nothing recorded: who gets each bye is decided by
     # the standings, so the chances of a bye differ by strength.
-    p = _random_matrix(5, 26)
-    p_win, _, byes = _swiss(_coin_flip_odds(p), 5, 3, [])
-    fc = simulate_tournament("swiss:3", _names(5), probabilities=p, n_simulations=N_SIMS)
+    p = random_matrix(5, 26)
+    p_win, _, byes = _swiss(coin_flip_odds(p), 5, 3, [])
+    fc = simulate_tournament("swiss:3", entrant_names(5), probabilities=p, n_simulations=N_SIMS)
     _within(fc.byes.mean(axis=0), byes)
     _within(fc.p_win, p_win)
     assert math.isclose(byes.sum(), 3.0)
@@ -451,17 +435,17 @@ def _refused(text, names, rows, pattern, **kwargs):
     ],
 )
 def test_results_the_format_cannot_hold_are_refused_naming_the_row(text, rows, pattern):
-    _refused(text, _names(4), rows, pattern)
+    _refused(text, entrant_names(4), rows, pattern)
 
 
 def test_legs_and_later_meetings_are_not_contradictions():
-    p = _random_matrix(4, 27)
+    p = random_matrix(4, 27)
     for text, rows in [
         ("double-round-robin", [(1, 0, 3, 0), (4, 3, 0, 3)]),
         ("double-elimination", [(1, 0, 3, 0), (1, 1, 2, 1), (2, 0, 1, 0), (2, 3, 2, 3)]),
     ]:
         fc = simulate_tournament(
-            text, _names(4), probabilities=p, results=_results(rows), n_simulations=50
+            text, entrant_names(4), probabilities=p, results=_results(rows), n_simulations=50
         )
         assert fc.p_win.sum() == pytest.approx(1.0)
 
@@ -483,7 +467,7 @@ def test_a_round_that_is_no_round_number_is_one_line(value, pattern):
     rows = pd.DataFrame({"round": [value], "player1": ["e0"], "player2": ["e3"], "winner": ["e0"]})
     rows["round"] = rows["round"].astype(object)
     rows.loc[0, "round"] = value
-    _refused("knockout", _names(4), rows, "results row 1: .*" + pattern)
+    _refused("knockout", entrant_names(4), rows, "results row 1: .*" + pattern)
 
 
 def test_names_that_are_no_names_are_one_line():
@@ -500,7 +484,7 @@ def test_names_that_are_no_names_are_one_line():
         with pytest.raises(TournamentError, match=pattern):
             simulate_tournament("knockout", [name, "b", "c", "d"], probabilities=p)
     rows = pd.DataFrame({"round": [1], "player1": [["e0"]], "player2": ["e3"], "winner": ["e0"]})
-    _refused("knockout", _names(4), rows, r"results row 1: \['e0'\] is not an entrant")
+    _refused("knockout", entrant_names(4), rows, r"results row 1: \['e0'\] is not an entrant")
 
 
 @pytest.mark.parametrize(
@@ -526,7 +510,7 @@ def test_simulations_beyond_the_limit_are_refused_before_any_work():
 
     p = np.full((4, 4), 0.5)
     with pytest.raises(TournamentError, match=r"n_simulations may be at most 10,000,000"):
-        simulate_tournament("knockout", _names(4), probabilities=p, n_simulations=10**10)
+        simulate_tournament("knockout", entrant_names(4), probabilities=p, n_simulations=10**10)
 
 
 # -- the Nash deck rule's games, solved many at once ------------------------------------
