@@ -7,30 +7,16 @@ replaces an earlier model unless asked to.
 
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from command_process import skcodex  # isort: skip
+
 from skcodex.cli import MODEL_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def skcodex(*args, cwd=None):
-    """Run ``skcodex`` in a new process; return (exit status, stdout, stderr)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "skcodex.cli", *map(str, args)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return done.returncode, done.stdout, done.stderr
 
 
 def one_line_error(code, err, *words):

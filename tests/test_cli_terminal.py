@@ -15,6 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from command_process import skcodex  # isort: skip
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Names that act on a terminal printed raw.
@@ -27,19 +29,6 @@ HOSTILE = [
 
 #: Characters no output may hold (the line feed ends lines; nothing else of C0 or C1).
 CONTROL = [chr(c) for c in range(32) if c != 10] + [chr(c) for c in range(0x7F, 0xA0)]
-
-
-def skcodex(*args, cwd=None):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "skcodex.cli", *map(str, args)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return done.returncode, done.stdout, done.stderr
 
 
 def assert_clean(text):
