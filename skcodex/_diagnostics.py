@@ -589,11 +589,12 @@ def problem_family(problem: str) -> str:
     return _FAMILIES.get(match["var"], match["var"])
 
 
-def grouped_problems(problems: list[str]) -> list[str]:
+def grouped_problems(problems: list[str], deck_word: str = "deck") -> list[str]:
     """The failed checks of `convergence_problems`, one short line per parameter family.
 
     ``"deck matchups: R-hat above 1.01 for 12 (worst 1.041); bulk ESS below 400
-    for 40 (lowest 120)"``; divergent transitions as ``"sampler: 3 divergent
+    for 40 (lowest 120)"``, the matchups named in ``deck_word`` (a game's own word:
+    ``"race matchups"``); divergent transitions as ``"sampler: 3 divergent
     transition(s)"``. Families in the model's order, checks in the order found.
     """
     found: dict[str, dict[str, list]] = {}
@@ -614,7 +615,8 @@ def grouped_problems(problems: list[str]) -> list[str]:
             what if not extreme else f"{what} for {count} ({extreme})"
             for what, (count, extreme) in found[family].items()
         ]
-        lines.append(f"{family}: " + "; ".join(parts))
+        named = f"{deck_word} matchups" if family == "deck matchups" else family
+        lines.append(f"{named}: " + "; ".join(parts))
     return lines
 
 

@@ -447,12 +447,11 @@ def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict
         caption += f" (the {TOP_PLAYERS} highest of {len(result.skills)} players)"
     held = result.held_out
     problems = list(c["problems"])
-    groups = grouped_problems(problems)
+    deck = _deck_word(result)  # the family of matchup effects in the game's own word
+    groups = grouped_problems(problems, deck)
     if held is not None:
         problems += [f"held-out model: {p}" for p in held.problems]
-        groups += [f"held-out model, {g}" for g in grouped_problems(list(held.problems))]
-    # the family of matchup effects in the game's own word ("race matchups")
-    groups = [g.replace("deck matchups", f"{_deck_word(result)} matchups") for g in groups]
+        groups += [f"held-out model, {g}" for g in grouped_problems(list(held.problems), deck)]
     forecasts = c.get("forecasts")
     nan = float("nan")
     return {
