@@ -8,8 +8,8 @@ gives a reference posterior. Each fit runs in a fresh process, so its peak
 memory can be read:
 
 - ``own``: ``BayesianMatchupClassifier(method="advi")``, skcodex's ADVI
-  (`skcodex._approximate`: PyMC's ``pm.fit`` on the model of
-  `skcodex._model.build_model` with ``pm.Minibatch`` data, minibatches of
+  (`skcodex._matchup.approximation`: PyMC's ``pm.fit`` on the model of
+  `skcodex._matchup.graph.build_model` with ``pm.Minibatch`` data, minibatches of
   10,000 matches, 6,000 steps, learning rate 0.02, every parameter starting at
   sd 0.14, the parameters averaged over the last third of the steps);
 - ``pymc``: plain ``pm.fit(method="advi")`` on a minimal version of the same
@@ -19,12 +19,12 @@ memory can be read:
   learning rate, PyMC's default start and no averaging (the last iterate);
 - ``pathfinder``: pymc-extras' ``fit(method="pathfinder")`` (its defaults:
   four L-BFGS paths, importance resampling) on the full-data model of
-  `skcodex._model.build_model`;
+  `skcodex._matchup.graph.build_model`;
 - ``nuts``: ``method="nuts"`` on the subsample only, the reference.
 
 Every method gives the same number of posterior draws (``draws * chains``).
 The PyMC and pathfinder draws are handed to a `BayesianMatchupClassifier`
-through `skcodex._fitting.from_effect_draws`, so held-out predictions (unseen
+through `skcodex._matchup.fitting.from_effect_draws`, so held-out predictions (unseen
 players included) go through exactly the same code for every method.
 
 For each run the script reports the fit's wall-clock time (model building,
@@ -71,9 +71,10 @@ X = pd.read_pickle(f"{folder}/X.pkl")
 y = np.load(f"{folder}/y.npy")
 test = np.load(f"{folder}/test.npy")
 rows = np.load(f"{folder}/{kind}.npy")
-from skcodex import BayesianMatchupClassifier, _fitting as fitting
+from skcodex import BayesianMatchupClassifier
+from skcodex._matchup import fitting
 from skcodex.data import Vocabulary, check_match_table, encode
-from skcodex._model import Layout, build_model
+from skcodex._matchup.graph import Layout, build_model
 import arviz, pymc as pm, pytensor, pytensor.tensor as pt
 if method == "pathfinder":
     import pymc_extras
@@ -238,7 +239,7 @@ def main(argv: list[str] | None = None) -> dict:
     import pandas as pd
     from large_data import benchmark_data
 
-    from skcodex._model import SPREADS
+    from skcodex._matchup.graph import SPREADS
     from skcodex.metrics import brier_score
 
     data, test, train, sub, oracle, generate_seconds = benchmark_data(args)

@@ -9,11 +9,11 @@ script fits
 - ``nuts``: the reference (4 chains x 500 + 500 by default);
 - ``advi``: ``method="advi"``, mean-field ADVI;
 - ``fullrank_advi``: ADVI with a normal of full covariance (PyMC's
-  ``FullRankADVI``, `skcodex._approximate.advi_posterior` with ``full_rank=True``;
+  ``FullRankADVI``, `skcodex._matchup.approximation.advi_posterior` with ``full_rank=True``;
   not a ``method`` of the estimator);
 - ``pathfinder``: multi-path Pathfinder (pymc-extras' ``fit_pathfinder``, 4
   paths, PSIS importance resampling of their draws) on the model of
-  `skcodex._model.build_model` with one term per distinct match row; its
+  `skcodex._matchup.graph.build_model` with one term per distinct match row; its
   approximation of each path is a normal whose covariance is diagonal plus
   low rank (from L-BFGS's history). Not a ``method`` of the estimator: it
   needs ``pymc-extras``, a benchmark extra (``pip install -e ".[bench]"``).
@@ -26,7 +26,7 @@ spst together; spsp), the median over the levels the matches read of the
 ratio of the method's posterior sd to NUTS's, and the same for the deck part
 ``m`` of the log-odds of every distinct deck pair played. It also lists the
 root mean square of the posterior sd of each block's standard normals ``z``
-(what `skcodex._approximate.shrunk_blocks` reads) and the spreads the fit
+(what `skcodex._matchup.approximation.shrunk_blocks` reads) and the spreads the fit
 warned about.
 
 Run ``python benchmarks/advi_spreads.py`` (a few minutes on two cores;
@@ -59,8 +59,8 @@ def _fit(method: str, data, args):
     from sklearn.exceptions import ConvergenceWarning
 
     from skcodex import BayesianMatchupClassifier
-    from skcodex import _approximate as approximate
-    from skcodex._approximate import ApproximationWarning
+    from skcodex._matchup import approximation as approximate
+    from skcodex._matchup.approximation import ApproximationWarning
 
     settings = {"draws": args.draws, "tune": args.tune, "chains": args.chains}
     settings.update(time_varying=False, debut=False)  # the static model, ADVI's and NUTS's alike
@@ -96,8 +96,8 @@ def _pathfinder(data, args):
     """Multi-path Pathfinder on the estimator's layout: (draws, seconds, encoded index)."""
     import pymc_extras as pmx
 
-    from skcodex._design import Layout, collapse_matches
-    from skcodex._model import build_model, default_priors
+    from skcodex._matchup.graph import build_model, default_priors
+    from skcodex._matchup.layout import Layout, collapse_matches
     from skcodex.data import Vocabulary, check_match_table, encode
 
     start = time.perf_counter()
@@ -183,7 +183,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="fits per approximation")
     parser.add_argument("--methods", default="nuts,advi,fullrank_advi")
     parser.add_argument(
-        "--steps", type=int, default=None, help="ADVI steps (default skcodex._approximate.STEPS)"
+        "--steps",
+        type=int,
+        default=None,
+        help="ADVI steps (default: skcodex._matchup.approximation.STEPS)",
     )
     parser.add_argument("--name", default="advi_spreads")
     parser.add_argument(
@@ -195,8 +198,8 @@ def main() -> None:
 
     import pandas as pd
 
-    from skcodex import _approximate as approximate
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
+    from skcodex._matchup import approximation as approximate
     from skcodex.datasets import make_matches
 
     if args.steps is not None:

@@ -51,8 +51,8 @@ def main(argv=None) -> None:
     from sklearn.model_selection import GridSearchCV, TimeSeriesSplit, cross_val_score
 
     from skcodex import BayesianMatchupClassifier, brier_scorer
-    from skcodex import _inference as inference
-    from skcodex._inference import compile_count, padded_layout, precompile
+    from skcodex._matchup import sampling as inference
+    from skcodex._matchup.sampling import compile_count, padded_layout, precompile
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     X, y, catalogue = load_real()

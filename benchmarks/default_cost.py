@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _posterior as posterior
-from skcodex._diagnostics import convergence_statistics
+from skcodex._compat import posterior
+from skcodex._matchup.diagnostics import convergence_statistics
 from skcodex.datasets import load_codex_matches
 
 HERE = Path(__file__).resolve().parent

@@ -2,13 +2,13 @@
 
 Matches that read the same effects (same players, decks, first-move and
 period cells: the same row of the index matrix) enter the model as one
-binomial term (`skcodex._design.collapse_matches`). For each benchmark table
+binomial term (`skcodex._matchup.layout.collapse_matches`). For each benchmark table
 this script reports the number of matches and of distinct rows, and times
 
 - one log-density-and-gradient evaluation of the model (PyTensor's compiled
-  function of `skcodex._model.build_model`, median of many calls) with one term
+  function of `skcodex._matchup.graph.build_model`, median of many calls) with one term
   per match and with one per distinct row;
-- a NUTS fit (`skcodex._inference.sample_posterior`, nutpie, the same compiled
+- a NUTS fit (`skcodex._matchup.sampling.sample_posterior`, nutpie, the same compiled
   model for both) on the same two data, median of repeats, with the number
   of draws given on the command line (fewer than the estimator's defaults,
   to keep the run short on a shared machine).
@@ -43,7 +43,7 @@ from fit_speed import CODEXDATA, machine, markdown, median, write_results
 
 def encoded(X):
     """The index matrix and layout the estimator's default fit builds for ``X``."""
-    from skcodex._design import Layout
+    from skcodex._matchup.layout import Layout
     from skcodex.data import Vocabulary, check_match_table, encode
 
     table = check_match_table(X)
@@ -80,8 +80,8 @@ def gradient_seconds(index, y, layout, trials, n_calls):
     import pytensor
     import pytensor.tensor as pt
 
-    from skcodex._inference import embedding, padded_layout
-    from skcodex._model import build_model
+    from skcodex._matchup.graph import build_model
+    from skcodex._matchup.sampling import embedding, padded_layout
 
     padded = padded_layout(layout)
     theta_pos, _ = embedding(layout, padded)
@@ -102,8 +102,8 @@ def gradient_seconds(index, y, layout, trials, n_calls):
 
 
 def fit_seconds(index, y, layout, trials, args, seed):
-    from skcodex._inference import FitProblem, SamplingOptions, sample_posterior
-    from skcodex._model import default_priors
+    from skcodex._matchup.graph import default_priors
+    from skcodex._matchup.sampling import FitProblem, SamplingOptions, sample_posterior
 
     options = SamplingOptions(
         draws=args.draws, tune=args.tune, chains=args.chains, seed=seed, cores=args.cores
@@ -128,8 +128,8 @@ def main(argv=None) -> None:
     parser.add_argument("--cores", type=int, default=2)
     args = parser.parse_args(argv)
 
-    from skcodex._design import collapse_matches
-    from skcodex._inference import precompile
+    from skcodex._matchup.layout import collapse_matches
+    from skcodex._matchup.sampling import precompile
 
     results = {"machine": machine(), "settings": {k: str(v) for k, v in vars(args).items()}}
     rows = []

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from skcodex import BayesianMatchupClassifier, brier_score
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
 from skcodex.datasets import make_game_matches
 
 RESULTS = Path(__file__).resolve().parent / "results" / "first_move_absorbed.json"

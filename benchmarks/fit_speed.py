@@ -6,7 +6,7 @@ draws, chains in parallel on up to 2 cores):
 
 - **skcodex**: ``BayesianMatchupClassifier(**STATIC).fit``: its defaults on the static
   model the other two write (no skill walk, no debut option; nutpie, the numba
-  log-density of `skcodex._model.build_model`, padded layout);
+  log-density of `skcodex._matchup.graph.build_model`, padded layout);
 - **Stan**: the reference program `STAN_PROGRAM` below, run with PyStan;
 - **PyMC plain**: the model written the obvious way, one variable per effect
   block and advanced indexing per component, sampled by ``pm.sample()``.
@@ -63,7 +63,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skcodex import _posterior as skposterior
+from skcodex._compat import posterior as skposterior
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -72,7 +72,7 @@ CODEXDATA = HERE.parents[1] / "shared" / "data" / "codexdata"
 # The seed model in Stan, non-centred like skcodex's: every effect is z * sd of its
 # block, z ~ N(0, 1), log sd ~ N(loc, scale) with skcodex's default priors passed as
 # data. The effects sit in one vector (skill, stst, stsp, spst, spsp, row-major, as in
-# skcodex._model.Layout), and a match reads its 18 entries through a column-major
+# skcodex._matchup.graph.Layout), and a match reads its 18 entries through a column-major
 # index array, so q is built from 18 vectorised gathers; the likelihood is one
 # vectorised bernoulli_logit.
 STAN_PROGRAM = """
@@ -132,7 +132,7 @@ def load(name: str):
 
 def encoded(X, y, catalogue=None):
     """Index matrix, outcomes and layout of a match table, as the classifier builds them."""
-    from skcodex._model import Layout
+    from skcodex._matchup.graph import Layout
     from skcodex.data import Vocabulary, check_match_table, encode
 
     table = check_match_table(X, catalogue)
@@ -215,10 +215,10 @@ def median(values) -> float:
 def diagnostics(draws: dict[str, np.ndarray], divergences: int) -> dict:
     """Min bulk ESS, max R-hat over the free parameters; ``draws`` are (chain, draw, ...).
 
-    Computed by `skcodex._diagnostics` (equal to ArviZ's rank-normalised split
+    Computed by `skcodex._matchup.diagnostics` (equal to ArviZ's rank-normalised split
     R-hat and bulk ESS), the same on either ArviZ line.
     """
-    from skcodex._diagnostics import convergence_statistics
+    from skcodex._matchup.diagnostics import convergence_statistics
 
     stats = [
         convergence_statistics(np.asarray(v).reshape(v.shape[0], v.shape[1], -1))
@@ -302,7 +302,7 @@ def skcodex_fit(X, y, catalogue, *, draws, tune, seed):
         with Timer() as t:
             clf.fit(X, y)
     cpu = time.process_time() - cpu
-    from skcodex._diagnostics import monitored_draws
+    from skcodex._matchup.diagnostics import monitored_draws
 
     # The standard normals behind the effects: each effect over its spread, in layout order.
     monitored = monitored_draws(clf.idata_)
@@ -386,7 +386,7 @@ def compile_in_subprocess(dataset: str, compiledir: str) -> float:
 def _compile_only(dataset: str) -> None:
     X, y, catalogue = load(dataset)
     _, _, layout = encoded(X, y, catalogue)
-    from skcodex._inference import precompile
+    from skcodex._matchup.sampling import precompile
 
     with Timer() as t:
         precompile(layout)
@@ -397,8 +397,8 @@ def nutpie_own_compile(index, y, layout) -> float:
     """Seconds for nutpie's own ``compile_pymc_model`` of the same (padded) model."""
     import nutpie
 
-    from skcodex._inference import embedding, padded_layout
-    from skcodex._model import build_model
+    from skcodex._matchup.graph import build_model
+    from skcodex._matchup.sampling import embedding, padded_layout
 
     padded = padded_layout(layout)
     theta_pos, _ = embedding(layout, padded)
@@ -515,7 +515,7 @@ def stan_in_other_python(python, index, y, layout, seed, program, *, draws, tune
 
 def _stan_worker(folder: str, settings: str) -> None:
     """The other side of `stan_in_other_python`."""
-    from skcodex._model import Layout
+    from skcodex._matchup.graph import Layout
 
     spec = np.load(Path(folder) / "spec.npz")
     layout = Layout(*(int(v) for v in spec["sizes"]))
@@ -536,7 +536,7 @@ def pymc_plain_fit(X, y, catalogue, *, draws, tune, chains, seed):
     import pymc as pm
     import pytensor.tensor as pt
 
-    from skcodex._model import Layout
+    from skcodex._matchup.graph import Layout
     from skcodex.data import Vocabulary, check_match_table, encode
 
     table = check_match_table(X, catalogue)
@@ -595,7 +595,7 @@ def pymc_plain_fit(X, y, catalogue, *, draws, tune, chains, seed):
 
 def compare_on(name, X, y, catalogue, args, results):
     """The three implementations side by side on one data set."""
-    from skcodex._inference import precompile
+    from skcodex._matchup.sampling import precompile
 
     draws, tune, chains = args.draws, args.tune, 4
     index, yy, layout = encoded(X, y, catalogue)
@@ -748,7 +748,7 @@ def render_fit_table(name, section) -> str:
 
 def padding_cost(X, y, catalogue, args, results):
     """skcodex with its padded layout against the exact layout, side by side."""
-    from skcodex import _inference as inference
+    from skcodex._matchup import sampling as inference
 
     exact = {}
     rows: dict[str, list] = {"padded": [], "exact": []}
@@ -796,7 +796,7 @@ def padding_cost(X, y, catalogue, args, results):
 
 def scaling(args, results):
     """Fit time against the number of synthetic matches (one run each)."""
-    from skcodex._inference import compile_count, precompile
+    from skcodex._matchup.sampling import compile_count, precompile
 
     table_rows = []
     for n in args.scaling:

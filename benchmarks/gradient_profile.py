@@ -3,17 +3,17 @@
 NUTS spends nearly all of a fit in the log density of the model and its
 gradient (about 15 leapfrog steps per draw, each one evaluation). This script
 times one evaluation of the function nutpie calls, the C-callable numba
-function `skcodex._nutpie_compile` builds around PyTensor's compiled log
+function `skcodex._matchup.nutpie_compile` builds around PyTensor's compiled log
 density and gradient, on the 771 default-filtered codexdata matches in the
 padded layout of the default fit, and sets it beside
 
 - the same model with the likelihood written as PyTensor graph operations, as
-  it was before the one-pass op of `skcodex._loglik_op`: a gather of the
+  it was before the one-pass op of `skcodex._matchup.loglik_op`: a gather of the
   index's table, a product, a row sum, ``r q - n softplus(q)`` and a scatter of
   the gradient; and its first version, ``-r softplus(-q) - (n - r) softplus(q)``
   (two softplus terms per row and a gradient built from two sigmoids);
 - the same model with the effects and their prior written as graph operations, as
-  before the one-pass op of `skcodex._effects_op` (``sd**c`` as ``exp(c log sd)``
+  before the one-pass op of `skcodex._matchup.effects_op` (``sd**c`` as ``exp(c log sd)``
   per entry, PyMC's normal log-density, the reflections as segment sums);
 - the same model with one row per match instead of one per distinct row;
 - the same model with no rows at all: the cost of everything but the matches
@@ -62,9 +62,9 @@ from fit_speed import RESULTS, encoded, load_real, machine, markdown, median, wr
 
 def real_problem(collapse: bool = True):
     """Padded layout, data dict and sizes of the default fit on the real data."""
-    from skcodex._design import collapse_matches
-    from skcodex._inference import _data, embedding, padded_layout
-    from skcodex._model import default_priors
+    from skcodex._matchup.graph import default_priors
+    from skcodex._matchup.layout import collapse_matches
+    from skcodex._matchup.sampling import _data, embedding, padded_layout
 
     X, y, catalogue = load_real()
     index, y, layout = encoded(X, y, catalogue)
@@ -80,9 +80,9 @@ def real_problem(collapse: bool = True):
 
 def large_problem(n_matches: int = 200_000, n_players: int = 5_000, seed: int = 0):
     """The training table of ``benchmarks/large_data.py`` (its last tournament held out)."""
-    from skcodex._design import collapse_matches
-    from skcodex._inference import _data, embedding, padded_layout
-    from skcodex._model import default_priors
+    from skcodex._matchup.graph import default_priors
+    from skcodex._matchup.layout import collapse_matches
+    from skcodex._matchup.sampling import _data, embedding, padded_layout
     from skcodex.datasets import make_matches
 
     made = make_matches(
@@ -100,11 +100,11 @@ def graph_loglik(two_softplus: bool):
     """The likelihood as PyTensor graph operations, as it was written before the one-pass op.
 
     ``two_softplus``: ``-r softplus(-q) - (n - r) softplus(q)``, the first version;
-    otherwise ``r q - n softplus(q)`` (`skcodex._model.quasi_loglik`).
+    otherwise ``r q - n softplus(q)`` (`skcodex._matchup.graph.quasi_loglik`).
     """
     import pytensor.tensor as pt
 
-    from skcodex._model import quasi_loglik
+    from skcodex._matchup.graph import quasi_loglik
 
     def loglik(theta, index, signs, r, n):
         q = (theta[index] * pt.as_tensor_variable(signs)).sum(axis=1)
@@ -117,8 +117,8 @@ def graph_loglik(two_softplus: bool):
 
 @contextmanager
 def likelihood_written_as(function):
-    """Build models with ``function`` in place of the one-pass op (`skcodex._loglik_op`)."""
-    from skcodex import _loglik_op
+    """Build models with ``function`` in place of the one-pass op (`skcodex._matchup.loglik_op`)."""
+    from skcodex._matchup import loglik_op as _loglik_op
 
     kept = _loglik_op.signed_row_loglik
     _loglik_op.signed_row_loglik = function
@@ -129,15 +129,15 @@ def likelihood_written_as(function):
 
 
 def graph_scaled_effects(z, sd, centring, group, rotations, block_of, loc, own):
-    """The effects and z's prior as PyTensor graph operations, as before `skcodex._effects_op`.
+    """The effects and z's prior as PyTensor graph operations, as before `_matchup.effects_op`.
 
     ``sd**c`` as ``exp(c log sd)`` per entry, the prior as PyMC's normal
-    log-density, the reflections as a segment sum (`skcodex._geometry.rotate`).
+    log-density, the reflections as a segment sum (`skcodex._matchup.geometry.rotate`).
     """
     import pymc as pm
     import pytensor.tensor as pt
 
-    from skcodex._geometry import rotate
+    from skcodex._matchup.geometry import rotate
 
     raw = group < 0
     scale = sd[np.where(raw, 0, group)]
@@ -153,8 +153,8 @@ def graph_scaled_effects(z, sd, centring, group, rotations, block_of, loc, own):
 
 @contextmanager
 def effects_written_as(function):
-    """Build models with ``function`` in place of the one-pass effects (`skcodex._effects_op`)."""
-    from skcodex import _effects_op
+    """Build models with ``function`` in place of the one-pass effects (`_matchup.effects_op`)."""
+    from skcodex._matchup import effects_op as _effects_op
 
     kept = _effects_op.scaled_effects
     _effects_op.scaled_effects = function
@@ -166,9 +166,9 @@ def effects_written_as(function):
 
 def compiled_model(padded, data):
     """The nutpie model of the default fit (compiled here, not taken from the cache)."""
-    from skcodex._inference import _stored_names, ieee_float_math
-    from skcodex._model import build_model
-    from skcodex._nutpie_compile import compile_nutpie
+    from skcodex._matchup.graph import build_model
+    from skcodex._matchup.nutpie_compile import compile_nutpie
+    from skcodex._matchup.sampling import _stored_names, ieee_float_math
 
     model = build_model(data["index"], data["y"], padded, trials=data["trials"])
     with ieee_float_math():

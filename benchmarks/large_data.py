@@ -90,7 +90,7 @@ if method == "nuts":
     summary = convergence_summary(model)
     for key in ("min_ess_bulk", "min_ess_tail", "max_rhat", "divergences"):
         out[key] = summary[key]
-    from skcodex._diagnostics import convergence_statistics, monitored_draws
+    from skcodex._matchup.diagnostics import convergence_statistics, monitored_draws
     by_block = {}
     for name, values in monitored_draws(model.idata_, model.layout_).items():
         found = convergence_statistics(values.reshape(values.shape[0], values.shape[1], -1))
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"ADVI vs NUTS on the subsample: |P(win) difference| mean {gap.mean():.4f}, "
         f"90th percentile {np.quantile(gap, 0.9):.4f}, max {gap.max():.4f}"
     )
-    from skcodex._model import SPREADS
+    from skcodex._matchup.graph import SPREADS
 
     truth = {k: float(data.params["sd"][k]) for k in SPREADS}
     print("spreads (posterior mean):" + "".join(f"{k:>8}" for k in SPREADS))

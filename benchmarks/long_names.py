@@ -41,7 +41,7 @@ def child(n_players: int, long_name: bool, as_lists: bool) -> None:
     import numpy as np
 
     from skcodex import BayesianMatchupClassifier
-    from skcodex import _fitting as fitting
+    from skcodex._matchup import fitting
     from skcodex.datasets import make_matches
 
     if as_lists:  # the earlier coordinates: level names as lists of str

@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, Glicko2Classifier, TournamentSplit
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
 from skcodex.datasets import load_codex_matches, make_matches
 from skcodex.evaluation import forward_forecasts, paired_bootstrap, score_table
 

@@ -1,6 +1,6 @@
 """Forecasts for never-seen players: ``predict_proba`` on 25,000 rows with 4,000 draws.
 
-An estimator is given 4,000 posterior draws (`skcodex._fitting.from_effect_draws`:
+An estimator is given 4,000 posterior draws (`skcodex._matchup.fitting.from_effect_draws`:
 spreads log-normal around the synthetic league's, effects drawn from them) in
 the layout of ``make_matches`` (40 players, base catalogue), so that no fit is
 needed; ``predict_proba`` then forecasts 25,000 matches of ``make_matches``'s
@@ -49,8 +49,8 @@ MiB = 2**20
 def estimator(n_draws: int, seed: int):
     """A classifier holding ``n_draws`` synthetic posterior draws for make_matches' league."""
     from skcodex import BayesianMatchupClassifier
-    from skcodex import _fitting as fitting
-    from skcodex._design import Layout
+    from skcodex._matchup import fitting
+    from skcodex._matchup.layout import Layout
     from skcodex.data import Vocabulary, check_match_table
     from skcodex.datasets import make_matches
 

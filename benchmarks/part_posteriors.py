@@ -23,8 +23,8 @@ import numpy as np
 from scipy.special import expit
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _posterior as posterior
-from skcodex._debut_decks import FACTOR, FACTOR_PRIOR
+from skcodex._compat import posterior
+from skcodex._matchup.debut import FACTOR, FACTOR_PRIOR
 from skcodex.datasets import load_codex_matches
 
 HERE = Path(__file__).resolve().parent

@@ -80,8 +80,8 @@ def main(argv=None) -> None:
     from sklearn.exceptions import ConvergenceWarning
 
     from skcodex import BayesianMatchupClassifier
-    from skcodex._model import Layout
-    from skcodex._prediction import mean_win_probability, unique_rows
+    from skcodex._matchup.graph import Layout
+    from skcodex._matchup.prediction import mean_win_probability, unique_rows
     from skcodex.data import check_match_table, encode
     from skcodex.datasets import make_matches
 

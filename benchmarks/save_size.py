@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from skcodex import BayesianMatchupClassifier, load
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -2,16 +2,16 @@
 
 For each table size (``make_matches`` with its defaults: 40 players, the base
 catalogue, 10 tournaments), one fit the way ``BayesianMatchupClassifier.fit``
-samples it (the matches collapsed to distinct rows, `skcodex._inference.sample_posterior`
+samples it (the matches collapsed to distinct rows, `skcodex._matchup.sampling.sample_posterior`
 with nutpie, 4 chains x 1,000 + 1,000 draws by default) is timed from the
 encoded table to the posterior, and judged by the minimum bulk ESS and the
 maximum R-hat over every standardised effect (each effect over its spread) and
-every log-spread (`skcodex._diagnostics.monitored_draws`), with the divergences,
+every log-spread (`skcodex._matchup.diagnostics.monitored_draws`), with the divergences,
 the leapfrog steps per draw and the posterior means of the spreads beside the
 truth the matches were drawn with. The compiled model is built (or read from
 the disk cache) before the first timed fit, so the times are sampling times.
 
-``--geometry`` picks how the effects are sampled (`skcodex._geometry`): ``auto``
+``--geometry`` picks how the effects are sampled (`skcodex._matchup.geometry`): ``auto``
 (the default of a fit), ``noncentred`` or ``centred``; ``--low-rank`` turns on
 nutpie's low-rank modified mass-matrix adaptation. Run with
 ``PYTHONPATH=<an older checkout>`` and ``--geometry none`` it measures that
@@ -46,7 +46,7 @@ RESULTS = Path(__file__).resolve().parent / "results" / "scaling_series.json"
 
 def table(n_matches: int, seed: int = 0):
     """Index rows, trials, outcome sums, layout and true spreads of a ``make_matches`` table."""
-    from skcodex._design import Layout, collapse_matches
+    from skcodex._matchup.layout import Layout, collapse_matches
     from skcodex.data import Vocabulary, check_match_table, encode
     from skcodex.datasets import make_matches
 
@@ -72,12 +72,12 @@ def _true_spreads(data) -> dict[str, float]:
 
 def fit_once(n_matches: int, args) -> dict:
     """One timed fit of the ``n_matches`` table and its convergence figures."""
-    from skcodex import _inference as inference
-    from skcodex._diagnostics import convergence_statistics, monitored_draws
-    from skcodex._geometry import null_rotation
-    from skcodex._inference import FitProblem, SamplingOptions, precompile, sample_posterior
-    from skcodex._model import default_priors
-    from skcodex._posterior import from_groups
+    from skcodex._compat.posterior import from_groups
+    from skcodex._matchup import sampling as inference
+    from skcodex._matchup.diagnostics import convergence_statistics, monitored_draws
+    from skcodex._matchup.geometry import null_rotation
+    from skcodex._matchup.graph import default_priors
+    from skcodex._matchup.sampling import FitProblem, SamplingOptions, precompile, sample_posterior
 
     rows, trials, totals, layout, truth = table(n_matches)
     precompile(layout)
@@ -181,7 +181,7 @@ def main(argv=None) -> None:
         choices=["auto", "off", "always"],
         default="auto",
         help="turn the directions no match reads apart as the estimator does (auto), never, "
-        "or whatever the table's richness (skcodex._geometry.null_rotation)",
+        "or whatever the table's richness (skcodex._matchup.geometry.null_rotation)",
     )
     parser.add_argument("--results", type=Path, default=RESULTS, help="JSON file to add rows to")
     args = parser.parse_args(argv)

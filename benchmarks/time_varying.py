@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from skcodex import BayesianMatchupClassifier, brier_score
-from skcodex import _posterior as posterior
-from skcodex._diagnostics import convergence_statistics
+from skcodex._compat import posterior
+from skcodex._matchup.diagnostics import convergence_statistics
 from skcodex.analysis import convergence_summary
 from skcodex.datasets import make_matches
 from skcodex.model_selection import latest_share_split

@@ -4,7 +4,7 @@ The public API is re-exported here and imported lazily, so ``import skcodex``
 is fast and loads PyMC only when a Bayesian model is used.
 """
 
-from skcodex._lazy import lazy_exports
+from skcodex._compat.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -17,9 +17,9 @@ _EXPORTS = {
     "brier_score": "skcodex.metrics",
     "brier_skill_score": "skcodex.metrics",
     "brier_scorer": "skcodex.metrics",
-    "load": "skcodex._persistence",
-    "save": "skcodex._persistence",
-    "register_savable": "skcodex._savable",
+    "load": "skcodex._format.persistence",
+    "save": "skcodex._format.persistence",
+    "register_savable": "skcodex._format.savable",
     "SEED_PRIORS": "skcodex._classifier",
 }
 

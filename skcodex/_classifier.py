@@ -14,24 +14,28 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex import _debut_decks as debut_decks
-from skcodex import _fit_readers as fit_readers
-from skcodex import _fitting as fitting
-from skcodex import _part_choice as part_choice
-from skcodex import _posterior as posterior
-from skcodex._approximate import METHODS
-from skcodex._blocks import BLOCK_TABLE, DEBUT_LEVELS, SPREAD_TABLE
-from skcodex._design import chunks_with_unseen, extend_effects, newcomer_terms
-from skcodex._diagnostics import warn_if_not_converged
-from skcodex._inference import SAMPLERS, FitProblem, SamplingOptions
-from skcodex._model import PRIORS, Layout, ModelOptions, SpreadPriors
-from skcodex._persistence import PersistenceMixin
-from skcodex._prediction import (
+from skcodex._compat import posterior
+from skcodex._compat.scikit_learn import (
+    Interval,
+    StrOptions,
+    fit_context,
+    validate_parameter_constraints,
+)
+from skcodex._format.persistence import PersistenceMixin
+from skcodex._matchup import debut as debut_decks
+from skcodex._matchup import fitting, part_choice
+from skcodex._matchup import readers as fit_readers
+from skcodex._matchup.approximation import METHODS
+from skcodex._matchup.blocks import BLOCK_TABLE, DEBUT_LEVELS, SPREAD_TABLE
+from skcodex._matchup.diagnostics import warn_if_not_converged
+from skcodex._matchup.graph import PRIORS, Layout, ModelOptions, SpreadPriors
+from skcodex._matchup.layout import chunks_with_unseen, extend_effects, newcomer_terms
+from skcodex._matchup.prediction import (
     mean_win_probability,
     mean_win_probability_integrated,
     win_probability_draws,
 )
-from skcodex._sklearn import Interval, StrOptions, fit_context, validate_parameter_constraints
+from skcodex._matchup.sampling import SAMPLERS, FitProblem, SamplingOptions
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
     MatchCodes,
@@ -68,7 +72,7 @@ SEED_PRIORS = {
 }
 
 # Constructor prefixes of each prior's loc/scale, by the model's prior names; their
-# defaults are `skcodex._blocks.PRIOR_DEFAULTS` (a test checks the signature agrees).
+# defaults are `skcodex._matchup.blocks.PRIOR_DEFAULTS` (a test checks the signature agrees).
 _PRIOR_PARAMS_BY_NAME = {
     **{s.name: f"log_sd_{s.name}" for s in SPREAD_TABLE},
     "total": "log_total",
@@ -232,7 +236,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     draws : int, default 1000
         Posterior draws kept per chain. ``fit`` refuses, before sampling,
         ``chains * draws`` whose draws would not fit in the memory available
-        (`skcodex._inference.check_draws_fit_in_memory`).
+        (`skcodex._matchup.sampling.check_draws_fit_in_memory`).
     tune : int, default 1000
         Tuning steps per chain, discarded.
     chains : int, default 4
@@ -258,7 +262,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     method : {"nuts", "advi"}, default "nuts"
         ``"advi"`` replaces MCMC by ``draws * chains`` independent draws from a
         variational approximation fitted on minibatches (see
-        `skcodex._approximate`): minutes instead of hours for very large tables.
+        `skcodex._matchup.approximation`): minutes instead of hours for very large tables.
 
     Attributes
     ----------
@@ -273,14 +277,14 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         single precision), ``sample_stats``, ``log_likelihood`` (for
         PSIS-LOO), ``observed_data`` and ``constant_data``. ArviZ's own
         functions (``summary``, ``ess``, ``rhat``, ``loo``, ``plot_forest``)
-        work on it; `skcodex._posterior` reads it on either line.
+        work on it; `skcodex._compat.posterior` reads it on either line.
     vocabulary_ : skcodex.data.Vocabulary
         Players, starters and specs seen in fit.
     catalogue_ : Catalogue or None
         The catalogue the training decks were read against (``catalogue``, or
         the table's ``X.attrs["catalogue"]``); later tables without a catalogue
         of their own are read against it.
-    layout_ : skcodex._model.Layout
+    layout_ : skcodex._matchup.graph.Layout
         The model as it was sampled: its options (the extensions switched
         on), its sizes, and where each effect sits in the flat effect vector.
         ``layout_.static()`` (the same layout without the skill walk) is the
@@ -315,7 +319,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
     (2, 2)
     """
 
-    #: The fitted attributes a saved file holds (see `skcodex._persistence`).
+    #: The fitted attributes a saved file holds (see `skcodex._format.persistence`).
     _persisted_state: ClassVar[tuple[str, ...]] = (
         "classes_",
         "idata_",
@@ -589,7 +593,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         when it also dates every match (or has no ``date`` column), stays
         under `WALK_STEPS_SLOW` steps and the method is NUTS (the approximate
         methods have no walk). Of those, ``evidence_for(parts)`` (the forward
-        evidence, `skcodex._part_choice`) decides which are on; without it
+        evidence, `skcodex._matchup.part_choice`) decides which are on; without it
         (``part_selection="none"``) they are off. Returns the options and the
         evidence table (None when nothing was decided by evidence).
         """
@@ -626,7 +630,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         parts: list[str],
         seed: int,
     ) -> pd.DataFrame:
-        """`skcodex._part_choice.forward_evidence` for the ``"auto"`` ``parts`` on ``table``."""
+        """`_matchup.part_choice.forward_evidence` for the ``"auto"`` ``parts`` on ``table``."""
         seeds = iter(np.random.default_rng(seed).integers(0, 2**31 - 1, size=10_000))
 
         def fit_and_forecast(candidate: dict, train: np.ndarray, test: np.ndarray):
@@ -735,7 +739,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
         Effects of levels seen in fit are their posterior draws; every effect
         involving a never-seen level is a fresh N(0, sd) draw per posterior
-        draw, keyed to the levels' names (see `skcodex._design.unseen_draws`).
+        draw, keyed to the levels' names (see `skcodex._matchup.layout.unseen_draws`).
 
         Parameters
         ----------
@@ -858,7 +862,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         The effects of a player, starter or spec never seen in fit come from
         their population distribution, N(0, sd): for each posterior draw,
         their sum in a match is integrated out exactly by Gauss-Hermite
-        quadrature (`skcodex._prediction.mean_win_probability_integrated`), so
+        quadrature (`skcodex._matchup.prediction.mean_win_probability_integrated`), so
         the forecast carries no Monte Carlo noise from them. (In a symmetric
         game, a match reading a never-seen cell of a matchup block gets fresh
         draws instead, keyed to the levels' names, as in

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from skcodex._diagnostics import grouped_problems
+from skcodex._matchup.diagnostics import grouped_problems
 from skcodex.analysis import PRIOR_DRAWS
 
 if TYPE_CHECKING:
@@ -277,7 +277,7 @@ def _extensions(result: Analyses) -> Table:
 
 def _evidence_frame(result: Analyses) -> pd.DataFrame:
     """`Analyses.part_evidence`, or its empty table (analyses made before it existed)."""
-    from skcodex._part_choice import EVIDENCE_COLUMNS
+    from skcodex._matchup.part_choice import EVIDENCE_COLUMNS
 
     if result.part_evidence is None:
         return pd.DataFrame(columns=list(EVIDENCE_COLUMNS))

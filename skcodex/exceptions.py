@@ -5,16 +5,16 @@ Each is also importable from where it is raised (a match table's error from
 each error below is one.
 """
 
-from skcodex._lazy import lazy_exports
+from skcodex._compat.lazy import lazy_exports
 
 _EXPORTS = {
-    "ApproximationWarning": "skcodex._approximate",
+    "ApproximationWarning": "skcodex._matchup.approximation",
     "CatalogueFileError": "skcodex.codex._plain",
     "CodexDataError": "skcodex.datasets._codexdata_catalogue",
     "DeckParseError": "skcodex.codex._notation",
     "LuckWarning": "skcodex.data._table",
     "MatchTableError": "skcodex.data._table",
-    "PersistenceError": "skcodex._safe_files",
+    "PersistenceError": "skcodex._format.safe_files",
     "TournamentError": "skcodex.tournament._formats",
 }
 

@@ -36,7 +36,7 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from skcodex._model import quasi_loglik_terms
+from skcodex._matchup.graph import quasi_loglik_terms
 from skcodex.data import MatchTableError, check_luck, check_match_table, check_outcome
 
 __all__ = [

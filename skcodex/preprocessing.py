@@ -10,13 +10,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex._design import Layout, old_positions
-from skcodex._persistence import PersistenceMixin
-from skcodex._sklearn import (
+from skcodex._compat.scikit_learn import (
     dense_output_requested,
     fit_context,
     validate_parameter_constraints,
 )
+from skcodex._format.persistence import PersistenceMixin
+from skcodex._matchup.layout import Layout, old_positions
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, encode
 from skcodex.data._catalogues import checked_with_catalogue
@@ -52,7 +52,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     ----------
     vocabulary_ : skcodex.data.Vocabulary
         Players, starters and specs seen in fit.
-    layout_ : skcodex._model.Layout
+    layout_ : skcodex._matchup.graph.Layout
         Where each column of the design sits: the players, then the deck effects.
 
     Examples
@@ -67,7 +67,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     (1, 2)
     """
 
-    #: The fitted attributes a saved file holds (see `skcodex._persistence`).
+    #: The fitted attributes a saved file holds (see `skcodex._format.persistence`).
     _persisted_state: ClassVar[tuple[str, ...]] = ("vocabulary_", "layout_")
 
     _parameter_constraints: ClassVar[dict] = {

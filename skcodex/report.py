@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex import _posterior as posterior
 from skcodex import analysis, metrics
+from skcodex._compat import posterior
 from skcodex._report_page import TOP_PLAYERS as _TOP_PLAYERS
 from skcodex._report_page import csv_tables, render_page
 
@@ -255,7 +255,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
         ``"PyMC"``, or None for ADVI), the extensions ``time_varying``,
         ``synergy``, ``familiarity`` and ``first_move`` (bool), ``symmetric``
         (bool: matchups the same from either side), ``effects`` (the fitted
-        effect blocks in words, their `skcodex._blocks` labels in the game's
+        effect blocks in words, their `skcodex._matchup.blocks` labels in the game's
         nouns; empty when unfitted), ``n_epochs``
         (rating periods of the skill walk), ``prior`` (``"lognormal"`` or
         ``"balanced"``), ``prior_kind`` (``"balanced"``, ``"default"``,
@@ -280,8 +280,8 @@ def describe_model(clf: Any) -> dict[str, Any]:
     codex = layout is None or game_words(clf)["codex"]
     method = fitted_method or params["method"]
     sampler = params["sampler"]
-    if sampler == "auto":  # skcodex._fitting's rule: PyMC for the balanced prior, else the fastest
-        from skcodex._inference import resolve_sampler
+    if sampler == "auto":  # _matchup.fitting's rule: PyMC for the balanced prior, else the fastest
+        from skcodex._matchup.sampling import resolve_sampler
 
         sampler = "pymc" if options.prior == "balanced" else resolve_sampler("auto")
         setting = f"auto: {sampler}"
@@ -341,7 +341,7 @@ def _as_fitted(params: dict, post: Any) -> dict:
 
 
 def _effect_words(clf: Any) -> list[str]:
-    """The fitted layout's effect blocks in words, as `skcodex._blocks` labels them.
+    """The fitted layout's effect blocks in words, as `skcodex._matchup.blocks` labels them.
 
     "starter" and "spec" become the game's own nouns; blocks with no effect
     in this game (no specs) and blocks without a label are left out.

@@ -19,11 +19,11 @@ import pandas as pd
 import pytest
 
 from skcodex import BayesianMatchupClassifier, analysis, load
-from skcodex import _posterior as posterior
-from skcodex._design import Layout, ModelOptions
-from skcodex._diagnostics import convergence_summary
-from skcodex._inference import padded_layout
-from skcodex._model import build_model
+from skcodex._compat import posterior
+from skcodex._matchup.diagnostics import convergence_summary
+from skcodex._matchup.graph import build_model
+from skcodex._matchup.layout import Layout, ModelOptions
+from skcodex._matchup.sampling import padded_layout
 from skcodex.datasets import make_game_matches
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decks_without_specs_v1"

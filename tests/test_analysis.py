@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from scipy.special import logit
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _fitting as fitting
-from skcodex._model import Layout
+from skcodex._matchup import fitting
+from skcodex._matchup.graph import Layout
 from skcodex.analysis import (
     deck_label,
     deck_ranking,

@@ -12,7 +12,7 @@ import xarray as xr
 from scipy.special import logit
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
 from skcodex.analysis import (
     convergence_summary,
     deck_label,

@@ -8,9 +8,9 @@ import xarray as xr
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _approximate as approximate
-from skcodex._approximate import SHRUNK_Z_SD, ApproximationWarning, shrunk_blocks
-from skcodex._model import Layout
+from skcodex._matchup import approximation as approximate
+from skcodex._matchup.approximation import SHRUNK_Z_SD, ApproximationWarning, shrunk_blocks
+from skcodex._matchup.graph import Layout
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
 

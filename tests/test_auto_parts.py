@@ -10,7 +10,7 @@ import pytest
 from sklearn.base import clone
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _part_choice as part_choice
+from skcodex._matchup import part_choice
 from skcodex.analysis import part_evidence
 from skcodex.cli.parser import build_parser
 from skcodex.data import Vocabulary, check_match_table, encode

@@ -49,8 +49,8 @@ from skcodex import (
     brier_score,
     brier_scorer,
 )
-from skcodex._persistence import PersistenceError
-from skcodex._sklearn import InvalidParameterError
+from skcodex._compat.scikit_learn import InvalidParameterError
+from skcodex._format.persistence import PersistenceError
 from skcodex.cli import main as cli
 from skcodex.data import LuckWarning, MatchTableError
 from skcodex.datasets import load_codex_matches, make_matches
@@ -461,7 +461,7 @@ def _names_held_once(result: Any, env: dict) -> None:
     """The posterior's player names are held once each, fitted and after a save and load."""
     loaded = skcodex.load(result.save(env["files"]["root"] / "long-name.skcodex"))
     for model in (result, loaded):
-        player = skcodex._posterior.group(model.idata_, "posterior")["player"]
+        player = skcodex._compat.posterior.group(model.idata_, "posterior")["player"]
         assert player.dtype == object and player.values.nbytes == 8 * player.size
         assert max(len(name) for name in player.values) == 50_000
     X = _renamed(env, "x" * 50_000)

@@ -12,13 +12,12 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, analysis
-from skcodex import _blocks as blocks
-from skcodex import _fitting as fitting
-from skcodex import _posterior as posterior
-from skcodex._blocks import BLOCK_TABLE, PRIOR_DEFAULTS, SPREAD_TABLE, EffectBlock
-from skcodex._design import Layout, ModelOptions
-from skcodex._diagnostics import monitored_draws
-from skcodex._model import default_priors
+from skcodex._compat import posterior
+from skcodex._matchup import blocks, fitting
+from skcodex._matchup.blocks import BLOCK_TABLE, PRIOR_DEFAULTS, SPREAD_TABLE, EffectBlock
+from skcodex._matchup.diagnostics import monitored_draws
+from skcodex._matchup.graph import default_priors
+from skcodex._matchup.layout import Layout, ModelOptions
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_game_matches
 from skcodex.exceptions import ApproximationWarning
@@ -85,7 +84,7 @@ STRENGTH = EffectBlock(
 @pytest.fixture
 def with_strength(monkeypatch):
     """The block table with one more block, switched on by ``synergy``."""
-    from skcodex import _inference as inference
+    from skcodex._matchup import sampling as inference
 
     inference.clear_compiled()
     monkeypatch.setattr(blocks, "BLOCK_TABLE", (*BLOCK_TABLE, STRENGTH))

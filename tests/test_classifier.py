@@ -17,7 +17,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcodex import BayesianMatchupClassifier, MatchupEncoder, brier_score, brier_scorer
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
 from skcodex.analysis import skill_table
 from skcodex.codex import Deck, parse_deck
 from skcodex.data import MatchTableError, check_match_table, encode
@@ -207,8 +207,8 @@ def test_time_varying_forecasts_add_the_walk_since_the_last_period_played(data, 
     import pandas as pd
     import xarray as xr
 
-    import skcodex._fitting as fitting_module
-    from skcodex._model import BLOCK_DIMS
+    import skcodex._matchup.fitting as fitting_module
+    from skcodex._matchup.graph import BLOCK_DIMS
 
     seen = {}
     rng = np.random.default_rng(8)

@@ -482,7 +482,7 @@ def known_model(fitted_dir, tmp_path_factory):
     """
     from scipy.special import expit
 
-    from skcodex import _fitting as fitting
+    from skcodex._matchup import fitting
     from skcodex.cli import save_model
 
     clf = load_model(fitted_dir)
@@ -704,7 +704,7 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
     import argparse
 
     import skcodex
-    import skcodex._diagnostics as diagnostics
+    import skcodex._matchup.diagnostics as diagnostics
     import skcodex.cli.commands as commands
 
     monkeypatch.setattr(skcodex, "BayesianMatchupClassifier", _Unconverged)

@@ -25,7 +25,7 @@ def run(argv, capsys):
 def known_model(small_matches, tmp_path_factory):
     """A saved model whose draws hold known skills and no deck effects."""
     from skcodex import BayesianMatchupClassifier
-    from skcodex import _fitting as fitting
+    from skcodex._matchup import fitting
     from skcodex.cli import save_model
 
     clf = BayesianMatchupClassifier(

@@ -15,7 +15,7 @@ import skcodex
 PREDICT = """
 import warnings
 import numpy as np
-from skcodex._prediction import mean_win_probability
+from skcodex._matchup.prediction import mean_win_probability
 theta = np.random.default_rng(0).normal(size=(50, 10))
 index = np.array([[0, 1, 2], [3, 4, 5]])
 with warnings.catch_warnings(record=True) as caught:

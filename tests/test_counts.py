@@ -13,8 +13,8 @@ import pytest
 from scipy.special import log_expit
 from scipy.stats import norm
 
-from skcodex._design import Layout, ModelOptions, collapse_matches
-from skcodex._model import build_model, default_priors, quasi_loglik
+from skcodex._matchup.graph import build_model, default_priors, quasi_loglik
+from skcodex._matchup.layout import Layout, ModelOptions, collapse_matches
 
 from random_matches import random_index  # isort: skip
 
@@ -109,8 +109,8 @@ def test_collapse_and_trials_reject_mismatched_inputs():
 
 
 def test_nuts_is_given_each_distinct_row_once_with_its_counts(monkeypatch):
-    from skcodex import _fitting as fitting
-    from skcodex._inference import FitProblem
+    from skcodex._matchup import fitting
+    from skcodex._matchup.sampling import FitProblem
 
     layout = Layout(6, 4, 8, 3)
     index = _matches_with_repeats(layout, 300, 40, seed=3)
@@ -130,7 +130,7 @@ def test_nuts_is_given_each_distinct_row_once_with_its_counts(monkeypatch):
 
 
 def test_a_fit_problem_checks_its_rows_and_collapses_to_counts():
-    from skcodex._inference import FitProblem
+    from skcodex._matchup.sampling import FitProblem
 
     layout = Layout(6, 4, 8, 3)
     index = _matches_with_repeats(layout, 200, 30, seed=5)

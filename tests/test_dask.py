@@ -96,7 +96,9 @@ def test_grid_search_on_a_dask_cluster_matches_the_sequential_run(client, data, 
         reference.best_estimator_.predict_proba(data.X),
     )
     # the work ran on both workers, each of which compiled the model once
-    compiled = client.run(lambda: len(__import__("skcodex._inference")._inference._COMPILED))
+    compiled = client.run(
+        lambda: len(__import__("skcodex._matchup.sampling")._matchup.sampling._COMPILED)
+    )
     assert len(compiled) == 2
     assert all(n <= 1 for n in compiled.values()), compiled
     assert sum(compiled.values()) >= 1

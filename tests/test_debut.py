@@ -8,8 +8,8 @@ import pytest
 from scipy.special import expit, logit
 
 from skcodex import BayesianMatchupClassifier
-from skcodex._blocks import BLOCK_TABLE, DEBUT_LEVELS
-from skcodex._design import Layout, ModelOptions
+from skcodex._matchup.blocks import BLOCK_TABLE, DEBUT_LEVELS
+from skcodex._matchup.layout import Layout, ModelOptions
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.data._codes import debut_flags
 from skcodex.datasets import make_matches
@@ -180,7 +180,7 @@ def test_swapping_sides_negates_the_debut_part_in_a_symmetric_game():
     q_swapped = (theta[:, layout.index_matrix(encode(swapped, vocab))] * layout.signs).sum(-1)
     np.testing.assert_allclose(q, -q_swapped, atol=1e-12)
     # and with the debut deck factor: a debut match is one whichever side is listed first
-    from skcodex._debut_decks import debut_rows, deck_columns, with_factor
+    from skcodex._matchup.debut import debut_rows, deck_columns, with_factor
 
     factor = np.array([0.2, 0.6, 0.9, 1.4, 1.8])
     raw = _table(["a", "b"], ["b", "c"], ["t1", "t2"]).assign(deck2="Blood/Fire/Growth/Green")
@@ -232,7 +232,7 @@ def _fit(X, y, **params):
 
 
 def _offset_draws(clf) -> np.ndarray:
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     return posterior.draws(clf.idata_, "debut")[:, 1].astype(float)
 
@@ -274,7 +274,7 @@ def test_a_newcomer_forecast_integrates_skill_around_the_offset():
     p = clf.predict_proba(match)[0, 1]
     # independent computation: per draw, E over the newcomer's skill x ~ N(0, sd_player)
     # of expit(offset + x - skill[seen] + decks), by Monte Carlo
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     skill = posterior.draws(clf.idata_, "skill")[:, 0].astype(float)
     offset = _offset_draws(clf)
@@ -364,7 +364,7 @@ def test_a_forecast_for_a_new_period_integrates_the_new_offsets():
     test = X[~train & X["player1"].isin(seen) & X["player2"].isin(seen)].head(20)
     p = clf.predict_proba(test)[:, 1]
     # independent computation: per draw, a fresh N(0, sd_period) shift for each player
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     sd_period = posterior.draws(clf.idata_, "sd")[:, clf.layout_.spreads.index("period")]
     known = clf.predict_proba_draws(test.assign(period=X["period"][train].iloc[-1]))
@@ -385,7 +385,7 @@ def test_a_forecast_for_a_new_period_integrates_the_new_offsets():
 
 
 def test_the_factor_scales_the_deck_columns_of_debut_rows_only():
-    from skcodex._debut_decks import with_factor
+    from skcodex._matchup.debut import with_factor
 
     rng = np.random.default_rng(1)
     theta = rng.normal(size=(5, 12))
@@ -409,7 +409,7 @@ def test_the_factor_scales_the_deck_columns_of_debut_rows_only():
 
 
 def test_the_deck_columns_and_spreads_are_those_of_deck_component_blocks():
-    from skcodex._debut_decks import deck_columns, deck_spreads
+    from skcodex._matchup.debut import deck_columns, deck_spreads
 
     layout = Layout(5, 3, 4, 2, ModelOptions(debut=True, synergy=True, familiarity=True))
     names = [b.name for b in layout.column_blocks]
@@ -441,7 +441,7 @@ def test_a_known_debut_deck_factor_is_recovered(factor, tmp_path):
     debuts = debut1 | debut2
     assert 0.15 < debuts.mean() < 0.5  # enough debut matches to learn from
     clf = _fit(X, y)
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     draws = posterior.draws(clf.idata_, "debut_deck_factor").astype(float)
     low, high = np.quantile(draws, [0.005, 0.995])
@@ -472,8 +472,8 @@ def test_the_model_reads_a_debut_match_with_its_deck_part_times_the_factor():
     from scipy.special import log_expit
     from scipy.stats import norm
 
-    from skcodex._debut_decks import FACTOR_LOGIT
-    from skcodex._model import build_model
+    from skcodex._matchup.debut import FACTOR_LOGIT
+    from skcodex._matchup.graph import build_model
 
     X, y, debut1, debut2 = debut_matches(0.0, factor=0.5, n_periods=4, per_period=40, seed=4)
     debuts = debut1 | debut2

@@ -1,9 +1,9 @@
-"""The deck-matchup product of `skcodex._design` against the index-matrix route."""
+"""The deck-matchup product of `skcodex._matchup.layout` against the index-matrix route."""
 
 import numpy as np
 import pytest
 
-from skcodex._design import Layout, ModelOptions, deck_logits
+from skcodex._matchup.layout import Layout, ModelOptions, deck_logits
 from skcodex.data import MatchCodes
 
 OPTIONS = [

@@ -32,7 +32,8 @@ ABSURD = {
 FIT_SCRIPT = """
 import sys, warnings
 import numpy as np
-from skcodex import BayesianMatchupClassifier, _approximate as approximate
+from skcodex import BayesianMatchupClassifier
+from skcodex._matchup import approximation as approximate
 from skcodex.datasets import make_matches
 
 warnings.simplefilter("ignore")
@@ -169,7 +170,9 @@ def test_diverging_multiprocess_chains_warn_and_return():
 CACHE_SCRIPT = """
 import json, sys, warnings
 import numpy as np
-from skcodex import BayesianMatchupClassifier, _approximate as approximate, _inference as inference
+from skcodex import BayesianMatchupClassifier
+from skcodex._matchup import approximation as approximate
+from skcodex._matchup import sampling as inference
 from skcodex.datasets import make_matches
 
 warnings.simplefilter("ignore")

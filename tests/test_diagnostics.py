@@ -11,8 +11,8 @@ import xarray as xr
 from scipy.stats import rankdata
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _diagnostics as diagnostics
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
+from skcodex._matchup import diagnostics
 
 
 def ar1(rng, chains, draws, n, phi):
@@ -153,7 +153,7 @@ def test_rhat_warning_threshold_is_1_01(shift, flagged):
     """The R-hat check flags exactly the samples whose worst R-hat exceeds 1.01."""
     import arviz as az
 
-    from skcodex._diagnostics import convergence_problems
+    from skcodex._matchup.diagnostics import convergence_problems
 
     idata = _sampled(shift)
     worst = float(az.rhat(posterior.group(idata, "posterior")[["z"]]).to_array().max())
@@ -181,7 +181,7 @@ def test_convergence_summary_counts_divergences_and_agrees_with_arviz():
 
 
 def test_failed_checks_are_grouped_by_parameter_family():
-    from skcodex._diagnostics import grouped_problems, problem_family
+    from skcodex._matchup.diagnostics import grouped_problems, problem_family
 
     problems = [
         "R-hat above 1.01 for 2 spread parameter(s) (log_sd[stsp], log_sd[spsp]; worst 1.020)",

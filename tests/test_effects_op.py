@@ -6,7 +6,7 @@ import pytensor.tensor as pt
 import pytest
 from scipy.stats import norm
 
-from skcodex._effects_op import ScaledEffects, scaled_effects_numpy
+from skcodex._matchup.effects_op import ScaledEffects, scaled_effects_numpy
 
 
 def _point(seed, n=40, n_sd=3, n_blocks=4):

@@ -9,8 +9,14 @@ from scipy.stats import norm
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, brier_score
-from skcodex import _posterior as posterior
-from skcodex._model import Layout, ModelOptions, balanced_spreads, build_model, default_priors
+from skcodex._compat import posterior
+from skcodex._matchup.graph import (
+    Layout,
+    ModelOptions,
+    balanced_spreads,
+    build_model,
+    default_priors,
+)
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
 
@@ -27,7 +33,7 @@ def problem():
 
 
 def extended_log_odds(z, sd, codes, layout):
-    """q of every match, block by block from the formulas in skcodex._model's docstring."""
+    """q of every match, block by block from the formulas in skcodex._matchup.graph's docstring."""
     P, S, K, E = layout.n_players, layout.n_starters, layout.n_specs, layout.n_epochs
     sd_p, sd_a, sd_bc, sd_d, sd_syn, sd_fam, sd_step = sd
     sizes = [P, S * S, S * K, K * S, K * K, S * K, K * K, P * S, P * K, P * (E - 1)]

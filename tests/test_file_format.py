@@ -2,7 +2,7 @@
 
 Fitted estimators here are cheap: Elo and Glicko-2 fit in milliseconds, and the
 Bayesian classifier is made fitted from known effect draws
-(`skcodex._fitting.from_effect_draws`), so these tests can run for every mutant of
+(`skcodex._matchup.fitting.from_effect_draws`), so these tests can run for every mutant of
 the persistence modules (tools/mutation.py).
 """
 
@@ -28,31 +28,14 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 import skcodex
-from skcodex import (
-    BayesianMatchupClassifier,
-    EloClassifier,
-    Glicko2Classifier,
-    MatchupEncoder,
-)
-from skcodex import (
-    _archive as archive,
-)
-from skcodex import (
-    _fitting as fitting,
-)
-from skcodex import (
-    _persistence as persistence,
-)
-from skcodex import (
-    _posterior as posterior,
-)
-from skcodex import (
-    _safe_files as safe_files,
-)
-from skcodex._design import Layout
-from skcodex._persistence import PersistenceError, load, save
-from skcodex._savable import register_savable as value_class
-from skcodex._state_codec import Reader, Writer
+from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier, MatchupEncoder
+from skcodex._compat import posterior
+from skcodex._format import archive, persistence, safe_files
+from skcodex._format.persistence import PersistenceError, load, save
+from skcodex._format.savable import register_savable as value_class
+from skcodex._format.state_codec import Reader, Writer
+from skcodex._matchup import fitting
+from skcodex._matchup.layout import Layout
 from skcodex.codex import CODEX, Deck, PlainCatalogue
 from skcodex.data import Vocabulary, check_match_table
 from skcodex.datasets import make_matches
@@ -279,7 +262,7 @@ def test_unsavable_values_are_named(data, tmp_path):
 
 
 def test_a_posterior_that_cannot_be_written_is_named(drawn, tmp_path, monkeypatch):
-    import skcodex._state_codec as codec
+    import skcodex._format.state_codec as codec
 
     def broken(idata):
         raise RuntimeError("no\n  space" + "e" * 300)
@@ -312,7 +295,7 @@ def test_declared_state_must_be_plain_instance_names(names):
 
 
 def test_only_listed_or_registered_classes_are_saved(data, tmp_path):
-    from skcodex import _savable as savable
+    from skcodex._format import savable
 
     mine = type("Mine", (persistence.PersistenceMixin,), {"_persisted_state": ("a_",)})
     sub = type("SubElo", (EloClassifier,), {})
@@ -336,7 +319,7 @@ def test_every_savable_estimator_of_skcodex_is_listed():
     import pkgutil
 
     import skcodex
-    from skcodex import _savable as savable
+    from skcodex._format import savable
 
     for info in pkgutil.walk_packages(skcodex.__path__, "skcodex."):
         if info.name.split(".")[-1] not in ("__main__",):
@@ -381,7 +364,7 @@ class _Score:  # not a dataclass: saved through the functions it is registered w
 
 def test_a_registered_class_saves_and_loads_outside_skcodex_all(tmp_path):
     import skcodex
-    from skcodex import _savable as savable
+    from skcodex._format import savable
 
     assert "_Tally" not in skcodex.__all__
     with pytest.raises(PersistenceError, match=r"cannot save a .*_Tally: the skcodex file"):
@@ -1012,7 +995,7 @@ def test_hdf5_reaching_outside_is_refused(tmp_path):
 
 
 def test_posterior_member_rules(drawn, tmp_path, monkeypatch):
-    from skcodex import _posterior_file as posterior_file
+    from skcodex._format import posterior_file
 
     blob = posterior_file.write_posterior(drawn.idata_)
     assert posterior_file.MAX_POSTERIOR_BYTES == 256 * 1024**2
@@ -1051,7 +1034,7 @@ def test_a_posterior_member_must_be_named_and_present(drawn, tmp_path):
 
 
 def test_the_log_likelihood_is_left_out_and_restored(drawn, data, tmp_path):
-    from skcodex import _posterior_file as posterior_file
+    from skcodex._format import posterior_file
 
     idata = posterior.with_group(
         drawn.idata_, "log_likelihood", posterior.group(drawn.idata_, "posterior")[["sd"]]
@@ -1301,7 +1284,7 @@ def test_subclasses_are_not_taken_for_their_base():
 def test_registering_a_value_class():
     import dataclasses
 
-    from skcodex import _savable as savable
+    from skcodex._format import savable
 
     @dataclasses.dataclass(frozen=True)
     class Fresh:
@@ -1459,12 +1442,12 @@ def test_the_file_format_sits_on_top_of_the_package():
     import ast
     from pathlib import Path
 
-    package = Path(persistence.__file__).parent
-    file_format = {"_persistence", "_state_codec", "_archive", "_savable", "_posterior_file"}
-    file_format |= {"_safe_files"}
+    folder = Path(persistence.__file__).parent
+    package = folder.parent
+    file_format = {path.stem for path in folder.glob("*.py")} - {"__init__"}
     seen = []
     for path in sorted(package.rglob("*.py")):
-        if path.parent == package and path.stem in file_format:
+        if path.parent == folder:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
@@ -1474,15 +1457,17 @@ def test_the_file_format_sits_on_top_of_the_package():
             else:
                 continue
             for name in names:
-                parts = name.split(".")
-                if len(parts) > 1 and parts[0] == "skcodex" and parts[1] in file_format:
+                if name.startswith("skcodex._format."):
                     seen.append((path.relative_to(package).as_posix(), name))
     # the estimators' save method, and the command's quick forecast, which reads a few
     # fitted attributes of a file without building the estimator
-    allowed = {"skcodex._persistence.PersistenceMixin", "skcodex._persistence.read_saved_state"}
+    allowed = {
+        "skcodex._format.persistence.PersistenceMixin",
+        "skcodex._format.persistence.read_saved_state",
+    }
     assert [s for s in seen if s[1] not in allowed] == []
-    for name in file_format - {"_persistence"}:  # only the front reads the package's root
-        tree = ast.parse((package / f"{name}.py").read_text())
+    for name in file_format - {"persistence"}:  # only the front reads the package's root
+        tree = ast.parse((folder / f"{name}.py").read_text())
         roots = [
             node
             for node in ast.walk(tree)

@@ -16,8 +16,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, load
-from skcodex._design import Layout, ModelOptions
-from skcodex._geometry import (
+from skcodex._matchup.geometry import (
     centred_levels,
     choose_centring,
     declared_block_of,
@@ -28,7 +27,8 @@ from skcodex._geometry import (
     standard_normals,
     typical_spreads,
 )
-from skcodex._model import build_model, default_priors
+from skcodex._matchup.graph import build_model, default_priors
+from skcodex._matchup.layout import Layout, ModelOptions
 from skcodex.datasets import make_matches
 
 from random_matches import random_index  # isort: skip
@@ -146,7 +146,7 @@ def test_blocks_read_as_differences_get_their_mean_turned_apart():
 
 
 def test_levels_no_match_reads_stay_noncentred():
-    from skcodex._inference import embedding
+    from skcodex._matchup.sampling import embedding
 
     layout, small = Layout(40, 8, 12, 3), Layout(5, 2, 3, 3)
     theta_pos, _ = embedding(small, layout)

@@ -11,9 +11,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, TimeSeriesSplit
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _inference as inference
-from skcodex import _nutpie_compile as nutpie_compile
-from skcodex._inference import (
+from skcodex._matchup import nutpie_compile
+from skcodex._matchup import sampling as inference
+from skcodex._matchup.graph import Layout, ModelOptions, SpreadPriors, build_model
+from skcodex._matchup.sampling import (
     FitProblem,
     SamplingOptions,
     compile_count,
@@ -21,7 +22,6 @@ from skcodex._inference import (
     padded_layout,
     sample_posterior,
 )
-from skcodex._model import Layout, ModelOptions, SpreadPriors, build_model
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
 
@@ -280,8 +280,8 @@ def test_a_grid_search_warns_once_and_plain_fits_each_warn(data):
     """Tiny draws always fail the checks: one warning per search, one per plain fit."""
     from sklearn.model_selection import GridSearchCV, KFold
 
-    from skcodex import _diagnostics as diagnostics
     from skcodex import brier_scorer
+    from skcodex._matchup import diagnostics
 
     # Two identical searches in a row: the second's frame often reuses the first's
     # address, and must warn all the same.

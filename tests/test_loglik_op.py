@@ -6,7 +6,7 @@ import pytensor.tensor as pt
 import pytest
 from scipy.special import log_expit
 
-from skcodex._loglik_op import SignedRowLoglik, _kernel, signed_row_loglik_numpy
+from skcodex._matchup.loglik_op import SignedRowLoglik, _kernel, signed_row_loglik_numpy
 
 
 def _table(seed, n_rows=400, width=5, n_theta=30, binary=True):

@@ -5,7 +5,7 @@ import pytest
 from scipy.special import log_expit
 from scipy.stats import norm
 
-from skcodex._model import Layout, SpreadPriors, build_model, quasi_loglik
+from skcodex._matchup.graph import Layout, SpreadPriors, build_model, quasi_loglik
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
 
@@ -114,7 +114,7 @@ def test_balanced_prior_draws_follow_the_stated_distributions():
     import pymc as pm
     from scipy.special import logit
 
-    from skcodex._model import ModelOptions
+    from skcodex._matchup.graph import ModelOptions
     from skcodex.analysis import deck_spread_draws
 
     data = make_matches(n_players=8, n_matches=40, n_tournaments=2, random_state=1)
@@ -159,7 +159,7 @@ def test_balanced_prior_draws_follow_the_stated_distributions():
 @pytest.mark.parametrize("prior", ["lognormal", "balanced"])
 def test_first_move_reads_its_own_prior_entry(problem, prior):
     """With unequal custom priors, z's first-move entry is N(loc[-1], scale[-1]); others N(0, 1)."""
-    from skcodex._model import ModelOptions
+    from skcodex._matchup.graph import ModelOptions
 
     codes, y, seed_layout = problem
     options = ModelOptions(first_move=True, prior=prior)

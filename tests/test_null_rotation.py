@@ -20,15 +20,15 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier
-from skcodex._design import Layout, ModelOptions
-from skcodex._diagnostics import ess_bulk
-from skcodex._geometry import (
+from skcodex._matchup.diagnostics import ess_bulk
+from skcodex._matchup.geometry import (
     apply_null_rotation,
     choose_centring,
     null_rotation,
     read_matrix,
 )
-from skcodex._model import ROTATED_Z, build_model
+from skcodex._matchup.graph import ROTATED_Z, build_model
+from skcodex._matchup.layout import Layout, ModelOptions
 from skcodex.datasets import make_matches
 
 from random_matches import random_index  # isort: skip
@@ -156,7 +156,7 @@ def _flat_draws(values) -> np.ndarray:
 
 
 def test_a_fit_with_the_turn_gives_the_posterior_of_a_fit_without(monkeypatch):
-    import skcodex._inference as inference
+    import skcodex._matchup.sampling as inference
 
     data = make_matches(n_players=12, n_matches=3000, n_tournaments=4, random_state=11)
     # every level centred in both fits, so that the turn is the only difference

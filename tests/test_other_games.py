@@ -13,8 +13,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from skcodex import BayesianMatchupClassifier, MatchupEncoder, analysis, load
-from skcodex import _posterior as posterior
-from skcodex._model import Layout, ModelOptions, balanced_spreads
+from skcodex._compat import posterior
+from skcodex._matchup.graph import Layout, ModelOptions, balanced_spreads
 from skcodex.codex import CatalogueFileError, Deck, DeckParseError, PlainCatalogue, parse_deck
 from skcodex.data import MatchTableError, Vocabulary, check_match_table, encode
 from skcodex.datasets import make_game_matches
@@ -489,7 +489,7 @@ def test_dense_output_falls_back_to_the_public_setting(monkeypatch):
 
     import sklearn
 
-    from skcodex._sklearn import dense_output_requested
+    from skcodex._compat.scikit_learn import dense_output_requested
 
     monkeypatch.setitem(sys.modules, "sklearn.utils._set_output", None)
     with sklearn.config_context(transform_output="pandas"):

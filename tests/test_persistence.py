@@ -19,8 +19,8 @@ from sklearn.linear_model import LogisticRegression
 
 import skcodex
 from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier
-from skcodex import _posterior as posterior
-from skcodex._persistence import FORMAT_VERSION, PersistenceError, load, save
+from skcodex._compat import posterior
+from skcodex._format.persistence import FORMAT_VERSION, PersistenceError, load, save
 from skcodex.codex import CODEX, Deck
 from skcodex.datasets import make_matches
 from skcodex.preprocessing import MatchupEncoder
@@ -629,7 +629,7 @@ def _hdf5(path, kind, target):
 def test_hdf5_reaching_outside_the_file_is_refused(tmp_path, kind):
     import h5py
 
-    from skcodex._persistence import check_hdf5_self_contained
+    from skcodex._format.persistence import check_hdf5_self_contained
 
     secret = tmp_path / "secret.h5"
     with h5py.File(secret, "w") as fh:

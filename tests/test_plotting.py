@@ -15,8 +15,8 @@ pytest.importorskip("matplotlib")
 from matplotlib.figure import Figure
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _fitting as fitting
-from skcodex._model import Layout
+from skcodex._matchup import fitting
+from skcodex._matchup.graph import Layout
 from skcodex.analysis import (
     matchup_table,
     nash_weights,

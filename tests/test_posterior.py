@@ -9,9 +9,9 @@ import xarray as xr
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, load
-from skcodex import _fit_readers as fit_readers
-from skcodex import _fitting as fitting
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
+from skcodex._matchup import fitting
+from skcodex._matchup import readers as fit_readers
 from skcodex.datasets import make_matches
 
 # The static model (no skill walk, no debut): these tests check its formula and layout.
@@ -107,7 +107,7 @@ def test_users_arviz_calls_work_on_idata(fitted):
     ess = az.ess(fitted.idata_, var_names=["sd"])
     rhat = az.rhat(fitted.idata_, var_names=["sd"])
     # ArviZ's values equal skcodex's own diagnostics on the same draws.
-    from skcodex._diagnostics import convergence_statistics
+    from skcodex._matchup.diagnostics import convergence_statistics
 
     draws = posterior.group(fitted.idata_, "posterior")["sd"].transpose("chain", "draw", ...)
     ours = convergence_statistics(draws.to_numpy().astype(float))

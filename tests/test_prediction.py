@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.special import expit
 
-from skcodex import _prediction as prediction
+from skcodex._matchup import prediction
 
 
 def _problem(n_matches, n_effects, n_draws, width=18, n_distinct=None, seed=0):

@@ -53,7 +53,7 @@ def test_simulation_agrees_with_pymc_prior_sampling(prior):
     """An independent route: PyMC draws the spreads from the model it fits."""
     import pymc as pm
 
-    from skcodex._model import Layout, build_model
+    from skcodex._matchup.graph import Layout, build_model
 
     clf = BayesianMatchupClassifier(prior=prior)
     layout = Layout(4, 3, 5, 3, clf.options)

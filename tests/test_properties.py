@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
 from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks, parse_deck
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
@@ -217,7 +217,7 @@ def test_a_minibatch_stands_for_the_whole_table(data):
     """At z = 0 each match has log-likelihood -log 2: a scaled minibatch must give -n log 2."""
     import pytensor
 
-    from skcodex._model import Layout, build_model
+    from skcodex._matchup.graph import Layout, build_model
 
     table = check_match_table(data.X)
     vocab = Vocabulary.from_table(table)
@@ -237,7 +237,7 @@ def test_a_minibatch_stands_for_the_whole_table(data):
 
 def test_variational_fit_on_minibatches_recovers_known_skills():
     """Minibatches of 400 of 3,000 matches: outcomes must stay paired with their matches."""
-    from skcodex import _approximate as approximate
+    from skcodex._matchup import approximation as approximate
 
     truth = make_matches(n_players=40, n_matches=3000, n_tournaments=5, random_state=4)
     clf = BayesianMatchupClassifier(method="advi", draws=100, chains=2, random_state=1)
@@ -265,7 +265,7 @@ class _Shared:
 
 
 def test_minibatches_read_every_match_once_per_pass():
-    from skcodex._approximate import _Batches
+    from skcodex._matchup.approximation import _Batches
 
     rows = _Shared(np.zeros(4))
     batches = _Batches(rows, 10, 4, np.random.default_rng(0))
@@ -283,7 +283,7 @@ def test_iterates_are_averaged_over_the_last_third():
     """12 steps: steps 9-12 are averaged; the movement is (mean of 11-12 - mean of 9-10) / sd."""
     from types import SimpleNamespace
 
-    from skcodex._approximate import _Averager
+    from skcodex._matchup.approximation import _Averager
 
     mu, rho = _Shared([0.0, 0.0]), _Shared([1.0, 1.0])
     approx = SimpleNamespace(params_dict={"mu": mu, "rho": rho})
@@ -308,7 +308,7 @@ def monkeypatch_module():
 
 @pytest.fixture(scope="module")
 def advi(data, monkeypatch_module):
-    from skcodex import _approximate as approximate
+    from skcodex._matchup import approximation as approximate
 
     monkeypatch_module.setattr(approximate, "STEPS", 2000)  # plenty for 240 matches
     with warnings.catch_warnings():
@@ -361,9 +361,9 @@ def test_variational_refuses_the_skill_walk(data):
 
 
 def test_few_steps_warn(data):
-    from skcodex import _approximate as approximate
-    from skcodex._inference import FitProblem, SamplingOptions
-    from skcodex._model import Layout, default_priors
+    from skcodex._matchup import approximation as approximate
+    from skcodex._matchup.graph import Layout, default_priors
+    from skcodex._matchup.sampling import FitProblem, SamplingOptions
 
     table = check_match_table(data.X)
     vocab = Vocabulary.from_table(table)

@@ -25,7 +25,7 @@ from skcodex import (
     TournamentSplit,
     brier_scorer,
 )
-from skcodex._sklearn import safe_indexing
+from skcodex._compat.scikit_learn import safe_indexing
 from skcodex.analysis import deck_ranking, most_played_decks
 from skcodex.codex import CODEX, Deck
 from skcodex.data import MatchTableError, check_match_table, table_catalogue

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from skcodex import BayesianMatchupClassifier
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
 from skcodex._report_page import page_tables
 from skcodex.report import (
     CSV_FILES,

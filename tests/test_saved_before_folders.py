@@ -31,7 +31,7 @@ def _tool():
 
 
 def test_every_savable_estimator_has_a_file():
-    from skcodex._savable import ESTIMATORS
+    from skcodex._format.savable import ESTIMATORS
 
     saved = {type(load(FIXTURES / f"{name}.skcodex")).__name__ for name in RECORDED}
     assert saved == set(ESTIMATORS)

@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 from skcodex import BayesianMatchupClassifier
-from skcodex._model import SpreadPriors, exponential_correction
+from skcodex._matchup.graph import SpreadPriors, exponential_correction
 from skcodex.datasets import make_matches
 
 EXPONENTIAL = {"time_varying": True, "debut": False, "step_prior": "exponential"}

@@ -10,8 +10,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, analysis, load
-from skcodex._design import Layout, ModelOptions, extend_effects
-from skcodex._inference import embedding, padded_layout
+from skcodex._matchup.layout import Layout, ModelOptions, extend_effects
+from skcodex._matchup.sampling import embedding, padded_layout
 from skcodex.codex import Deck
 from skcodex.data import MatchCodes
 from skcodex.datasets import make_game_matches
@@ -208,7 +208,7 @@ def test_one_nash_vector_for_both_sides(hero_game):
 
 
 def test_convergence_checks_judge_each_free_effect_once(hero_game):
-    from skcodex._diagnostics import convergence_summary, monitored_draws
+    from skcodex._matchup.diagnostics import convergence_summary, monitored_draws
 
     _, clf = hero_game
     drawn = monitored_draws(clf.idata_, clf.layout_)

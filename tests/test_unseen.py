@@ -10,9 +10,9 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, load
-from skcodex import _design as design
-from skcodex import _fitting as fitting
-from skcodex._design import Layout
+from skcodex._matchup import fitting
+from skcodex._matchup import layout as design
+from skcodex._matchup.layout import Layout
 from skcodex.data import Vocabulary, check_match_table
 from skcodex.datasets import make_matches
 
@@ -174,7 +174,7 @@ def _quad_expit_normal(a: float, s: float) -> float:
 
 @pytest.mark.parametrize("scale", [0.0, 0.3, 1.0, 1.7, 2.5, 4.0])
 def test_hermite_quadrature_matches_a_numerical_integral(scale):
-    from skcodex._prediction import mean_win_probability_integrated
+    from skcodex._matchup.prediction import mean_win_probability_integrated
 
     a = np.array([-3.0, -0.7, 0.0, 0.4, 2.2])
     theta = a[None, :]  # one draw; match i reads effect i alone
@@ -191,7 +191,7 @@ def test_hermite_quadrature_matches_a_numerical_integral(scale):
 
 def test_newcomer_forecasts_integrate_their_effects_exactly():
     """Never-seen players and deck parts integrated out, against a per-draw numerical integral."""
-    from skcodex._prediction import mean_win_probability_integrated
+    from skcodex._matchup.prediction import mean_win_probability_integrated
     from skcodex.data import MatchCodes
 
     rng = np.random.default_rng(4)

@@ -1,6 +1,6 @@
 """The skill walk through played periods: the same walk as through every period, and fitted.
 
-The integrated walk (`skcodex._design.Layout.walk_path`) takes one step per
+The integrated walk (`skcodex._matchup.layout.Layout.walk_path`) takes one step per
 player into each period played, of spread ``sd_step * sqrt(gap)``; the walk
 through every period (``walk_steps=None``, files written before it) takes one
 step per player and period. Both are linear in their standard normals, so
@@ -19,11 +19,11 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, load
-from skcodex import _fit_readers as fit_readers
-from skcodex import _fitting as fitting
-from skcodex import _posterior as posterior
-from skcodex._design import Layout, ModelOptions
-from skcodex._inference import compile_count, embedding, padded_layout
+from skcodex._compat import posterior
+from skcodex._matchup import fitting
+from skcodex._matchup import readers as fit_readers
+from skcodex._matchup.layout import Layout, ModelOptions
+from skcodex._matchup.sampling import compile_count, embedding, padded_layout
 from skcodex.codex import CODEX
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
@@ -89,7 +89,7 @@ def test_integrated_walk_has_the_prior_covariance_of_the_walk_through_every_peri
 def test_integrated_walk_in_pytensor_and_numpy_agree(data):
     import pytensor.tensor as pt
 
-    from skcodex._design import WalkPath
+    from skcodex._matchup.layout import WalkPath
 
     layout, index, _ = _layouts(data.X)
     path = layout.walk_path(index)

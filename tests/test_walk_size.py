@@ -93,7 +93,7 @@ def test_the_auto_walk_is_judged_by_the_integrated_walk():
     """
     import pandas as pd
 
-    from skcodex import _part_choice as part_choice
+    from skcodex._matchup import part_choice
 
     def richest_wins(parts):
         return pd.DataFrame({"chosen": [False] * (2 ** len(parts) - 1) + [True]})

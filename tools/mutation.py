@@ -20,7 +20,7 @@ Usage, from the repository root::
     pip install -e ".[test,mutation]"
     python tools/mutation.py                       # defaults below
     python tools/mutation.py --sample 0            # the full modules only
-    python tools/mutation.py --full skcodex._prediction --sample 0
+    python tools/mutation.py --full skcodex._matchup.prediction --sample 0
     python tools/mutation.py --retest              # survivors again, after new tests
     python tools/mutation.py --full --modules skcodex.cli --sample 30   # one module's sample
 
@@ -48,14 +48,14 @@ RESULTS = ROOT / "benchmarks" / "results" / "mutation.json"
 CORE = (
     "skcodex.evaluation",
     "skcodex.ratings",
-    "skcodex._prediction",
+    "skcodex._matchup.prediction",
     "skcodex.analysis",
     "skcodex.cli",
-    "skcodex._persistence",
-    "skcodex._state_codec",
-    "skcodex._archive",
-    "skcodex._posterior_file",
-    "skcodex._safe_files",
+    "skcodex._format.persistence",
+    "skcodex._format.state_codec",
+    "skcodex._format.archive",
+    "skcodex._format.posterior_file",
+    "skcodex._format.safe_files",
 )
 FULL = ("skcodex.evaluation", "skcodex.ratings")
 KILLED = {1, 3, 36, -24, 24, 152, 255}  # test failure, pytest error, timeout

@@ -140,7 +140,7 @@ DEFECTS = [
     Defect(
         "analysis",
         "convergence_summary: divergences counted as 0 or 1",
-        "skcodex/_diagnostics.py",
+        "skcodex/_matchup/diagnostics.py",
         'divergences = int(np.asarray(stats["diverging"]).sum())',
         'divergences = int(np.asarray(stats["diverging"]).any())',
         DIAGNOSTICS,
@@ -212,7 +212,7 @@ DEFECTS = [
     Defect(
         "unseen levels",
         "unseen levels drawn at half the spread",
-        "skcodex/_design.py",
+        "skcodex/_matchup/layout.py",
         "scale = sd[:, spread[lo:hi]] * sign_of[lo:hi]",
         "scale = 0.5 * sd[:, spread[lo:hi]] * sign_of[lo:hi]",
         (*CLASSIFIER, *ANALYSIS, "tests/test_unseen.py"),
@@ -221,7 +221,7 @@ DEFECTS = [
     Defect(
         "unseen levels",
         "unseen levels drawn with the player spread in every block",
-        "skcodex/_design.py",
+        "skcodex/_matchup/layout.py",
         "scale = sd[:, spread[lo:hi]] * sign_of[lo:hi]",
         "scale = sd[:, np.zeros_like(spread[lo:hi])] * sign_of[lo:hi]",
         (*CLASSIFIER, *ANALYSIS, "tests/test_unseen.py"),
@@ -230,7 +230,7 @@ DEFECTS = [
     Defect(
         "unseen levels",
         "unseen-level draws not seeded by the fitted model",
-        "skcodex/_design.py",
+        "skcodex/_matchup/layout.py",
         "keys[j], spread[j], sign_of[j] = _cell_key(seed, name, names), groups[name], sign",
         "keys[j], spread[j], sign_of[j] = _cell_key(0, name, names), groups[name], sign",
         (*CLASSIFIER, *ANALYSIS, "tests/test_unseen.py"),
@@ -239,7 +239,7 @@ DEFECTS = [
     Defect(
         "unseen levels",
         "forecasts integrate never-seen effects at half their variance",
-        "skcodex/_design.py",
+        "skcodex/_matchup/layout.py",
         "np.add.at(weights, (cells // new.size, group), np.square(net))",
         "np.add.at(weights, (cells // new.size, group), 0.5 * np.square(net))",
         (*CLASSIFIER, "tests/test_unseen.py"),
@@ -248,7 +248,7 @@ DEFECTS = [
     Defect(
         "matches as counts",
         "distinct rows fitted as one match each",
-        "skcodex/_inference.py",
+        "skcodex/_matchup/sampling.py",
         "return replace(self, index=rows, outcome=totals, trials=trials)",
         "return replace(self, index=rows, outcome=totals)",
         ("tests/test_counts.py",),
@@ -258,7 +258,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "forecasts without the extra step of the walk",
-        "skcodex/_fit_readers.py",
+        "skcodex/_matchup/readers.py",
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise',
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1]',
         CLASSIFIER,
@@ -267,7 +267,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "forecasts ignore the walk",
-        "skcodex/_fit_readers.py",
+        "skcodex/_matchup/readers.py",
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise',
         'current["skill"] = blocks["skill"] + noise',
         CLASSIFIER,
@@ -276,7 +276,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "forecasts from the first epoch's skill",
-        "skcodex/_fit_readers.py",
+        "skcodex/_matchup/readers.py",
         'current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise',
         'current["skill"] = blocks["skill"] + blocks["walk"][..., 0] + noise',
         CLASSIFIER,
@@ -286,7 +286,7 @@ DEFECTS = [
     Defect(
         "balanced prior",
         "skill share's logit with sd 2",
-        "skcodex/_model.py",
+        "skcodex/_matchup/graph.py",
         'share_logit = pm.Normal("skill_share_logit", 0.0, 1.0)',
         'share_logit = pm.Normal("skill_share_logit", 0.0, 2.0)',
         MODEL,
@@ -295,7 +295,7 @@ DEFECTS = [
     Defect(
         "balanced prior",
         "total spread's prior scale ignored",
-        "skcodex/_model.py",
+        "skcodex/_matchup/graph.py",
         'log_total = pm.Normal("log_total", loc[0], scale[0])',
         'log_total = pm.Normal("log_total", loc[0], 0.5)',
         MODEL,
@@ -304,7 +304,7 @@ DEFECTS = [
     Defect(
         "balanced prior",
         "deck split's reference logit 1 instead of 0",
-        "skcodex/_model.py",
+        "skcodex/_matchup/graph.py",
         "pt.concatenate([pt.zeros(1), split_logits])",
         "pt.concatenate([pt.ones(1), split_logits])",
         MODEL,
@@ -313,7 +313,7 @@ DEFECTS = [
     Defect(
         "balanced prior",
         "extra spreads' prior scale ignored",
-        "skcodex/_model.py",
+        "skcodex/_matchup/graph.py",
         'extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])',
         'extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], 1.0)',
         MODEL,
@@ -323,7 +323,7 @@ DEFECTS = [
     Defect(
         "convergence",
         "R-hat warning threshold 1.1",
-        "skcodex/_diagnostics.py",
+        "skcodex/_matchup/diagnostics.py",
         "max_rhat: float = 1.01",
         "max_rhat: float = 1.1",
         DIAGNOSTICS,
@@ -358,7 +358,7 @@ DEFECTS = [
     Defect(
         "ADVI",
         "a minibatch's log-likelihood not scaled up to the table",
-        "skcodex/_model.py",
+        "skcodex/_matchup/graph.py",
         'data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")',
         "data_scale = 1.0",
         ("tests/test_properties.py",),
@@ -368,7 +368,7 @@ DEFECTS = [
     Defect(
         "model",
         "first-move prior: its location read from the first prior entry",
-        "skcodex/_model.py",
+        "skcodex/_matchup/graph.py",
         "z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[which])",
         "z_loc = pt.set_subtensor(pt.zeros(layout.n_free)[at], loc[[0] * len(which)])",
         MODEL,
@@ -377,7 +377,7 @@ DEFECTS = [
     Defect(
         "model",
         "first-move prior: its scale read from the first prior entry",
-        "skcodex/_model.py",
+        "skcodex/_matchup/graph.py",
         "z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[which])",
         "z_scale = pt.set_subtensor(pt.ones(layout.n_free)[at], scale[[0] * len(which)])",
         MODEL,
@@ -386,7 +386,7 @@ DEFECTS = [
     Defect(
         "time-varying",
         "the forecast's extra step of the walk drawn from an unseeded generator",
-        "skcodex/_fit_readers.py",
+        "skcodex/_matchup/readers.py",
         "rng = np.random.default_rng([seed, 1])",
         "rng = np.random.default_rng()",
         CLASSIFIER,

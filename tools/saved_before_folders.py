@@ -2,7 +2,7 @@
 
 Run once, from the repository root, with the code as it was before the package's
 private modules moved into folders (``python tools/saved_before_folders.py``):
-each estimator `skcodex._savable` lists is fitted on a small table and saved, with
+each estimator `skcodex._format.savable` lists is fitted on a small table and saved, with
 its forecast for a table that includes never-seen players and decks. The test
 (tests/test_saved_before_folders.py) loads each file with today's code and checks
 it forecasts the same.

@@ -23,13 +23,13 @@ Analyses read a fitted estimator only through its public attributes and
 methods (``vocabulary_``, ``layout_``, ``effect_draws_``, ``spread_draws_``,
 ``effect_draws_for``, ``predict_proba_draws``). Calibration
 (`reliability_table`, `brier_decomposition`) lives in `skcodex.metrics`,
-`convergence_summary` in `skcodex._diagnostics`, and the deck helpers
+`convergence_summary` in `skcodex._matchup.diagnostics`, and the deck helpers
 (`deck_label`, `monocolour_decks`) in `skcodex.codex`; all are importable from
 here too. Intervals are equal-tailed credible intervals, 90% unless asked
 otherwise.
 """
 
-from skcodex._diagnostics import convergence_summary
+from skcodex._matchup.diagnostics import convergence_summary
 from skcodex.analysis._base import INTERVAL
 from skcodex.analysis._decks import (
     DECK_KEYWORDS,

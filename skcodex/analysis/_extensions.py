@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex import _debut_decks as debut_decks
-from skcodex._blocks import SPREAD_TABLE
+from skcodex._matchup import debut as debut_decks
+from skcodex._matchup.blocks import SPREAD_TABLE
 from skcodex.analysis._base import INTERVAL, check_fitted, quantiles
 
 __all__ = ["extension_table", "part_evidence"]
@@ -129,7 +129,7 @@ def part_evidence(clf: Any) -> pd.DataFrame:
     >>> part_evidence(clf)["candidate"].tolist()
     ['static', 'walk', 'debut', 'debut + walk']
     """
-    from skcodex._part_choice import EVIDENCE_COLUMNS
+    from skcodex._matchup.part_choice import EVIDENCE_COLUMNS
 
     check_fitted(clf)
     evidence = getattr(clf, "part_evidence_", None)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, softmax
 
-from skcodex._blocks import BLOCK_TABLE
+from skcodex._matchup.blocks import BLOCK_TABLE
 from skcodex.analysis._base import check_count, check_fitted
 
 __all__ = [
@@ -123,11 +123,11 @@ def prior_spread_draws(
     The spreads are those of the fitted model (``clf.layout_.spreads``), or
     before a fit every one its options switch on (``clf.options.spreads``).
 
-    Simulates the spread part of the model exactly as `skcodex._model.build_model`
+    Simulates the spread part of the model exactly as `skcodex._matchup.graph.build_model`
     specifies it, with NumPy: under the log-normal prior each
     ``log sd ~ N(loc, scale)`` independently; under the balanced prior a total
     ``log sigma ~ N(loc, scale)``, a skill share ``sigmoid(N(0, 1))`` and a deck
-    split ``softmax(0, N(0, 1), N(0, 1))`` (`skcodex._model.balanced_spreads`),
+    split ``softmax(0, N(0, 1), N(0, 1))`` (`skcodex._matchup.graph.balanced_spreads`),
     the optional blocks' log-spreads again log-normal. Needs no fit.
 
     Parameters
@@ -141,7 +141,7 @@ def prior_spread_draws(
     -------
     ndarray of shape (n_draws, n_spreads)
     """
-    from skcodex._model import balanced_spreads
+    from skcodex._matchup.graph import balanced_spreads
 
     n_draws = check_count(n_draws, "n_draws")
     options = clf.options

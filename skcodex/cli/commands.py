@@ -72,7 +72,7 @@ def _count(n: int, noun: str) -> str:
 
 def _print_convergence(clf: Any, X: pd.DataFrame) -> None:
     """A fit's failed convergence checks in a few short lines, and whether forecasts suffer."""
-    from skcodex._diagnostics import forecast_convergence, grouped_problems
+    from skcodex._matchup.diagnostics import forecast_convergence, grouped_problems
 
     problems = list(getattr(clf, "convergence_problems_", []))
     if not problems:

@@ -4,7 +4,7 @@ Loading the estimator imports scikit-learn (its base classes) and, on the ArviZ
 0.x line, ArviZ: over two seconds of CPU before any arithmetic. A forecast
 between players and decks the model has seen needs neither: the file's
 posterior, layout and vocabulary, the match encoded as the estimator encodes
-it, and the effect draws the estimator derives (`skcodex._fit_readers`), all
+it, and the effect draws the estimator derives (`skcodex._matchup.readers`), all
 from the same functions the estimator calls. A match with a never-seen player,
 starter or component, or any file this path does not read, goes the whole way
 (`quick_forecast` answers None), so both paths give the same numbers
@@ -39,8 +39,8 @@ class QuickModel:
 
 def read_quick_model(path: Path) -> QuickModel | None:
     """The parts of the saved classifier at ``path`` a forecast reads, or None if unreadable."""
-    from skcodex import _fit_readers as fit_readers
-    from skcodex._persistence import read_saved_state
+    from skcodex._format.persistence import read_saved_state
+    from skcodex._matchup import readers as fit_readers
     from skcodex.exceptions import PersistenceError
 
     try:
@@ -65,10 +65,10 @@ def quick_probability_draws(model: QuickModel, table: pd.DataFrame) -> np.ndarra
     None when a match has a level the fit never saw (the estimator draws
     those; this path does not).
     """
-    from skcodex import _debut_decks as debut_decks
-    from skcodex import _fit_readers as fit_readers
-    from skcodex import _posterior as posterior
-    from skcodex._prediction import win_probability_draws
+    from skcodex._compat import posterior
+    from skcodex._matchup import debut as debut_decks
+    from skcodex._matchup import readers as fit_readers
+    from skcodex._matchup.prediction import win_probability_draws
     from skcodex.data import check_match_table, encode
 
     catalogue = model.catalogue or model.catalogue_

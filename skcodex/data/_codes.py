@@ -304,7 +304,7 @@ def walk_size(codes: MatchCodes) -> tuple[int, int]:
 
     The walk takes one step per player into each period after the first in
     which the player played (the periods in between integrated out, see
-    `skcodex._design.Layout.walk_path`); a walk through every period would
+    `skcodex._matchup.layout.Layout.walk_path`); a walk through every period would
     take ``n_players x (n_epochs - 1)``, whether the player played or not.
 
     Returns

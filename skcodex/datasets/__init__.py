@@ -3,7 +3,7 @@
 Names are imported lazily, so loading one does not import the others.
 """
 
-from skcodex._lazy import lazy_exports
+from skcodex._compat.lazy import lazy_exports
 
 _EXPORTS = {
     "make_matches": "skcodex.datasets._synthetic",

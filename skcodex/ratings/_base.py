@@ -38,8 +38,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from skcodex._persistence import PersistenceMixin
-from skcodex._sklearn import Interval, StrOptions, fit_context
+from skcodex._compat.scikit_learn import Interval, StrOptions, fit_context
+from skcodex._format.persistence import PersistenceMixin
 from skcodex.data import adjust_for_luck, check_luck, check_match_table, check_outcome, time_order
 
 #: Rating points per unit of the logistic (natural-log odds) scale: 400 / ln 10,
@@ -297,7 +297,7 @@ def sort_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
-#: The fitted attributes every rating estimator saves (see `skcodex._persistence`); each
+#: The fitted attributes every rating estimator saves (see `skcodex._format.persistence`); each
 #: estimator adds the arrays its probabilities are read from.
 RATING_STATE = ("classes_", "first_mover_advantage_", "n_periods_", "ratings_", "_players")
 

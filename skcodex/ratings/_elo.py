@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from skcodex._sklearn import Interval, StrOptions
+from skcodex._compat.scikit_learn import Interval, StrOptions
 from skcodex.ratings._base import (
     RATING_CONSTRAINTS,
     RATING_STATE,
@@ -191,7 +191,7 @@ class EloClassifier(RatingClassifierMixin):
     [[0.457, 0.543]]
     """
 
-    #: The fitted attributes a saved file holds (see `skcodex._persistence`).
+    #: The fitted attributes a saved file holds (see `skcodex._format.persistence`).
     _persisted_state: ClassVar[tuple[str, ...]] = (*RATING_STATE, "_rating")
     _finite_params: ClassVar[tuple[str, ...]] = ("k_factor", "initial_rating")
 

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import expit
 
-from skcodex._sklearn import Interval
+from skcodex._compat.scikit_learn import Interval
 from skcodex.ratings._base import (
     GLICKO_SCALE,
     RATING_CONSTRAINTS,
@@ -323,7 +323,7 @@ class Glicko2Classifier(RatingClassifierMixin):
     ([0, 1], True)
     """
 
-    #: The fitted attributes a saved file holds (see `skcodex._persistence`).
+    #: The fitted attributes a saved file holds (see `skcodex._format.persistence`).
     _persisted_state: ClassVar[tuple[str, ...]] = (*RATING_STATE, "_mu", "_phi2")
     _finite_params: ClassVar[tuple[str, ...]] = (
         "tau",

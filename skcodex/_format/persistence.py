@@ -1,10 +1,10 @@
 """Save and load fitted estimators without pickle.
 
 A saved estimator is one zip archive (by convention with the extension
-``.skcodex``; its members are described in `skcodex._archive`): the
+``.skcodex``; its members are described in `skcodex._format.archive`): the
 estimator's class name, constructor parameters and fitted attributes as tagged
-JSON (`skcodex._state_codec`), its numeric arrays as an uncompressed ``.npz``
-and its posterior, if any, as NetCDF-4 (`skcodex._posterior_file`), all
+JSON (`skcodex._format.state_codec`), its numeric arrays as an uncompressed ``.npz``
+and its posterior, if any, as NetCDF-4 (`skcodex._format.posterior_file`), all
 covered by a manifest of digests and, optionally, a keyed signature.
 
 What an estimator saves is what its class declares: every estimator class
@@ -14,13 +14,13 @@ that can be saved names its fitted attributes in the class attribute
 nothing in a file can set any other name, such as a method or ``__class__``.
 Which classes a file may hold, estimators and the value classes among their
 fitted attributes (frozen dataclasses such as `skcodex.data.Vocabulary`,
-rebuilt from their fields), is listed in `skcodex._savable`, not read from
+rebuilt from their fields), is listed in `skcodex._format.savable`, not read from
 ``skcodex.__all__``; `register_savable` adds a class of one's own. The file
 format sits on top of the package: it imports the classes it saves, and the
 only part of it any other module of skcodex imports is `PersistenceMixin`.
 
 Loading executes no code from the file and reads it within fixed bounds: the
-file (`skcodex._safe_files`), its members and their digests (`skcodex._archive`),
+file (`skcodex._format.safe_files`), its members and their digests (`skcodex._format.archive`),
 its arrays, JSON and posterior are each checked before they are parsed.
 
 Every failure to load is a `PersistenceError` that says why (a missing file
@@ -53,7 +53,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, ClassVar
 
-from skcodex._archive import (
+from skcodex._format.archive import (
     FORMAT_NAME,
     FORMAT_VERSION,
     MAX_JSON_BYTES,
@@ -61,15 +61,21 @@ from skcodex._archive import (
     read_archive,
     write_archive,
 )
-from skcodex._posterior_file import MAX_POSTERIOR_BYTES, read_posterior, write_posterior
-from skcodex._safe_files import (
+from skcodex._format.posterior_file import MAX_POSTERIOR_BYTES, read_posterior, write_posterior
+from skcodex._format.safe_files import (
     MAX_JSON_DEPTH,
     PersistenceError,
     check_hdf5_self_contained,
     read_regular_file,
 )
-from skcodex._savable import KINDS, estimator_class, estimator_names, held_by, register_savable
-from skcodex._state_codec import Reader, Writer
+from skcodex._format.savable import (
+    KINDS,
+    estimator_class,
+    estimator_names,
+    held_by,
+    register_savable,
+)
+from skcodex._format.state_codec import Reader, Writer
 
 __all__ = [
     "FORMAT_NAME",
@@ -104,7 +110,7 @@ class PersistenceMixin:
     attributes a saved file holds; they must be plain instance-attribute
     names: no dunder, nothing the class itself defines (a method, property or
     class attribute). A class can be saved and loaded once it is listed in
-    `skcodex._savable` (skcodex's own estimators) or registered with
+    `skcodex._format.savable` (skcodex's own estimators) or registered with
     `register_savable`.
     """
 
@@ -267,7 +273,7 @@ def _version() -> str:
 
 
 def _estimator_for(name: Any) -> type:
-    """The estimator class a file names, among those `skcodex._savable` knows."""
+    """The estimator class a file names, among those `skcodex._format.savable` knows."""
     cls = estimator_class(name) if isinstance(name, str) else None
     if cls is None:
         raise PersistenceError(f"it holds an unknown estimator class {str(name)[:60]!r}")
@@ -366,7 +372,7 @@ def read_saved_state(
     digests, the signature with ``key``); only the named attributes are
     decoded, and the estimator's class is not imported (nor is
     scikit-learn), so a reader that needs a few attributes starts fast.
-    Posteriors are read as `skcodex._posterior.Groups` (no ArviZ).
+    Posteriors are read as `skcodex._compat.posterior.Groups` (no ArviZ).
 
     Returns
     -------
@@ -379,7 +385,7 @@ def read_saved_state(
         If the file holds another estimator than ``estimator``, lacks one of
         ``names``, or cannot be read as `load` would say.
     """
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     raw = read_regular_file(path, os.fspath(path), MAX_FILE_BYTES)
     meta, blobs = read_archive(raw, key_bytes(key), reader=_version())

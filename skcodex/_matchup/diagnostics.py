@@ -27,8 +27,8 @@ from scipy.fft import next_fast_len
 from scipy.special import ndtri
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import _blocks as blocks
-from skcodex._debut_decks import FACTOR_LOGIT
+from skcodex._matchup import blocks
+from skcodex._matchup.debut import FACTOR_LOGIT
 
 __all__ = [
     "convergence_problems",
@@ -317,12 +317,12 @@ def monitored_draws(idata, layout: Any = None) -> dict[str, np.ndarray]:
     spread): the sampler's own coordinates, so the checks are those of the
     parameters it moved, named as the effects they scale.
 
-    Given the fitted ``layout`` (a `skcodex._design.Layout`), the cells it
+    Given the fitted ``layout`` (a `skcodex._matchup.layout.Layout`), the cells it
     does not draw freely (in a symmetric game: a mirrored cell, a diagonal,
     a block tied to another) are NaN, so each free effect is judged once and
     the positions still name the block's cells.
     """
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     post = posterior.group(idata, "posterior")
     out = {}
@@ -365,7 +365,7 @@ def _free_only(values: np.ndarray, layout: Any, block: Any) -> np.ndarray:
 
 def parameter_labels(idata, var: str, positions) -> list[str]:
     """Names such as ``spsp[Anarchy, Law]`` for flat positions of a posterior variable."""
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     data = posterior.group(idata, "posterior")[var]
     dims = [d for d in data.dims if d not in ("chain", "draw")]
@@ -395,7 +395,7 @@ def convergence_problems(
 
     Parameters are named by their coordinates (``spsp[Anarchy, Law]``), worst first.
     """
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     problems = []
     for var, draws in monitored_draws(idata, layout).items():
@@ -520,7 +520,7 @@ def convergence_summary(clf: Any, X: Any = None) -> dict[str, Any]:
     """
     from sklearn.utils.validation import check_is_fitted
 
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     check_is_fitted(clf, "idata_")
     layout = getattr(clf, "layout_", None)
@@ -647,7 +647,7 @@ def forecast_convergence(
     """
     table = X.iloc[-max_matches:] if len(X) > max_matches else X
     draws = np.asarray(clf.predict_proba_draws(table), dtype=float)
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     chains = posterior.group(clf.idata_, "posterior").sizes["chain"]
     draws = draws.reshape(chains, draws.shape[0] // chains, -1)

@@ -1,6 +1,6 @@
 """Reading a fitted posterior in the layout it was sampled in.
 
-The estimator keeps its posterior (`skcodex._fitting.run`) and the layout it
+The estimator keeps its posterior (`skcodex._matchup.fitting.run`) and the layout it
 sampled (``layout_``); everything it derives from them is read here: the flat
 effect draws (`effect_draws`), each match's log-likelihood
 (`add_log_likelihood`), the effects for forecasting the next period
@@ -14,9 +14,9 @@ import dataclasses
 
 import numpy as np
 
-from skcodex import _debut_decks as debut_decks
-from skcodex import _posterior as posterior
-from skcodex._model import Layout, quasi_loglik_terms
+from skcodex._compat import posterior
+from skcodex._matchup import debut as debut_decks
+from skcodex._matchup.graph import Layout, quasi_loglik_terms
 
 __all__ = [
     "MAX_LOG_LIKELIHOOD",

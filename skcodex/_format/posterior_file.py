@@ -3,7 +3,7 @@
 `write_posterior` leaves out the groups derived from the others (the pointwise
 log-likelihood, recomputed on load); `posterior_from_bytes` refuses a file that
 would read outside itself or inflate past its budget
-(`skcodex._safe_files.check_hdf5_self_contained`) before `read_posterior` opens it.
+(`skcodex._format.safe_files.check_hdf5_self_contained`) before `read_posterior` opens it.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import os
 import tempfile
 from typing import Any
 
-from skcodex import _posterior as posterior_io
-from skcodex._safe_files import PersistenceError, check_hdf5_self_contained
+from skcodex._compat import posterior as posterior_io
+from skcodex._format.safe_files import PersistenceError, check_hdf5_self_contained
 
 __all__ = ["MAX_POSTERIOR_BYTES", "posterior_from_bytes", "read_posterior", "write_posterior"]
 

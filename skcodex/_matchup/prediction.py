@@ -1,7 +1,7 @@
 """Win probabilities from posterior effect draws, in NumPy (with numba when installed).
 
 Predictions never go through PyMC: a fitted model keeps every effect for
-every draw as one (n_draws, n_effects) array, ``theta`` of `skcodex._design.Layout`,
+every draw as one (n_draws, n_effects) array, ``theta`` of `skcodex._matchup.layout.Layout`,
 and a match's log-odds are a signed sum of the entries its index-matrix row
 names, ``q = theta[:, index] @ signs``. The posterior mean win probability is
 the mean over draws of ``expit(q)``.

@@ -13,13 +13,13 @@ from the two tables of this module:
   is drawn (independent cells, or the skill walk), what it becomes in a
   symmetric game, and its words in a report.
 
-`skcodex._design.Layout` builds the flat vector, its index matrix and signs
-from `BLOCK_TABLE`; the PyMC model (`skcodex._model`), the padding of the
-compiled model (`skcodex._inference`), the draws for never-seen levels
-(`skcodex._design.unseen_draws`), the convergence checks
-(`skcodex._diagnostics`) and the estimator's prior parameters
+`skcodex._matchup.layout.Layout` builds the flat vector, its index matrix and signs
+from `BLOCK_TABLE`; the PyMC model (`skcodex._matchup.graph`), the padding of the
+compiled model (`skcodex._matchup.sampling`), the draws for never-seen levels
+(`skcodex._matchup.layout.unseen_draws`), the convergence checks
+(`skcodex._matchup.diagnostics`) and the estimator's prior parameters
 (`skcodex._classifier`) all read it from there. Adding a block is one entry
-here (and, if it has an option, one field of `skcodex._design.ModelOptions`).
+here (and, if it has an option, one field of `skcodex._matchup.layout.ModelOptions`).
 
 A level kind is one of `LEVEL_KINDS`; a dimension is a kind, with ``1`` or
 ``2`` appended when it is player 1's or player 2's side of a matchup
@@ -101,14 +101,14 @@ class EffectBlock:
         single effect with its own prior ``N(loc, scale)`` (`prior`).
     reads : callable
         ``reads(codes, layout)``: the cells each match reads, as a list of
-        ``(coordinates, sign)`` (see `skcodex._design.Layout.index_matrix`).
+        ``(coordinates, sign)`` (see `skcodex._matchup.layout.Layout.index_matrix`).
     option : str or None
         The `ModelOptions` field that switches it on; None: always there.
     form : {"independent", "walk", "baseline"}
         ``"independent"``: every cell its own draw. ``"walk"``: a Gaussian
         random walk along the last dimension, starting at 0, with steps of
         the block's spread; it is dropped for forecasts (see
-        `skcodex._design.Layout.static`). ``"baseline"``: every cell its own
+        `skcodex._matchup.layout.Layout.static`). ``"baseline"``: every cell its own
         draw except the first along the last dimension, which is 0 (the
         level the others are measured from).
     mirror : str or None

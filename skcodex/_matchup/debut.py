@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from skcodex import _posterior as posterior
+from skcodex._compat import posterior
 
 __all__ = [
     "DECK_KINDS",

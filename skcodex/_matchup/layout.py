@@ -8,7 +8,7 @@ effect vector ``theta``, read through one row of an integer index matrix:
 
 with player skills ``p``, starter-vs-starter ``a``, starter-vs-spec ``b``,
 spec-vs-starter ``c`` and spec-vs-spec ``d`` effects (player 1's component
-first), plus the optional blocks of `ModelOptions` (see `skcodex._model` for
+first), plus the optional blocks of `ModelOptions` (see `skcodex._matchup.graph` for
 their priors). This module owns that formula once, for every user of it:
 
 - `Layout`: the blocks of ``theta``, their shapes and offsets, the index
@@ -23,7 +23,7 @@ their priors). This module owns that formula once, for every user of it:
   and `newcomer_terms` gives what a match knows and the spread of the new
   cells it reads, for forecasts that integrate them out.
 
-The PyMC model (`skcodex._model`), prediction (`skcodex._prediction`), the
+The PyMC model (`skcodex._matchup.graph`), prediction (`skcodex._matchup.prediction`), the
 analyses and `MatchupEncoder` all read the formula from here. This module
 knows nothing of PyMC, pandas or scikit-learn.
 """
@@ -36,15 +36,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from skcodex import _blocks as blocks
-from skcodex._blocks import BLOCK_TABLE, SPREAD_TABLE, EffectBlock
+from skcodex._matchup import blocks
+from skcodex._matchup.blocks import BLOCK_TABLE, SPREAD_TABLE, EffectBlock
 from skcodex.data import MatchCodes
 
 #: The spreads of the seed model, in the order of the spread vector.
 SPREADS = tuple(s.name for s in SPREAD_TABLE if s.option is None)
 #: The seed model's effect blocks, in order, with the index of the spread each is drawn with.
 BLOCKS = tuple((b.name, SPREADS.index(b.spread)) for b in BLOCK_TABLE if b.option is None)
-#: The dimensions of every built-in effect block, by name (see `skcodex._blocks.block_dims`).
+#: The dimensions of every built-in effect block, by name (see `blocks.block_dims`).
 BLOCK_DIMS = {b.name: b.dims for b in BLOCK_TABLE}
 PRIORS = ("lognormal", "balanced")
 
@@ -58,7 +58,7 @@ class ModelOptions:
     cannot be combined with ``first_move=True``.
 
     ``debut=True`` adds one learned offset to a player's skill in the matches
-    of their first rating period (the ``debut`` block of `skcodex._blocks`);
+    of their first rating period (the ``debut`` block of `skcodex._matchup.blocks`);
     it needs each match's debut flags (`skcodex.data.MatchCodes`).
     ``period_offset=True`` shifts a player's skill in each rating period by
     an effect of its own, ``N(0, sd_period)`` (the ``period_skill`` block).
@@ -159,7 +159,7 @@ class Layout:
     """Where each effect sits in the flat vector ``theta``, and what each match reads.
 
     The blocks, their shapes, how a match reads them and how they are drawn
-    come from `skcodex._blocks.BLOCK_TABLE`: the blocks the options switch on,
+    come from `skcodex._matchup.blocks.BLOCK_TABLE`: the blocks the options switch on,
     in table order.
 
     In a symmetric game (``options.symmetric``) the matchup blocks keep their

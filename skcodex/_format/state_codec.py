@@ -4,11 +4,11 @@ JSON's own values (None, bool, int, finite float, str, list) are written as
 they are; every other value is an object with the key ``"__skcodex__"`` naming
 its type (tuple, dict, NumPy scalar and array, pandas Index, Series and
 DataFrame, timestamps, a legacy `RandomState`, a posterior, and the value
-classes `skcodex._savable` lists). Numeric arrays go to a side table of arrays
+classes `skcodex._format.savable` lists). Numeric arrays go to a side table of arrays
 (``arrays.npz`` in a saved file) and posteriors to a side table of NetCDF
 members; the JSON names them. Decoding builds only these types: a tag names a
-method of `Reader` or a value class of `skcodex._savable`, or nothing. The
-codec knows no game: the game's values are entries of `skcodex._savable`.
+method of `Reader` or a value class of `skcodex._format.savable`, or nothing. The
+codec knows no game: the game's values are entries of `skcodex._format.savable`.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex._archive import ARRAYS, MAX_JSON_BYTES, METADATA
-from skcodex._posterior import group, group_names
-from skcodex._posterior_file import posterior_from_bytes, write_posterior
-from skcodex._safe_files import ARRAY_KINDS, PersistenceError, read_npz
-from skcodex._savable import SavableValue, value_entry, value_entry_for
+from skcodex._compat.posterior import group, group_names
+from skcodex._format.archive import ARRAYS, MAX_JSON_BYTES, METADATA
+from skcodex._format.posterior_file import posterior_from_bytes, write_posterior
+from skcodex._format.safe_files import ARRAY_KINDS, PersistenceError, read_npz
+from skcodex._format.savable import SavableValue, value_entry, value_entry_for
 
 __all__ = ["Reader", "Writer"]
 
@@ -144,7 +144,7 @@ class Writer:
         )
 
     def _value(self, value: Any, name: str, entry: SavableValue, where: str) -> dict:
-        """A value of a class `skcodex._savable` lists: its fields, or its own state."""
+        """A value of a class `skcodex._format.savable` lists: its fields, or its own state."""
         if entry.as_fields:
             fields = {
                 f.name: self.encode(getattr(value, f.name), f"{where}.{f.name}")

@@ -14,7 +14,7 @@ and the prior of ``z`` adds ``sum -((z - loc) / (own s**c))**2 / 2 - c log s
 twenty kernels over the whole of ``z`` and its gradient (gathers of the
 spreads, segment sums for the reflections and for the spreads' gradients,
 temporary vectors), a third of a real-data gradient evaluation once the
-likelihood became one pass (`skcodex._loglik_op`). `ScaledEffects` does the
+likelihood became one pass (`skcodex._matchup.loglik_op`). `ScaledEffects` does the
 forward pass in two loops over ``z`` and `ScaledEffectsGrad` the backward one
 in two more; both run compiled by numba, like the likelihood.
 
@@ -30,8 +30,8 @@ import pytensor.tensor as pt
 from pytensor.gradient import DisconnectedType, grad_not_implemented
 from pytensor.graph.basic import Apply
 
-from skcodex._geometry import centred_scale
-from skcodex._loglik_op import KernelOp, register_kernel_op
+from skcodex._matchup.geometry import centred_scale
+from skcodex._matchup.loglik_op import KernelOp, register_kernel_op
 
 __all__ = ["ScaledEffects", "ScaledEffectsGrad", "scaled_effects", "scaled_effects_numpy"]
 

@@ -44,10 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from skcodex._blocks import block_dims
-from skcodex._debut_decks import moved_index
-from skcodex._design import collapse_matches
-from skcodex._geometry import (
+from skcodex._matchup.blocks import block_dims
+from skcodex._matchup.debut import moved_index
+from skcodex._matchup.geometry import (
     apply_null_rotation,
     centred_levels,
     choose_centring,
@@ -55,8 +54,9 @@ from skcodex._geometry import (
     null_rotation,
     standard_normals,
 )
-from skcodex._model import ROTATED_Z, Layout, SpreadPriors, build_model, walk_data
-from skcodex._nutpie_compile import clear_numba_cache, compile_nutpie
+from skcodex._matchup.graph import ROTATED_Z, Layout, SpreadPriors, build_model, walk_data
+from skcodex._matchup.layout import collapse_matches
+from skcodex._matchup.nutpie_compile import clear_numba_cache, compile_nutpie
 
 SAMPLERS = ("auto", "nutpie", "pymc")
 
@@ -70,7 +70,7 @@ _LOCK = threading.RLock()
 class SamplingOptions:
     """How to sample: the estimator's sampling parameters.
 
-    ``parameterisation`` is how NUTS samples the effects (`skcodex._geometry`):
+    ``parameterisation`` is how NUTS samples the effects (`skcodex._matchup.geometry`):
     ``"auto"`` centres each level the data pin down and turns a differenced
     block's mean apart; ``"noncentred"`` samples every effect's standard normal
     as earlier versions did; ``"centred"`` centres every level some match
@@ -96,8 +96,8 @@ class FitProblem:
 
     The matches as the model reads them, the model's layout and priors, how to
     sample and what to call the levels: the one argument of
-    `skcodex._fitting.run`, `sample_posterior` and
-    `skcodex._approximate.fit_approximate`.
+    `skcodex._matchup.fitting.run`, `sample_posterior` and
+    `skcodex._matchup.approximation.fit_approximate`.
 
     Parameters
     ----------
@@ -157,7 +157,7 @@ class FitProblem:
         """The same problem with one row per distinct index row and its counts.
 
         Matches that read the same index row add one binomial term
-        (`skcodex._design.collapse_matches`): NUTS then costs one term per
+        (`skcodex._matchup.layout.collapse_matches`): NUTS then costs one term per
         distinct row, not one per match.
         """
         rows, trials, totals = collapse_matches(self.index, self.outcome)
@@ -250,7 +250,7 @@ def padded_layout(layout: Layout) -> Layout:
     players, 2 periods), starters and specs to a multiple of four, the steps
     of an integrated skill walk to 4, 5, 6 or 7 times a power of two (at most
     25% more; which cells the steps feed and the gaps they span are data of
-    the compiled model, `skcodex._model.walk_data`). Layouts in the same
+    the compiled model, `skcodex._matchup.graph.walk_data`). Layouts in the same
     bucket share one compiled model.
 
     Parameters
@@ -417,7 +417,7 @@ def precompile(layout: Layout, sampler: str = "auto", rotated: bool = False) -> 
     sampler : {"auto", "nutpie", "pymc"}
     rotated : bool
         Compile the model with the change of coordinates that data-rich tables
-        take (`skcodex._geometry.null_rotation`) rather than without it.
+        take (`skcodex._matchup.geometry.null_rotation`) rather than without it.
     """
     sampler = resolve_sampler(sampler)
     padded = padded_layout(layout)
@@ -431,7 +431,7 @@ def _compiled(
     """The compiled model for ``padded``, built on first use.
 
     ``rotated``: with the null-direction change of coordinates
-    (`skcodex._geometry.null_rotation`), whose data are set at sampling.
+    (`skcodex._matchup.geometry.null_rotation`), whose data are set at sampling.
     """
     key = (sampler, padded, rotated)
     with _LOCK:
@@ -474,7 +474,7 @@ def _stored_names(model) -> list[str]:
     """Variables to keep from the sampler: all but the effect blocks (padded; rebuilt later).
 
     With a null rotation, ``z`` is kept in the sampler's coordinates only
-    (`skcodex._model.ROTATED_Z`, which nutpie stores in any case) and turned back
+    (`skcodex._matchup.graph.ROTATED_Z`, which nutpie stores in any case) and turned back
     afterwards: one copy of the draws rather than two.
     """
     effects = block_dims()
@@ -560,10 +560,10 @@ def _posterior_in_layout(
 ) -> dict:
     """The padded model's draws restricted to ``layout``: named effect blocks, no ``z``.
 
-    ``path`` is the integrated walk's `skcodex._design.WalkPath` for ``layout``;
+    ``path`` is the integrated walk's `skcodex._matchup.layout.WalkPath` for ``layout``;
     ``geometry`` is ``(centring, rotations, padded, null)``: how the model was
-    sampled (`skcodex._geometry`) in the ``padded`` layout, ``null`` the
-    `skcodex._geometry.NullRotation` the draws of ``z`` are turned back by (None:
+    sampled (`skcodex._matchup.geometry`) in the ``padded`` layout, ``null`` the
+    `skcodex._matchup.geometry.NullRotation` the draws of ``z`` are turned back by (None:
     ``z`` was stored as it is) (geometry None: non-centred,
     no rotations); the levels sampled centred are recorded per block in the
     attributes ``centred_<block>``.
@@ -573,7 +573,7 @@ def _posterior_in_layout(
     """
     import xarray as xr
 
-    from skcodex import _posterior as posterior
+    from skcodex._compat import posterior
 
     post = posterior.group(sampled, "posterior")
     effects = block_dims()
@@ -654,7 +654,7 @@ def sample_posterior(problem: FitProblem):
     if found is not None:
         data["null_positions"], data["null_basis"], data["null_core"] = found[:3]
     compiled = _compiled(sampler, padded, data["index"], data["y"], found is not None)
-    data["index"] = moved_index(padded, data["index"])  # what the model reads (_debut_decks)
+    data["index"] = moved_index(padded, data["index"])  # what the model reads (debut.py)
     if sampler == "nutpie":
         sampled = _sample_nutpie(compiled, data, options)
     else:

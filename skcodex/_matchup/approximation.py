@@ -10,7 +10,7 @@ standard-normal effects ``z``, the parameterisation NUTS samples), by
 stochastic gradient ascent on the evidence lower bound.
 
 This is PyMC's own ADVI (``pm.fit(method="advi")``, Adam step sizes) on the
-model of `skcodex._model.build_model` reading a minibatch of matches per step,
+model of `skcodex._matchup.graph.build_model` reading a minibatch of matches per step,
 whose log-likelihood is scaled up to the whole table (the likelihood is a
 potential, the binomial quasi-likelihood that also takes luck-adjusted
 outcomes, so the scale is set by hand), so a step costs the same whatever the
@@ -73,9 +73,9 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex import _posterior as posterior
-from skcodex._inference import FitProblem, ieee_float_math
-from skcodex._model import Layout, build_model
+from skcodex._compat import posterior
+from skcodex._matchup.graph import Layout, build_model
+from skcodex._matchup.sampling import FitProblem, ieee_float_math
 
 __all__ = [
     "APPROXIMATIONS",
@@ -257,7 +257,7 @@ def advi_posterior(
         warnings.warn(
             "the variational approximation may not have converged: its parameters still "
             f"moved by {moved:.2f} posterior standard deviations over the last steps. "
-            "Use more steps (skcodex._approximate.advi_posterior) or method='nuts'.",
+            "Use more steps (skcodex._matchup.approximation.advi_posterior) or method='nuts'.",
             ConvergenceWarning,
             stacklevel=3,
         )

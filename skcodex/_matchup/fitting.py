@@ -1,10 +1,10 @@
 """Running a fit: one call from a `FitProblem` to the named posterior, NUTS or ADVI.
 
-`run` takes the `skcodex._inference.FitProblem` the estimator's ``fit`` builds
+`run` takes the `skcodex._matchup.sampling.FitProblem` the estimator's ``fit`` builds
 once (the index matrix and outcomes of the training matches, their `Layout`,
 the spread priors, the sampling options, the inference method and the names
 of the levels) and returns the posterior object of the installed ArviZ (see
-`skcodex._posterior`) with the groups
+`skcodex._compat.posterior`) with the groups
 
 ``posterior``
     The spread parameters as sampled, ``sd`` (dimension ``spread``) and one
@@ -20,7 +20,7 @@ of the levels) and returns the posterior object of the installed ArviZ (see
     ``signs``), from which the log-likelihood is recomputed.
 ``log_likelihood``
     Each match's log-likelihood per draw (``outcome``), for PSIS-LOO, when
-    draws x matches fits in memory (`skcodex._fit_readers.MAX_LOG_LIKELIHOOD`). It
+    draws x matches fits in memory (`skcodex._matchup.readers.MAX_LOG_LIKELIHOOD`). It
     is derived from the other groups, so a saved model does not store it.
 
 Which sampler runs is decided here: ``sampler="auto"`` takes nutpie when it
@@ -28,7 +28,7 @@ is installed, except under the balanced prior, whose model nutpie's numba
 backend takes minutes to build and PyMC's C backend seconds.
 
 What is read from a fit afterwards (effect draws, forecasts' current
-effects, the log-likelihood) is in `skcodex._fit_readers`.
+effects, the log-likelihood) is in `skcodex._matchup.readers`.
 """
 
 from __future__ import annotations
@@ -40,15 +40,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from skcodex import _posterior as posterior
-from skcodex._fit_readers import add_log_likelihood
-from skcodex._inference import (
+from skcodex._compat import posterior
+from skcodex._matchup.graph import Layout
+from skcodex._matchup.readers import add_log_likelihood
+from skcodex._matchup.sampling import (
     FitProblem,
     SamplingOptions,
     check_draws_fit_in_memory,
     sample_posterior,
 )
-from skcodex._model import Layout
 from skcodex.data import Vocabulary, period_labels
 
 __all__ = ["from_effect_draws", "level_names", "run"]
@@ -69,7 +69,7 @@ def _sample(problem: FitProblem) -> dict[str, xr.Dataset]:
         policy = _sampling_policy(problem.sampling, problem.layout)
         return sample_posterior(dataclasses.replace(problem.collapsed(), sampling=policy))
     # ADVI keeps one row per match: its minibatches draw matches, not rows
-    from skcodex._approximate import fit_approximate
+    from skcodex._matchup.approximation import fit_approximate
 
     return fit_approximate(problem)
 

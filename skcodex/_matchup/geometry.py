@@ -15,7 +15,7 @@ meaning. NUTS can sample it in two coordinates:
 Both give the same posterior of ``theta`` and ``sd``: the change of
 variables ``z = sd**c * z_std`` multiplies the density by its Jacobian
 ``sd**-c``, which is exactly what the centred prior ``N(0, sd**c)`` carries.
-The model (`skcodex._model.build_model`) takes one weight ``c`` per entry
+The model (`skcodex._matchup.graph.build_model`) takes one weight ``c`` per entry
 of its standard-normal vector ``z`` (the ``centring`` data: 0 non-centred,
 1 centred; any value in between is the partial parameterisation
 ``z ~ N(0, sd**c)``, ``theta = sd**(1 - c) * z``), so one compiled model serves
@@ -61,7 +61,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from skcodex._design import Layout
+from skcodex._matchup.layout import Layout
 
 __all__ = [
     "PARAMETERISATIONS",
@@ -355,7 +355,7 @@ def declared_block_of(layout: Layout) -> np.ndarray:
 
 def balanced_prior_spreads(loc: np.ndarray, layout: Layout) -> np.ndarray:
     """Each spread at the balanced prior's centre: the total spread at its median, equal shares."""
-    from skcodex._model import balanced_spreads
+    from skcodex._matchup.graph import balanced_spreads
 
     split = np.full(3, 1 / 3) if layout.deck_split else None
     base = balanced_spreads(np.float64(loc[0]), np.float64(0.5), split, layout.specs_per_deck)
@@ -385,7 +385,7 @@ def choose_centring(
     index, trials, layout
         As for `level_information`.
     prior_loc : sequence of float
-        The priors' locations (`skcodex._model.SpreadPriors.loc`).
+        The priors' locations (`skcodex._matchup.graph.SpreadPriors.loc`).
     parameterisation : {"auto", "noncentred", "centred"}
         ``"auto"``: a level is centred when ``0.25 * n * s**2 > 1`` (its
         matches' information against its prior's, see the module docstring).

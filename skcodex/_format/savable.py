@@ -5,7 +5,7 @@ classes among its fitted attributes. Loading builds only classes listed here,
 so a file can never name an arbitrary class. Two kinds are listed:
 
 estimators
-    Classes with the ``save`` method of `skcodex._persistence.PersistenceMixin`
+    Classes with the ``save`` method of `skcodex._format.persistence.PersistenceMixin`
     that declare their fitted attributes in ``_persisted_state``. A file
     holds their constructor parameters and those attributes.
 values
@@ -21,7 +21,7 @@ it lists, they never import it. Other classes join with `register_savable`.
 Examples
 --------
 >>> import dataclasses
->>> from skcodex._savable import register_savable
+>>> from skcodex._format.savable import register_savable
 >>> @register_savable
 ... @dataclasses.dataclass(frozen=True)
 ... class Season:
@@ -121,9 +121,9 @@ ESTIMATORS: dict[str, str] = {
 #: (a dataclass, saved as its fields), or how it is saved.
 VALUES: dict[str, str | SavableValue] = {
     "Vocabulary": "skcodex.data._codes",
-    "ModelOptions": "skcodex._design",
-    "Layout": "skcodex._design",
-    "SpreadPriors": "skcodex._model",
+    "ModelOptions": "skcodex._matchup.layout",
+    "Layout": "skcodex._matchup.layout",
+    "SpreadPriors": "skcodex._matchup.graph",
     "PlainCatalogue": "skcodex.codex",
     "Catalogue": SavableValue(Catalogue, _catalogue_state, _catalogue_from_state),
     "Deck": SavableValue(Deck, _deck_state, _deck_from_state),
@@ -248,7 +248,7 @@ def register_savable(
 
     Usable as a class decorator. An estimator (a class declaring
     ``_persisted_state``, such as a subclass of
-    `skcodex._persistence.PersistenceMixin`) is saved with its constructor
+    `skcodex._format.persistence.PersistenceMixin`) is saved with its constructor
     parameters and those attributes; a dataclass value with its ``__init__``
     fields; any other value class through ``to_state`` and ``from_state``.
 
@@ -297,7 +297,7 @@ def register_savable(
             f"{name} is not a dataclass: register it with to_state and from_state functions"
         )
     if to_state is not None:
-        from skcodex._state_codec import Reader  # the codec reads its own tags first
+        from skcodex._format.state_codec import Reader  # the codec reads its own tags first
 
         if hasattr(Reader, f"_read_{name}"):
             raise ValueError(f"cannot register {name!r}: the file format uses that name itself")

@@ -38,7 +38,7 @@ Optional extensions (`ModelOptions`), each a block of effects of its own:
   their first rating period, entering as ``v (debut_1 - debut_2)`` with the
   sides' debut flags, with its own prior ``v ~ N(loc, scale)`` like the
   first-move effect; and a factor ``kappa`` on the deck effects of those
-  matches (`skcodex._debut_decks`).
+  matches (`skcodex._matchup.debut`).
 
 A deck holds a starter and k >= 0 specs (side components): k = 0 is a game of
 characters or factions alone, where the deck matchup is the starter-vs-starter
@@ -46,7 +46,7 @@ effect; there are ``1 + 2k + k^2`` deck-component effects per match.
 
 All effects live in one flat vector ``theta``; a match reads its entries
 through one row of an integer index matrix, with a sign per column (the
-formula and the layout are `skcodex._design`'s, shared with prediction and the
+formula and the layout are `skcodex._matchup.layout`'s, shared with prediction and the
 analyses). One gather per log-density evaluation keeps the model fast. This
 module builds the PyMC model and nothing else; it knows nothing of pandas or
 scikit-learn.
@@ -58,8 +58,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skcodex._blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
-from skcodex._debut_decks import (
+from skcodex._matchup.blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
+from skcodex._matchup.debut import (
     FACTOR,
     FACTOR_LOGIT,
     FACTOR_PRIOR,
@@ -67,8 +67,16 @@ from skcodex._debut_decks import (
     has_factor,
     moved_index,
 )
-from skcodex._design import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, Layout, ModelOptions, WalkPath
-from skcodex._geometry import apply_null_rotation, centred_scale, declared_block_of
+from skcodex._matchup.geometry import apply_null_rotation, centred_scale, declared_block_of
+from skcodex._matchup.layout import (
+    BLOCK_DIMS,
+    BLOCKS,
+    PRIORS,
+    SPREADS,
+    Layout,
+    ModelOptions,
+    WalkPath,
+)
 
 __all__ = [
     "BLOCKS",
@@ -202,7 +210,7 @@ def build_model(
     ----------
     index : ndarray of int, shape (n_rows, n_columns)
         From `Layout.index_matrix`: one row per match, or one per distinct
-        row with ``trials`` (`skcodex._design.collapse_matches`).
+        row with ``trials`` (`skcodex._matchup.layout.collapse_matches`).
     y : ndarray of float, shape (n_rows,)
         1 where player 1 won, 0 where player 2 won; or luck-adjusted outcomes
         (any real number), scored by the binomial quasi-likelihood. With
@@ -210,7 +218,7 @@ def build_model(
     layout : Layout
     priors : SpreadPriors, optional
         One entry per name of ``layout.prior_names``; defaults to
-        `default_priors`, the estimator's defaults (`skcodex._blocks.PRIOR_DEFAULTS`).
+        `default_priors`, the estimator's defaults (`skcodex._matchup.blocks.PRIOR_DEFAULTS`).
     coords : dict, optional
         Names for the ``player``, ``starter`` and ``spec`` dimensions.
     batch_rows : pytensor shared variable, optional
@@ -224,15 +232,15 @@ def build_model(
         ``k log sigmoid(q) + (n - k) log sigmoid(-q)``, which is exactly the sum
         of its matches' terms (`quasi_loglik`).
     centring : ndarray of float, shape (layout.n_free,), optional
-        How each entry of ``z`` is sampled (`skcodex._geometry`): 0 non-centred
+        How each entry of ``z`` is sampled (`skcodex._matchup.geometry`): 0 non-centred
         (``z`` standard normal, the effect ``sd * z``; the default), 1 centred
         (``z ~ N(0, sd)`` is the effect itself). The effects and spreads mean
         the same whatever the centring.
     rotations : ndarray of float, shape (len(layout.declared), layout.n_free), optional
-        Reflections of the standard normals (`skcodex._geometry.mean_rotations`;
+        Reflections of the standard normals (`skcodex._matchup.geometry.mean_rotations`;
         none by default). Orthogonal: they change the coordinates, not the model.
     null_rotation : (ndarray, ndarray, ndarray), optional
-        ``(positions, B, C)`` of `skcodex._geometry.null_rotation`: the sampler moves
+        ``(positions, B, C)`` of `skcodex._matchup.geometry.null_rotation`: the sampler moves
         ``x`` (the free variable ``z_rotated``, with ``z`` a deterministic and
         its prior a potential) with ``z = (I + B C B') x``, an orthogonal change
         of coordinates that gives each direction no match reads a coordinate
@@ -254,8 +262,8 @@ def build_model(
     import pymc as pm
     import pytensor.tensor as pt
 
-    from skcodex._effects_op import scaled_effects
-    from skcodex._loglik_op import signed_row_loglik
+    from skcodex._matchup.effects_op import scaled_effects
+    from skcodex._matchup.loglik_op import signed_row_loglik
 
     opts = layout.options
     prior_names = layout.prior_names
@@ -281,7 +289,7 @@ def build_model(
         "period": list(range(layout.n_periods)),
     }
     with pm.Model(coords=full_coords) as model:
-        # with the debut deck factor (_debut_decks), the debut rows' deck columns point
+        # with the debut deck factor (debut.py), the debut rows' deck columns point
         # at the scaled copies of the effects: the data are the moved index
         idx = pm.Data("index", moved_index(layout, index))
         outcome = pm.Data("y", np.asarray(y, dtype=float))
@@ -359,7 +367,7 @@ def build_model(
             x = pm.Flat(ROTATED_Z, shape=layout.n_free)
             z = pm.Deterministic("z", apply_null_rotation(x, rotation, pt))
         # The effects before they are placed (sd z_std) and z's prior, in one pass
-        # over z (`skcodex._effects_op`), then the walk and mirrored cells.
+        # over z (`skcodex._matchup.effects_op`), then the walk and mirrored cells.
         block_of = declared_block_of(layout)
         scaled, z_prior = scaled_effects(z, sd, c, group, w, block_of, z_loc, own_scale)
         pm.Potential("z_prior", z_prior)
@@ -371,7 +379,7 @@ def build_model(
         # matches, q the signed sum of each row's effects; for luck-adjusted outcomes
         # the same expression is the binomial quasi-likelihood (concave in q), of which
         # the sums y are sufficient (`quasi_loglik`). One pass over the index computes
-        # it and its gradient (`skcodex._loglik_op`).
+        # it and its gradient (`skcodex._matchup.loglik_op`).
         read_theta = theta
         if has_factor(layout):
             k = pm.Normal(FACTOR_LOGIT, *FACTOR_PRIOR)
@@ -442,7 +450,7 @@ def _rotations(rotations, layout: Layout) -> np.ndarray:
 
 
 def default_priors(options: ModelOptions | Layout) -> SpreadPriors:
-    """The default prior of every entry of ``options.prior_names`` (`skcodex._blocks`).
+    """The default prior of every entry of ``options.prior_names`` (`skcodex._matchup.blocks`).
 
     ``options`` is a `ModelOptions` or a `Layout` (whose `Layout.prior_names`
     leave out the spreads its data have no blocks for).

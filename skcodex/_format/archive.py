@@ -6,7 +6,7 @@
 ``metadata.json``
     The skcodex version that wrote the file, the estimator's class name, its
     constructor parameters and its fitted attributes as tagged JSON
-    (`skcodex._state_codec`).
+    (`skcodex._format.state_codec`).
 ``arrays.npz``
     Every numeric array among the fitted attributes, written by NumPy
     (uncompressed) and read back without pickle.
@@ -14,7 +14,7 @@
     The posterior of `BayesianMatchupClassifier` (``idata_``: an
     `arviz.InferenceData` under ArviZ 0.x, an `xarray.DataTree` under 1.x) as
     NetCDF-4 (HDF5), one netCDF group per ArviZ group, without the groups
-    derived from the others (`skcodex._posterior_file`). A file written under
+    derived from the others (`skcodex._format.posterior_file`). A file written under
     either ArviZ line loads under the other.
 ``signature``
     Only in files written with a key: the HMAC-SHA256 of ``manifest.json``.
@@ -44,7 +44,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from skcodex._safe_files import PersistenceError, parse_json, stored
+from skcodex._format.safe_files import PersistenceError, parse_json, stored
 
 __all__ = [
     "ARRAYS",
