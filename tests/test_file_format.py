@@ -1612,3 +1612,12 @@ def test_the_posterior_gets_only_the_budget_the_arrays_left(drawn, tmp_path):
     assert len(members[member]) < 1024**2 and budget > 4_000_000 + 2 * 1024**2
     with pytest.raises(PersistenceError, match="would take more than"):
         load(path, max_bytes=budget)
+
+
+def test_the_codec_reads_exactly_the_tags_savable_reserves():
+    """`savable.CODEC_TAGS` lists the codec's own readers, so no class can take their names."""
+    from skcodex._format.savable import CODEC_TAGS
+    from skcodex._format.state_codec import Reader
+
+    readers = {name.removeprefix("_read_") for name in dir(Reader) if name.startswith("_read_")}
+    assert readers == CODEC_TAGS

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier
 from skcodex.codex import PlainCatalogue
-from skcodex.codex._plain import plain_catalogue_for
+from skcodex.codex._notation import plain_catalogue_for
 from skcodex.data import MatchTableError
 from skcodex.datasets import make_game_matches
 

@@ -14,7 +14,8 @@ from sklearn.linear_model import LogisticRegression
 
 from skcodex import BayesianMatchupClassifier, MatchupEncoder, analysis, load
 from skcodex._compat import posterior
-from skcodex._matchup.graph import Layout, ModelOptions, balanced_spreads
+from skcodex._matchup.graph import Layout, ModelOptions
+from skcodex._matchup.priors import balanced_spreads
 from skcodex.codex import CatalogueFileError, Deck, DeckParseError, PlainCatalogue, parse_deck
 from skcodex.data import MatchTableError, Vocabulary, check_match_table, encode
 from skcodex.datasets import make_game_matches

@@ -41,6 +41,7 @@ from typing import Any
 from skcodex.codex import Catalogue, Deck
 
 __all__ = [
+    "CODEC_TAGS",
     "ESTIMATORS",
     "VALUES",
     "SavableValue",
@@ -50,6 +51,30 @@ __all__ = [
     "value_entry",
     "value_entry_for",
 ]
+
+
+#: The tags the state codec (`state_codec.Reader`) reads as values of its own, before any
+#: class listed here: no class registered with ``to_state`` may take one of these names.
+CODEC_TAGS = frozenset(
+    {
+        "NaT",
+        "RandomState",
+        "dataclass",
+        "dict",
+        "float",
+        "frame",
+        "index",
+        "ndarray",
+        "object_array",
+        "posterior",
+        "range_index",
+        "scalar",
+        "series",
+        "timedelta",
+        "timestamp",
+        "tuple",
+    }
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -296,11 +321,8 @@ def register_savable(
         raise TypeError(
             f"{name} is not a dataclass: register it with to_state and from_state functions"
         )
-    if to_state is not None:
-        from skcodex._format.state_codec import Reader  # the codec reads its own tags first
-
-        if hasattr(Reader, f"_read_{name}"):
-            raise ValueError(f"cannot register {name!r}: the file format uses that name itself")
+    if to_state is not None and name in CODEC_TAGS:  # the codec reads its own tags first
+        raise ValueError(f"cannot register {name!r}: the file format uses that name itself")
     taken = value_entry(name)
     _check_name_free(name, klass, None if taken is None else taken.cls)
     _values[name] = SavableValue(klass, to_state, from_state)

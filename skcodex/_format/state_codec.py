@@ -27,7 +27,7 @@ from skcodex._compat.posterior import group, group_names
 from skcodex._format.archive import ARRAYS, MAX_JSON_BYTES, METADATA
 from skcodex._format.posterior_file import posterior_from_bytes, write_posterior
 from skcodex._format.safe_files import ARRAY_KINDS, PersistenceError, read_npz
-from skcodex._format.savable import SavableValue, value_entry, value_entry_for
+from skcodex._format.savable import CODEC_TAGS, SavableValue, value_entry, value_entry_for
 
 __all__ = ["Reader", "Writer"]
 
@@ -276,9 +276,8 @@ class Reader:
         if not isinstance(obj, dict) or _TAG not in obj:
             raise PersistenceError(f"unrecognised value in the metadata: {str(obj)[:80]}")
         tag = obj[_TAG]
-        method = getattr(self, f"_read_{tag}", None)
-        if method is not None:
-            return method(obj)
+        if isinstance(tag, str) and tag in CODEC_TAGS:
+            return getattr(self, f"_read_{tag}")(obj)
         entry = value_entry(tag) if isinstance(tag, str) else None
         if entry is None or entry.as_fields:
             raise PersistenceError(f"unrecognised value type {str(tag)[:40]!r} in the metadata")

@@ -62,6 +62,7 @@ from typing import NamedTuple
 import numpy as np
 
 from skcodex._matchup.layout import Layout
+from skcodex._matchup.priors import balanced_spreads
 
 __all__ = [
     "PARAMETERISATIONS",
@@ -355,8 +356,6 @@ def declared_block_of(layout: Layout) -> np.ndarray:
 
 def balanced_prior_spreads(loc: np.ndarray, layout: Layout) -> np.ndarray:
     """Each spread at the balanced prior's centre: the total spread at its median, equal shares."""
-    from skcodex._matchup.graph import balanced_spreads
-
     split = np.full(3, 1 / 3) if layout.deck_split else None
     base = balanced_spreads(np.float64(loc[0]), np.float64(0.5), split, layout.specs_per_deck)
     n_extra = len(layout.spreads) - len(base)

@@ -77,6 +77,7 @@ from skcodex._matchup.layout import (
     ModelOptions,
     WalkPath,
 )
+from skcodex._matchup.priors import balanced_spreads
 
 __all__ = [
     "BLOCKS",
@@ -89,7 +90,6 @@ __all__ = [
     "Layout",
     "ModelOptions",
     "SpreadPriors",
-    "balanced_spreads",
     "build_model",
     "default_priors",
     "exponential_correction",
@@ -169,26 +169,6 @@ class SpreadPriors:
         """1.0 where an entry's prior is exponential, else 0.0 (the model's ``prior_family``)."""
         family = self.family or ("lognormal",) * len(self.loc)
         return np.array([f == "exponential" for f in family], dtype=float)
-
-
-def balanced_spreads(log_total, share, split, k: int, xp=np):
-    """The seed model's four spreads from a total spread, a skill share and a deck split.
-
-    With ``split`` None (decks without specs, `Layout.deck_split` False): the
-    two spreads player and stst, the deck part all starter against starter.
-    """
-    # One vector expression rather than a stack of four scalars: PyTensor rewrites a
-    # gather from a stack of scalars (theta = z * sd[group]) into a vector built from
-    # one scalar per effect, which takes numba minutes to compile.
-    total2 = xp.expand_dims(xp.exp(2 * log_total), -1)
-    share = xp.expand_dims(share, -1)
-    if split is None:  # decks without specs: the two spreads player and stst
-        return xp.sqrt(xp.concatenate([share / 2, 1 - share], axis=-1) * total2)
-    if k == 0:  # files of earlier versions: every deck spread the starter-vs-starter one
-        deck = (1 - share) * xp.ones_like(split)
-        return xp.sqrt(xp.concatenate([share / 2, deck], axis=-1) * total2)
-    deck = (1 - share) * split * np.array([1.0, 1.0 / (2 * k), 1.0 / k**2])
-    return xp.sqrt(xp.concatenate([share / 2, deck], axis=-1) * total2)
 
 
 def build_model(

@@ -317,8 +317,9 @@ def _make_cfunc(kind, fn, n_dim, n_out, shared, offsets, n_table):
         signature = types.int64(types.uint64, types.uint64, double, double, types.voidptr)
     inner_key = CACHED_SRC_FUNCTIONS.get(inner.py_func)
     # numba keys its disk cache on bytecode, which leaves out the constants (sizes) in
-    # the source, so the key names the source itself as well as the inner function.
-    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    # the source, so the key names the source itself as well as the inner function, and
+    # this module (a cache written where the module lived before is not read).
+    digest = hashlib.sha256(f"{__name__}\n{source}".encode()).hexdigest()[:16]
     key = None if inner_key is None else f"skcodex-{kind}-{digest}-{inner_key}"
     env = {
         "__name__": __name__,

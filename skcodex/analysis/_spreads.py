@@ -141,7 +141,7 @@ def prior_spread_draws(
     -------
     ndarray of shape (n_draws, n_spreads)
     """
-    from skcodex._matchup.graph import balanced_spreads
+    from skcodex._matchup.priors import balanced_spreads
 
     n_draws = check_count(n_draws, "n_draws")
     options = clf.options

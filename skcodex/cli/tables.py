@@ -183,7 +183,7 @@ def _deck_catalogue(
 ) -> Any:
     """The catalogue a match-table CSV's decks are read against (None for Codex)."""
     from skcodex.codex import PlainCatalogue
-    from skcodex.codex._plain import plain_catalogue_for
+    from skcodex.codex._notation import plain_catalogue_for
     from skcodex.data import MatchTableError, check_match_table
 
     if catalogue_file is not None:

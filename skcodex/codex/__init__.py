@@ -9,9 +9,8 @@ from skcodex.codex._catalogue import (
     legal_decks,
     monocolour_decks,
 )
-from skcodex.codex._deck import Deck
+from skcodex.codex._deck import Deck, DeckParseError
 from skcodex.codex._notation import (
-    DeckParseError,
     deck_label,
     format_deck,
     parse_deck,

@@ -6,6 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 
+class DeckParseError(ValueError):
+    """A deck string that cannot be read; the message names the text and the problem."""
+
+
 @dataclass(frozen=True, order=True)
 class Deck:
     """A deck: one starter and distinct specs, in a normalised (sorted) order.

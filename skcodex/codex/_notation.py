@@ -6,12 +6,8 @@ import difflib
 from collections.abc import Iterable
 
 from skcodex.codex._catalogue import CODEX, Catalogue
-from skcodex.codex._deck import Deck
+from skcodex.codex._deck import Deck, DeckParseError
 from skcodex.codex._plain import PlainCatalogue
-
-
-class DeckParseError(ValueError):
-    """A deck string that cannot be read; the message names the text and the problem."""
 
 
 def _name(cat: Catalogue, raw: str, text: str) -> str:
@@ -225,3 +221,58 @@ def parse_decks(
     if not out:
         raise ValueError(f"{what} is empty; give at least one deck")
     return out
+
+
+def plain_catalogue_for(deck_texts: Iterable[str]) -> PlainCatalogue | None:
+    """The open catalogue that reads a table's decks when they are not Codex decks.
+
+    When more than half of the distinct deck strings read as Codex decks, the
+    table is taken for Codex data (its errors are then the useful ones) and
+    None is returned. Otherwise every deck is read as ``starter/component/...``
+    with every name a level, and all decks must hold the same number of
+    components; the catalogue returned fixes that number.
+
+    Parameters
+    ----------
+    deck_texts : iterable of str
+        The deck strings of a table (both seats).
+
+    Returns
+    -------
+    PlainCatalogue or None
+
+    Raises
+    ------
+    ValueError
+        If the decks are not Codex decks and hold different numbers of
+        components.
+
+    Examples
+    --------
+    >>> plain_catalogue_for(["Zerg", "Terran", "Protoss"])
+    PlainCatalogue(starters=None, components=None, specs_per_deck=0, starter_word='starter', \
+component_word='component')
+    >>> plain_catalogue_for(["MonoRed", "MonoBlue", "Zerg/Red"]) is None
+    True
+    """
+    texts = list(dict.fromkeys(str(t) for t in deck_texts))
+    codex = 0
+    for text in texts:
+        try:
+            parse_deck(text)
+            codex += 1
+        except DeckParseError:
+            pass
+    if not texts or codex * 2 > len(texts):
+        return None
+    counts = {text: len(text.strip().split("/")) - 1 for text in texts}
+    if len(set(counts.values())) > 1:
+        by_count: dict[int, str] = {}
+        for text, n in counts.items():
+            by_count.setdefault(n, text)
+        examples = "; ".join(f"{text!r} has {n}" for n, text in sorted(by_count.items()))
+        raise ValueError(
+            "the decks are not Codex decks, and read as starter/component/... they hold "
+            f"different numbers of components after the starter ({examples})"
+        )
+    return PlainCatalogue(specs_per_deck=next(iter(counts.values())))

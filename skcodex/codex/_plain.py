@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from skcodex.codex._deck import Deck
+from skcodex.codex._deck import Deck, DeckParseError
 
 #: Largest catalogue file read (a catalogue is a short list of names).
 MAX_CATALOGUE_BYTES = 1_000_000
@@ -121,7 +121,7 @@ class PlainCatalogue:
         if found is None:
             hint = difflib.get_close_matches(name, known, n=1) if len(known) <= 1000 else []
             also = f" (did you mean {hint[0]!r}?)" if hint else ""
-            raise _parse_error(f"unknown {word} {name!r} in deck {text!r}{also}")
+            raise DeckParseError(f"unknown {word} {name!r} in deck {text!r}{also}")
         return found
 
     def _lookup(self, kind: str) -> dict[str, str]:
@@ -134,35 +134,35 @@ class PlainCatalogue:
     def parse(self, text: str) -> Deck:
         """Read one deck string; raises `DeckParseError` naming the problem."""
         if not isinstance(text, str):
-            raise _parse_error(f"a deck must be written as a string, got {text!r}")
+            raise DeckParseError(f"a deck must be written as a string, got {text!r}")
         stripped = text.strip()
         if not stripped:
-            raise _parse_error(f"empty deck string {text!r}")
+            raise DeckParseError(f"empty deck string {text!r}")
         if len(stripped) > 500:
-            raise _parse_error(
+            raise DeckParseError(
                 f"deck string of {len(stripped):,} characters is too long to be a deck: "
                 f"{stripped[:40]!r}..."
             )
         parts = [p.strip() for p in stripped.split("/")]
         if any(not p for p in parts):
-            raise _parse_error(f"empty name in deck {text!r} (a deck is starter/component/...)")
+            raise DeckParseError(f"empty name in deck {text!r} (a deck is starter/component/...)")
         cw, sw = self.component_word, self.starter_word
         k = self.specs_per_deck
         if k is not None and len(parts) - 1 != k:
             plural = "" if k == 1 else "s"
-            raise _parse_error(
+            raise DeckParseError(
                 f"deck {text!r} has {len(parts) - 1} {cw}(s) after its {sw}; a deck here has "
                 f"{k} {cw}{plural} (write {sw}" + "".join(f"/{cw}{i + 1}" for i in range(k)) + ")"
             )
         if self.components is not None and parts[0].casefold() in {
             c.casefold() for c in self.components
         }:
-            raise _parse_error(f"deck {text!r} starts with the {cw} {parts[0]!r}, not a {sw}")
+            raise DeckParseError(f"deck {text!r} starts with the {cw} {parts[0]!r}, not a {sw}")
         starter = self._canonical(parts[0], "starters", sw, text)
         comps = [self._canonical(p, "components", cw, text) for p in parts[1:]]
         repeated = sorted({c for c in comps if comps.count(c) > 1})
         if repeated:
-            raise _parse_error(f"deck {text!r} repeats the {cw} {', '.join(repeated)}")
+            raise DeckParseError(f"deck {text!r} repeats the {cw} {', '.join(repeated)}")
         return Deck(starter, comps)
 
     def format(self, deck: Deck) -> str:
@@ -249,66 +249,3 @@ class PlainCatalogue:
             return cls(tuple(starters), tuple(components), k, **words)
         except (ValueError, TypeError) as err:
             raise CatalogueFileError(f"{p.name}: {err}") from None
-
-
-def plain_catalogue_for(deck_texts: Iterable[str]) -> PlainCatalogue | None:
-    """The open catalogue that reads a table's decks when they are not Codex decks.
-
-    When more than half of the distinct deck strings read as Codex decks, the
-    table is taken for Codex data (its errors are then the useful ones) and
-    None is returned. Otherwise every deck is read as ``starter/component/...``
-    with every name a level, and all decks must hold the same number of
-    components; the catalogue returned fixes that number.
-
-    Parameters
-    ----------
-    deck_texts : iterable of str
-        The deck strings of a table (both seats).
-
-    Returns
-    -------
-    PlainCatalogue or None
-
-    Raises
-    ------
-    ValueError
-        If the decks are not Codex decks and hold different numbers of
-        components.
-
-    Examples
-    --------
-    >>> plain_catalogue_for(["Zerg", "Terran", "Protoss"])
-    PlainCatalogue(starters=None, components=None, specs_per_deck=0, starter_word='starter', \
-component_word='component')
-    >>> plain_catalogue_for(["MonoRed", "MonoBlue", "Zerg/Red"]) is None
-    True
-    """
-    from skcodex.codex._notation import DeckParseError, parse_deck
-
-    texts = list(dict.fromkeys(str(t) for t in deck_texts))
-    codex = 0
-    for text in texts:
-        try:
-            parse_deck(text)
-            codex += 1
-        except DeckParseError:
-            pass
-    if not texts or codex * 2 > len(texts):
-        return None
-    counts = {text: len(text.strip().split("/")) - 1 for text in texts}
-    if len(set(counts.values())) > 1:
-        by_count: dict[int, str] = {}
-        for text, n in counts.items():
-            by_count.setdefault(n, text)
-        examples = "; ".join(f"{text!r} has {n}" for n, text in sorted(by_count.items()))
-        raise ValueError(
-            "the decks are not Codex decks, and read as starter/component/... they hold "
-            f"different numbers of components after the starter ({examples})"
-        )
-    return PlainCatalogue(specs_per_deck=next(iter(counts.values())))
-
-
-def _parse_error(message: str) -> ValueError:
-    from skcodex.codex._notation import DeckParseError
-
-    return DeckParseError(message)

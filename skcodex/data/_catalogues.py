@@ -3,7 +3,7 @@
 `plain_fallback` is the Python API's side of what ``skcodex fit`` does with a
 CSV of another game: when a table's decks are not Codex decks and no
 catalogue was given, they are read as ``starter/component/...`` with every
-name a level (`skcodex.codex._plain.plain_catalogue_for`), and a warning says
+name a level (`skcodex.codex._notation.plain_catalogue_for`), and a warning says
 so and shows the one argument that makes it explicit. `warn_unseen_names`
 warns, once per name and fitted model, when a forecast meets a starter or
 component the fit never saw and the catalogue cannot check: with an open
@@ -20,7 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from skcodex.codex._plain import PlainCatalogue, plain_catalogue_for
+from skcodex.codex._notation import plain_catalogue_for
+from skcodex.codex._plain import PlainCatalogue
 from skcodex.data._codes import walk_size
 from skcodex.data._table import MatchTableError, check_match_table, table_catalogue
 
