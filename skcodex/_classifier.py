@@ -23,18 +23,12 @@ from skcodex._compat.scikit_learn import (
 )
 from skcodex._format.persistence import PersistenceMixin
 from skcodex._matchup import debut as debut_decks
-from skcodex._matchup import fitting, part_choice
+from skcodex._matchup import fitting, never_seen, part_choice
 from skcodex._matchup import readers as fit_readers
 from skcodex._matchup.approximation import METHODS
 from skcodex._matchup.blocks import BLOCK_TABLE, DEBUT_LEVELS, SPREAD_TABLE
 from skcodex._matchup.diagnostics import warn_if_not_converged
 from skcodex._matchup.graph import PRIORS, Layout, ModelOptions, SpreadPriors
-from skcodex._matchup.layout import chunks_with_unseen, extend_effects, newcomer_terms
-from skcodex._matchup.prediction import (
-    mean_win_probability,
-    mean_win_probability_integrated,
-    win_probability_draws,
-)
 from skcodex._matchup.sampling import SAMPLERS, FitProblem, SamplingOptions
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
@@ -543,7 +537,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         vocab = Vocabulary.from_table(table)
         codes = encode(table, vocab)
         rng = check_random_state(self.random_state)
-        seed, unseen_seed, select_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=3))
+        seed, never_seen_seed, select_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=3))
         model_options, evidence = self._resolved_options(
             table,
             codes,
@@ -574,7 +568,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             vocabulary_=vocab,
             catalogue_=catalogue,
             layout_=layout,
-            _unseen_seed=unseen_seed,
+            _unseen_seed=never_seen_seed,
             classes_=np.array([0, 1]),
             feature_names_in_=columns,
             n_features_in_=len(columns),
@@ -739,7 +733,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
         Effects of levels seen in fit are their posterior draws; every effect
         involving a never-seen level is a fresh N(0, sd) draw per posterior
-        draw, keyed to the levels' names (see `skcodex._matchup.layout.unseen_draws`).
+        draw, keyed to the levels' names (see `skcodex._matchup.never_seen.never_seen_draws`).
 
         Parameters
         ----------
@@ -759,7 +753,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         if layout == self._forecast_layout:
             return theta, layout
         return (
-            extend_effects(
+            never_seen.extend_effects(
                 theta,
                 self.spread_draws_,
                 self._forecast_layout,
@@ -807,20 +801,17 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         layout = self._grown_layout(codes)
         return codes, layout, layout.index_matrix(codes)
 
-    def _drawn_chunks(self, codes, layout, index, rows):
-        """Row numbers, effect draws and index of each chunk of the matches ``rows``."""
-        if layout == self._forecast_layout:
-            return [(rows, self.effect_draws_, index[rows])]
-        chunks = chunks_with_unseen(
-            self.effect_draws_,
-            self.spread_draws_,
-            self._forecast_layout,
-            layout,
-            index[rows],
-            levels=self._levels(codes),
+    def _fitted_draws(self) -> never_seen.FittedDraws:
+        """What a forecast reads of this fitted model (`skcodex._matchup.never_seen`)."""
+        views = self._views()
+        return never_seen.FittedDraws(
+            effects=views["effects"],
+            spreads=views["spreads"],
+            layout=self._forecast_layout,
+            sampled_spreads=self.layout_.spreads,
+            factor=views["factor"],
             seed=self._unseen_seed,
         )
-        return ((rows[part], theta, part_index) for part, theta, part_index in chunks)
 
     def predict_proba_draws(self, X: pd.DataFrame) -> np.ndarray:
         """P(player 1 wins) for every posterior draw.
@@ -837,24 +828,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             Row d: each match's probability under posterior draw d.
         """
         codes, layout, index = self._encoded(X)
-        signs = self._forecast_layout.signs
-        debut = self._debut_factor(layout, index)
-        out = np.empty((self.effect_draws_.shape[0], len(index)))
-        for rows, theta, part in self._drawn_chunks(codes, layout, index, np.arange(len(index))):
-            out[:, rows] = debut_decks.by_rows(
-                lambda t, i, _: win_probability_draws(t, i, signs), theta, part, *debut(rows)
-            )
-        return out
-
-    def _debut_factor(self, layout: Layout, index: np.ndarray):
-        """For rows of ``index``: the debut rows, deck columns and factor draws (`by_rows`)."""
-        factor = self._views()["factor"]
-        if factor is None:
-            no_rows = np.zeros(len(index), dtype=bool)
-            return lambda which: (no_rows[which], None, None)
-        rows = debut_decks.debut_rows(layout, index)
-        columns = debut_decks.deck_columns(self._forecast_layout)
-        return lambda which: (rows[which], columns, factor)
+        return never_seen.win_probability_draws(
+            self._fitted_draws(), layout, index, self._levels(codes)
+        )
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Posterior mean probabilities, columns in `classes_` order.
@@ -882,46 +858,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             Column 0: P(player 2 wins); column 1: P(player 1 wins).
         """
         codes, layout, index = self._encoded(X)
-        forecast = self._forecast_layout
-        signs = forecast.signs
-        debut = self._debut_factor(layout, index)
-        p1 = np.empty(len(index))
-        drawn = np.arange(len(index))
-
-        def mean(t, i, _):
-            return mean_win_probability(t, i, signs)
-
-        if layout != forecast:
-            known, weights, needs_draws = newcomer_terms(forecast, layout, index)
-            new_cells = (known == forecast.size).any(axis=1)
-            integrated = np.flatnonzero(new_cells & ~needs_draws)
-            # the spreads the forecast layout's blocks are drawn with (a walk's step is not one)
-            sd = self.spread_draws_[:, [self.layout_.spreads.index(s) for s in forecast.spreads]]
-            deck_sd = debut_decks.deck_spreads(forecast)
-            rows_debut, columns, factor = debut(integrated)
-
-            def integrate(t, i, scaled):
-                at = integrated[~rows_debut] if not scaled else integrated[rows_debut]
-                scale = sd
-                if scaled:  # the never-seen deck cells of a debut match, times the factor too
-                    scale = sd * np.where(deck_sd, factor[:, None], 1.0)
-                return mean_win_probability_integrated(t, i, signs, weights[at], scale)
-
-            p1[integrated] = debut_decks.by_rows(
-                integrate,
-                self.effect_draws_,
-                known[integrated],
-                rows_debut,
-                columns,
-                factor,
-                zero=forecast.size,
-            )
-            plain = np.flatnonzero(~new_cells)  # as in a batch without newcomers, bit for bit
-            p1[plain] = debut_decks.by_rows(mean, self.effect_draws_, known[plain], *debut(plain))
-            drawn = np.flatnonzero(needs_draws)
-        if len(drawn):
-            for rows, theta, part in self._drawn_chunks(codes, layout, index, drawn):
-                p1[rows] = debut_decks.by_rows(mean, theta, part, *debut(rows))
+        p1 = never_seen.mean_win_probabilities(
+            self._fitted_draws(), layout, index, self._levels(codes)
+        )
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:

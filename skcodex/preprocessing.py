@@ -16,7 +16,8 @@ from skcodex._compat.scikit_learn import (
     validate_parameter_constraints,
 )
 from skcodex._format.persistence import PersistenceMixin
-from skcodex._matchup.layout import Layout, old_positions
+from skcodex._matchup.layout import Layout
+from skcodex._matchup.never_seen import old_positions
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, encode
 from skcodex.data._catalogues import checked_with_catalogue

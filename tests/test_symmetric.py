@@ -10,7 +10,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, analysis, load
-from skcodex._matchup.layout import Layout, ModelOptions, extend_effects
+from skcodex._matchup.layout import Layout, ModelOptions
+from skcodex._matchup.never_seen import extend_effects
 from skcodex._matchup.sampling import embedding, padded_layout
 from skcodex.codex import Deck
 from skcodex.data import MatchCodes

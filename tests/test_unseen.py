@@ -10,8 +10,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, load
-from skcodex._matchup import fitting
-from skcodex._matchup import layout as design
+from skcodex._matchup import fitting, never_seen
 from skcodex._matchup.layout import Layout
 from skcodex.data import Vocabulary, check_match_table
 from skcodex.datasets import make_matches
@@ -72,7 +71,7 @@ def test_unseen_cells_are_standard_normals_times_their_own_blocks_spread():
         "spec": [f"h{i}" for i in range(14)],
     }
     theta = rng.standard_normal((n_draws, old.size))
-    grown = design.extend_effects(theta, sd, old, new, seed=5, levels=levels)
+    grown = never_seen.extend_effects(theta, sd, old, new, seed=5, levels=levels)
     blocks = new.unflatten(grown)
     old_blocks = old.unflatten(theta)
     for name, group in new.blocks:
@@ -96,13 +95,12 @@ def test_unseen_draws_are_keyed_to_names_not_positions():
     levels = {"player": ["a", "b", "x", "y"], "starter": ["s"], "spec": ["h0", "h1", "h2"]}
     swapped = {**levels, "player": ["a", "b", "y", "x"]}
     theta = rng.standard_normal((50, old.size))
-    one = new.unflatten(design.extend_effects(theta, sd, old, new, levels=levels, seed=7))["skill"]
-    two = new.unflatten(design.extend_effects(theta, sd, old, new, levels=swapped, seed=7))["skill"]
+    extend = never_seen.extend_effects
+    one = new.unflatten(extend(theta, sd, old, new, levels=levels, seed=7))["skill"]
+    two = new.unflatten(extend(theta, sd, old, new, levels=swapped, seed=7))["skill"]
     np.testing.assert_array_equal(one[:, 2], two[:, 3])  # player "x" wherever it sits
     np.testing.assert_array_equal(one[:, 3], two[:, 2])
-    other_seed = new.unflatten(design.extend_effects(theta, sd, old, new, levels=levels, seed=8))[
-        "skill"
-    ]
+    other_seed = new.unflatten(extend(theta, sd, old, new, levels=levels, seed=8))["skill"]
     assert not np.array_equal(one[:, 2], other_seed[:, 2])
 
 
@@ -203,7 +201,7 @@ def test_newcomer_forecasts_integrate_their_effects_exactly():
     g, u = np.array([0, 1, 0, 1, 2]), np.array([1, 0, 0, 0, 0])
     x, y = np.array([[1], [0], [2], [1], [0]]), np.array([[2], [0], [0], [0], [3]])
     codes = MatchCodes(f, t, g, u, x, y, 5, 3, 4)
-    known, weights, needs_draws = design.newcomer_terms(old, new, new.index_matrix(codes))
+    known, weights, needs_draws = never_seen.never_seen_terms(old, new, new.index_matrix(codes))
     assert not needs_draws.any()
     got = mean_win_probability_integrated(theta, known, new.signs, weights, sd)
     # The reference: per draw, the known effects' sum and the variance of the new cells,
@@ -249,7 +247,7 @@ def test_newcomer_terms_cancel_a_newcomer_on_both_sides():
         np.array([2, 2, 0]), np.array([3, 2, 1]), z, z, z[:, None], z[:, None], 4, 1, 2
     )
     index = new.index_matrix(codes)
-    known, weights, needs_draws = design.newcomer_terms(old, new, index)
+    known, weights, needs_draws = never_seen.never_seen_terms(old, new, index)
     np.testing.assert_array_equal(weights[:, 0], [2.0, 0.0, 0.0])
     assert not weights[:, 1:].any() and not needs_draws.any()
     assert (known[:2, :2] == old.size).all() and (known[2] < old.size).all()
@@ -257,11 +255,11 @@ def test_newcomer_terms_cancel_a_newcomer_on_both_sides():
 
 def test_counter_normals_depend_on_their_key_and_draw_alone():
     keys = np.array([3, 2**63 + 5, 17], dtype=np.uint64)
-    together = design.counter_normals(keys, 50)
-    alone = design.counter_normals(keys[1:2], 50)
+    together = never_seen.counter_normals(keys, 50)
+    alone = never_seen.counter_normals(keys[1:2], 50)
     np.testing.assert_array_equal(together[:, 1], alone[:, 0])
-    np.testing.assert_array_equal(design.counter_normals(keys, 20), together[:20])
-    many = design.counter_normals(np.arange(2000, dtype=np.uint64), 200).ravel()
+    np.testing.assert_array_equal(never_seen.counter_normals(keys, 20), together[:20])
+    many = never_seen.counter_normals(np.arange(2000, dtype=np.uint64), 200).ravel()
     assert abs(many.mean()) < 0.01 and abs(many.std() - 1) < 0.01
     from scipy.stats import kstest
 

@@ -40,7 +40,7 @@ parameterisation the joint mode of ``(log sd, z)`` is not where the posterior
 mass is: shrinking ``z`` and growing ``sd`` leaves ``theta`` unchanged and
 raises the N(0, 1) density of ``z``, so the mode sits at far too large spreads
 (about 20 times the truth for the player spread on 200,000 synthetic matches),
-which makes forecasts for unseen players nearly certain. The centred
+which makes forecasts for never-seen players nearly certain. The centred
 parameterisation has the opposite fault, a mode at zero spread when each
 level has few matches. The ELBO's entropy term accounts for the volume that
 the mode ignores.

@@ -119,7 +119,7 @@ def _numba_kernels() -> dict[str, Callable] | None:
 
     def hermite_sum(e, c, w, counts, acc):  # pragma: no cover - compiled
         # e holds exp(-a); adds sum over columns d of sum_k w[d, k] / (1 + exp(-a) c[d, k]),
-        # c[d, k] = exp(-s_d x_k): Gauss-Hermite over the newcomers' N(0, s_d^2) term.
+        # c[d, k] = exp(-s_d x_k): Gauss-Hermite over the never-seen cells' N(0, s_d^2) term.
         n_rows, n_cols = e.shape
         for i in range(n_rows):
             total = 0.0
@@ -458,7 +458,7 @@ def mean_win_probability(
     return (total / theta.shape[0])[plan[1]]
 
 
-# -- newcomers integrated out -------------------------------------------------------
+# -- never-seen cells integrated out ----------------------------------------------------
 
 #: Largest number of Gauss-Hermite nodes per draw.
 MAX_HERMITE_NODES = 256
@@ -519,7 +519,7 @@ def mean_win_probability_integrated(
     independent ``N(0, sd)`` of its block, so
     ``s_id^2 = variance_weights[i] @ sd[d]^2``. The probability per draw,
     ``E expit(a + s Z)``, is computed by Gauss-Hermite quadrature
-    (`hermite_node_count`) rather than by drawing the newcomers, so it
+    (`hermite_node_count`) rather than by drawing the never-seen cells, so it
     carries no Monte Carlo noise; then averaged over draws.
 
     A row's result depends on that row alone (as in `mean_win_probability`),
