@@ -41,7 +41,6 @@ from skcodex.data import (
     check_outcome,
     encode,
     table_catalogue,
-    time_order,
 )
 from skcodex.data._catalogues import (
     WALK_STEPS_SLOW,
@@ -49,7 +48,8 @@ from skcodex.data._catalogues import (
     warn_if_walk_is_large,
     warn_unseen_names,
 )
-from skcodex.data._codes import walk_size
+from skcodex.data._codes import period_labels, walk_size
+from skcodex.data._table import TimeOrder, check_dated
 
 
 def _missing_date(table: pd.DataFrame) -> bool:
@@ -534,8 +534,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         observed = check_outcome(y, len(table)).astype(float)
         luck = None if luck is None else check_luck(luck, len(table))
         outcome = observed if luck is None else adjust_for_luck(table, observed, luck)
-        vocab = Vocabulary.from_table(table)
-        codes = encode(table, vocab)
+        time = TimeOrder.of(table)  # the one time the fit orders the table in time
+        vocab = Vocabulary.from_table(table, time=time)
+        codes = encode(table, vocab, time=time)
         rng = check_random_state(self.random_state)
         seed, never_seen_seed, select_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=3))
         model_options, evidence = self._resolved_options(
@@ -544,6 +545,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             lambda parts: self._forward_evidence(table, observed, luck, parts, select_seed),
         )
         layout = self._training_layout(vocab, codes, model_options)
+        periods = period_labels(table, time=time) if "period" in table.columns else []
         problem = FitProblem(
             index=layout.index_matrix(codes),
             outcome=outcome,
@@ -552,7 +554,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             sampling=self._sampling_options(seed),
             method=self.method,
             level_names={
-                **fitting.level_names(vocab, layout, table),
+                **fitting.level_names(vocab, layout, periods),
                 "stage": list(DEBUT_LEVELS),
                 "period": list(vocab.periods),
             },
@@ -613,7 +615,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         if not has_periods:  # no period: no debut to tell apart, no period to offset
             model_options = dataclasses.replace(model_options, debut=False, period_offset=False)
         if model_options.time_varying and codes.epoch is not None:
-            time_order(table)  # a skill walk follows time: refuse a match without a date
+            check_dated(table)  # a skill walk follows time: refuse a match without a date
         return model_options, evidence
 
     def _forward_evidence(

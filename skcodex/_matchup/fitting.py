@@ -37,7 +37,6 @@ import dataclasses
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
 from skcodex._compat import posterior
@@ -49,7 +48,7 @@ from skcodex._matchup.sampling import (
     check_draws_fit_in_memory,
     sample_posterior,
 )
-from skcodex.data import Vocabulary, period_labels
+from skcodex.data import Vocabulary
 
 __all__ = ["from_effect_draws", "level_names", "run"]
 
@@ -177,8 +176,12 @@ def run(problem: FitProblem):
     return add_log_likelihood(posterior.from_groups(groups), layout)
 
 
-def level_names(vocab: Vocabulary, layout: Layout, table: pd.DataFrame) -> dict[str, list]:
-    """The names of the posterior's dimensions, from the vocabulary and the periods."""
+def level_names(vocab: Vocabulary, layout: Layout, periods: list) -> dict[str, list]:
+    """The names of the posterior's dimensions, from the vocabulary and the periods.
+
+    ``periods`` are the table's ``period`` labels in the order they began
+    (`skcodex.data.period_labels`; empty without periods).
+    """
     names = {
         "player": list(vocab.players),
         "starter1": list(vocab.starters),
@@ -188,7 +191,6 @@ def level_names(vocab: Vocabulary, layout: Layout, table: pd.DataFrame) -> dict[
         "spread": list(layout.spreads),
     }
     if layout.options.time_varying:
-        periods = period_labels(table) if "period" in table.columns else []
         labels = [*periods, *(f"epoch {i}" for i in range(layout.n_epochs))]
         names["epoch"] = labels[: layout.n_epochs]
     return names

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from skcodex.data._table import MatchTableError, time_order
+from skcodex.data._table import MatchTableError, TimeOrder, rows_in_time
 
 __all__ = [
     "MatchCodes",
@@ -50,8 +50,12 @@ class Vocabulary:
     periods: tuple = ()
 
     @classmethod
-    def from_table(cls, table: pd.DataFrame) -> Vocabulary:
-        """Collect the levels of a table checked by `check_match_table`, sorted."""
+    def from_table(cls, table: pd.DataFrame, *, time: TimeOrder | None = None) -> Vocabulary:
+        """Collect the levels of a table checked by `check_match_table`, sorted.
+
+        ``time`` is the table's time order when the caller has it already.
+        """
+        order = rows_in_time(table, time) if "period" in table.columns else None
         players = _both_players(table).unique()
         decks = pd.unique(np.concatenate([table["deck1"], table["deck2"]]))
         starters = sorted({d.starter for d in decks})
@@ -68,8 +72,8 @@ class Vocabulary:
             specs_per_deck=len(decks[0].specs),
             decks=tuple(played.index),
             deck_counts=tuple(int(c) for c in played.to_numpy()),
-            debut_periods=_debut_periods(table, players),
-            periods=_period_order(table),
+            debut_periods=_debut_periods(table, players, order),
+            periods=_period_order(table, order),
         )
 
     @property
@@ -148,19 +152,18 @@ def _period_text(table: pd.DataFrame) -> np.ndarray:
     return np.array([period_text(v) for v in labels], dtype=object)[rows]
 
 
-def _period_order(table: pd.DataFrame) -> tuple:
+def _period_order(table: pd.DataFrame, order: np.ndarray | None) -> tuple:
     """The table's periods as text, in the order they began (empty without periods)."""
     if "period" not in table.columns:
         return ()
-    return tuple(period_text(p) for p in period_labels(table))
+    return tuple(period_text(p) for p in _labels_in_order(table, order))
 
 
-def _debut_periods(table: pd.DataFrame, players: tuple) -> tuple:
+def _debut_periods(table: pd.DataFrame, players: tuple, order: np.ndarray | None) -> tuple:
     """Each player's first rating period: the period of their earliest match in time."""
     if "period" not in table.columns:
         return ()
     n = len(table)
-    order = time_order(table, strict=False)
     rank = np.arange(n) if order is None else np.argsort(order, kind="stable")
     period = _period_text(table)
     # players as codes (hashing each distinct name once, never copying it per row)
@@ -220,8 +223,11 @@ def _codes(values: np.ndarray, levels: tuple) -> tuple[np.ndarray, tuple]:
     return out, tuple(extra)
 
 
-def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
-    """Turn a checked match table into integer codes against a vocabulary."""
+def encode(table: pd.DataFrame, vocab: Vocabulary, *, time: TimeOrder | None = None) -> MatchCodes:
+    """Turn a checked match table into integer codes against a vocabulary.
+
+    ``time`` is the table's time order when the caller has it already.
+    """
     k = vocab.specs_per_deck
     n = len(table)
     deck_codes, decks = pd.factorize(
@@ -239,11 +245,9 @@ def encode(table: pd.DataFrame, vocab: Vocabulary) -> MatchCodes:
     )
     starters = starters[deck_codes]
     specs = specs.reshape(len(decks), k)[deck_codes]
-    epoch = (
-        epochs(table["period"], time_order(table, strict=False))
-        if "period" in table.columns
-        else None
-    )
+    epoch = None
+    if "period" in table.columns:
+        epoch = epochs(table["period"], rows_in_time(table, time))
     debut1, debut2 = debut_flags(table, vocab, players[:n], players[n:])
     period, unseen_periods = None, ()
     if "period" in table.columns:
@@ -292,9 +296,15 @@ def epochs(period: pd.Series, order: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def period_labels(table: pd.DataFrame) -> list:
-    """The ``period`` labels of a checked table in the order their periods begin in time."""
-    order = time_order(table, strict=False)
+def period_labels(table: pd.DataFrame, *, time: TimeOrder | None = None) -> list:
+    """The ``period`` labels of a checked table in the order their periods begin in time.
+
+    ``time`` is the table's time order when the caller has it already.
+    """
+    return _labels_in_order(table, rows_in_time(table, time))
+
+
+def _labels_in_order(table: pd.DataFrame, order: np.ndarray | None) -> list:
     period = table["period"] if order is None else table["period"].iloc[order]
     return list(pd.unique(period))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -419,13 +420,10 @@ def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None
     MatchTableError
         If the ``date`` column is missing a value.
     """
+    if strict:
+        check_dated(table)
     if "date" in table.columns:
         missing = np.flatnonzero(table["date"].isna().to_numpy())
-        if len(missing) and strict:
-            raise MatchTableError(
-                f"column 'date' is missing a value at row {int(missing[0])}: give every match "
-                "a date, or drop the column"
-            )
         key = table["date"]
         if len(missing) and "period" in table.columns:
             # A match without a date is dated by the earliest match of its period, so a
@@ -441,6 +439,47 @@ def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None
     if key.is_monotonic_increasing:
         return None
     return np.argsort(key.to_numpy(), kind="stable")
+
+
+def check_dated(table: pd.DataFrame) -> None:
+    """Refuse a checked table whose ``date`` column misses a value (no column: fine).
+
+    Raises
+    ------
+    MatchTableError
+        Naming the first row without a date.
+    """
+    if "date" not in table.columns:
+        return
+    missing = np.flatnonzero(table["date"].isna().to_numpy())
+    if len(missing):
+        raise MatchTableError(
+            f"column 'date' is missing a value at row {int(missing[0])}: give every match "
+            "a date, or drop the column"
+        )
+
+
+@dataclass(frozen=True)
+class TimeOrder:
+    """A checked table's rows in time, computed once at the boundary and carried.
+
+    ``rows`` is `time_order` of the table (not strict): row positions in time
+    order, or None when the rows already are in it. A fit computes it once
+    (`TimeOrder.of`) and hands it to the vocabulary, the encoding and the
+    names of the periods, which otherwise each order the table again.
+    """
+
+    rows: np.ndarray | None
+
+    @classmethod
+    def of(cls, table: pd.DataFrame) -> TimeOrder:
+        """The time order of ``table``, a table returned by `check_match_table`."""
+        return cls(time_order(table, strict=False))
+
+
+def rows_in_time(table: pd.DataFrame, time: TimeOrder | None) -> np.ndarray | None:
+    """``time.rows``, or the table's time order computed now when ``time`` is None."""
+    return time_order(table, strict=False) if time is None else time.rows
 
 
 def period_times(period: pd.Series) -> pd.Series | None:
