@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from skcodex._matchup.layout import Layout, ModelOptions, deck_logits
+from skcodex._matchup.deck_pairs import deck_logits
+from skcodex._matchup.layout import Layout, ModelOptions
 from skcodex.data import MatchCodes
 
 OPTIONS = [

@@ -146,7 +146,7 @@ ESTIMATORS: dict[str, str] = {
 #: (a dataclass, saved as its fields), or how it is saved.
 VALUES: dict[str, str | SavableValue] = {
     "Vocabulary": "skcodex.data._codes",
-    "ModelOptions": "skcodex._matchup.layout",
+    "ModelOptions": "skcodex._matchup.options",
     "Layout": "skcodex._matchup.layout",
     "SpreadPriors": "skcodex._matchup.graph",
     "PlainCatalogue": "skcodex.codex",

@@ -19,7 +19,7 @@ compiled model (`skcodex._matchup.sampling`), the draws for never-seen levels
 (`skcodex._matchup.never_seen.never_seen_draws`), the convergence checks
 (`skcodex._matchup.diagnostics`) and the estimator's prior parameters
 (`skcodex._classifier`) all read it from there. Adding a block is one entry
-here (and, if it has an option, one field of `skcodex._matchup.layout.ModelOptions`).
+here (and, if it has an option, one field of `skcodex._matchup.options.ModelOptions`).
 
 A level kind is one of `LEVEL_KINDS`; a dimension is a kind, with ``1`` or
 ``2`` appended when it is player 1's or player 2's side of a matchup

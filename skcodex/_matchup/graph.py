@@ -68,16 +68,10 @@ from skcodex._matchup.debut import (
     moved_index,
 )
 from skcodex._matchup.geometry import apply_null_rotation, centred_scale, declared_block_of
-from skcodex._matchup.layout import (
-    BLOCK_DIMS,
-    BLOCKS,
-    PRIORS,
-    SPREADS,
-    Layout,
-    ModelOptions,
-    WalkPath,
-)
+from skcodex._matchup.layout import Layout
+from skcodex._matchup.options import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, ModelOptions
 from skcodex._matchup.priors import balanced_spreads
+from skcodex._matchup.walk import WalkPath
 
 __all__ = [
     "BLOCKS",

@@ -14,8 +14,9 @@ their priors). This module owns that formula once, for every user of it:
 - `Layout`: the blocks of ``theta``, their shapes and offsets, the index
   matrix of encoded matches (`Layout.index_matrix`) and its signs, and the
   effects from standard normals and spreads (`Layout.theta`);
-- `deck_logits`: the deck part of that sum for every pair of decks at once
-  (the matchup tables and Nash games of `skcodex.analysis`).
+- the options that switch blocks on are `options.py`'s `ModelOptions`, the skill
+  walk's steps `walk.py`'s `WalkPath`, and the deck part of the sum for every pair
+  of decks at once `deck_pairs.py`'s `deck_logits`.
 
 A layout grown for levels never seen in fit is read by `never_seen.py`.
 
@@ -32,121 +33,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from skcodex._matchup import blocks
-from skcodex._matchup.blocks import BLOCK_TABLE, SPREAD_TABLE, EffectBlock
+from skcodex._matchup.blocks import EffectBlock
+from skcodex._matchup.options import SPREADS, ModelOptions
+from skcodex._matchup.walk import WalkPath, _walk_path
 from skcodex.data import MatchCodes
-
-#: The spreads of the seed model, in the order of the spread vector.
-SPREADS = tuple(s.name for s in SPREAD_TABLE if s.option is None)
-#: The seed model's effect blocks, in order, with the index of the spread each is drawn with.
-BLOCKS = tuple((b.name, SPREADS.index(b.spread)) for b in BLOCK_TABLE if b.option is None)
-#: The dimensions of every built-in effect block, by name (see `blocks.block_dims`).
-BLOCK_DIMS = {b.name: b.dims for b in BLOCK_TABLE}
-PRIORS = ("lognormal", "balanced")
-
-
-@dataclass(frozen=True)
-class ModelOptions:
-    """Which extensions of the seed model are switched on (all off: the seed model).
-
-    ``symmetric=True`` is for games where no side moves first: the matchup of
-    deck a against deck b is minus that of b against a (see `Layout`), so it
-    cannot be combined with ``first_move=True``.
-
-    ``debut=True`` adds one learned offset to a player's skill in the matches
-    of their first rating period (the ``debut`` block of `skcodex._matchup.blocks`);
-    it needs each match's debut flags (`skcodex.data.MatchCodes`).
-    ``period_offset=True`` shifts a player's skill in each rating period by
-    an effect of its own, ``N(0, sd_period)`` (the ``period_skill`` block).
-    """
-
-    time_varying: bool = False
-    synergy: bool = False
-    familiarity: bool = False
-    prior: str = "lognormal"
-    first_move: bool = False
-    symmetric: bool = False
-    debut: bool = False
-    period_offset: bool = False
-
-    def __post_init__(self) -> None:
-        if self.prior not in PRIORS:
-            raise ValueError(f"prior must be one of {PRIORS}, got {self.prior!r}")
-        if self.symmetric and self.first_move:
-            raise ValueError(
-                "first_move=True cannot be combined with symmetric=True: a symmetric game "
-                "has no first mover (switch one of them off)"
-            )
-
-    @property
-    def spreads(self) -> tuple[str, ...]:
-        """Names of every spread, the four of the seed model first."""
-        return tuple(s.name for s in SPREAD_TABLE if s.option is None or getattr(self, s.option))
-
-    @property
-    def prior_names(self) -> tuple[str, ...]:
-        """Names of the entries of the prior location and scale vectors.
-
-        The spreads' log-priors (under the balanced prior: the log total,
-        then the optional blocks' spreads), then the own priors of the
-        effects that no spread scales (the first-move effect). A `Layout`
-        drops the priors of spreads its data have no blocks for
-        (`Layout.prior_names`); before a fit these are all of them.
-        """
-        extra = self.spreads[len(SPREADS) :]
-        names = ("total", *extra) if self.prior == "balanced" else self.spreads
-        own = tuple(b.name for b in blocks.BLOCK_TABLE if b.spread is None and b.is_on(self))
-        return (*names, *own)
-
-
-@dataclass(frozen=True)
-class WalkPath:
-    """Where the integrated skill walk's steps go (see `Layout.walk_path`).
-
-    With ``total = [0, cumsum(steps)]`` (each step ``z * sd_step * sqrt(gap)``),
-    the walk of cell ``c`` of the flat ``(n_players, n_epochs)`` block is
-    ``total[upto[c]] - total[base[c]]``: the player's steps up to that period.
-
-    Attributes
-    ----------
-    gap : array of float, shape (walk_steps,)
-        Periods each step spans.
-    upto : array of int, shape (n_players * n_epochs,)
-        For each cell, the number of steps (in player, then period order) up
-        to and including the cell's last step.
-    base : array of int, shape (n_players * n_epochs,)
-        For each cell, the number of steps of the players before its player.
-    """
-
-    gap: object
-    upto: object
-    base: object
-
-
-def _walk_path(played: np.ndarray, walk_steps: int) -> WalkPath:
-    """The `WalkPath` of a (players, periods) mask of periods played, in ``walk_steps`` slots."""
-    P, E = played.shape
-    anchor = played.copy()
-    anchor[:, 0] = True  # every walk starts at 0 in the first period
-    step = anchor.copy()
-    step[:, 0] = False  # a step ends in each later anchor
-    n_steps = int(step.sum())
-    if n_steps > walk_steps:
-        raise ValueError(
-            f"the matches take {n_steps} walk steps, more than the layout's {walk_steps}"
-        )
-    periods = np.broadcast_to(np.arange(E), (P, E))
-    latest = np.maximum.accumulate(np.where(anchor, periods, 0), axis=1)
-    previous = np.concatenate([np.zeros((P, 1), dtype=np.int64), latest[:, :-1]], axis=1)
-    gap = np.ones(walk_steps)
-    gap[:n_steps] = (periods - previous)[step]
-    upto = np.cumsum(step.ravel()).astype(np.int64)
-    base = np.repeat(upto.reshape(P, E)[:, 0], E)
-    return WalkPath(gap, upto, base)
-
-
-def walk_steps_played(played: np.ndarray) -> int:
-    """Steps of the integrated walk for a (players, periods) mask of periods played."""
-    return int(np.asarray(played, dtype=bool)[:, 1:].sum())
 
 
 @dataclass(frozen=True)
@@ -564,87 +454,6 @@ class Layout:
         """Inverse of `unflatten`."""
         lead = blocks["skill"].shape[:-1]
         return np.concatenate([blocks[name].reshape(*lead, -1) for name, _ in self.blocks], axis=-1)
-
-
-def deck_logits(layout: Layout, theta, starter1, specs1, starter2, specs2) -> np.ndarray:
-    """The deck part of the log-odds, m(deck1, deck2), for every pair of decks and draw.
-
-    The deck columns of `Layout.index_matrix`, read for every pair at once: with
-    player 1's starter ``g`` and specs ``h``, player 2's ``t`` and ``u``,
-    ``m = a[g, t] + sum_k b[g, u_k] + sum_j c[h_j, t] + sum_jk d[h_j, u_k]``, plus the
-    first-move effect and ``syn(deck1) - syn(deck2)`` when the layout has them, and
-    any other declared block of starters and specs alone, read as a match reads it.
-    Skills and familiarity are left out (equal players of average familiarity).
-
-    Parameters
-    ----------
-    layout : Layout
-    theta : ndarray of shape (n_draws, layout.size)
-    starter1, specs1 : ndarray of int, shapes (n1,) and (n1, k)
-        Player 1's decks as codes of ``layout``'s levels.
-    starter2, specs2 : ndarray of int, shapes (n2,) and (n2, k)
-        Player 2's decks.
-
-    Returns
-    -------
-    ndarray of shape (n_draws, n1, n2)
-    """
-    S, K = layout.n_starters, layout.n_specs
-    g, t = np.asarray(starter1, dtype=np.int64), np.asarray(starter2, dtype=np.int64)
-    h = np.asarray(specs1, dtype=np.int64).reshape(len(g), -1)
-    u = np.asarray(specs2, dtype=np.int64).reshape(len(t), -1)
-    if any(x.size and (x.min() < 0 or x.max() >= n) for x, n in ((g, S), (t, S), (h, K), (u, K))):
-        raise ValueError("deck codes fall outside the layout; encode against its vocabulary")
-    theta_flat = np.asarray(theta, dtype=float).reshape(-1, layout.size)
-    blocks = layout.unflatten(theta_flat)
-    a, b, c, d = (blocks[name] for name in ("stst", "stsp", "spst", "spsp"))
-    H, U = _spec_counts(h, K), _spec_counts(u, K)  # H[i, x]: how often spec x is in deck i
-    m = a[:, g][:, :, t]  # a[g, t]
-    m += b[:, g] @ U.T  # sum_k b[g, u_k]
-    m += H @ c[:, :, t]  # sum_j c[h_j, t]
-    m += H @ d @ U.T  # sum_jk d[h_j, u_k]
-    if "first_move" in blocks:  # the same in every pairing
-        m += blocks["first_move"][:, None, None]
-    if "syn_stsp" in blocks:  # syn(deck1) - syn(deck2)
-        first, second = np.triu_indices(layout.specs_per_deck, 1)
-
-        def syn(s, x):
-            own = blocks["syn_stsp"][:, s[:, None], x].sum(axis=-1)
-            return own + blocks["syn_spsp"][:, x[:, first], x[:, second]].sum(axis=-1)
-
-        m += syn(g, h)[:, :, None] - syn(t, u)[:, None, :]
-    for block in layout.declared:  # any other block of decks alone, read as a match reads it
-        if block.name not in _SUMMED_BLOCKS and set(block.kinds) <= {"starter", "spec"}:
-            m += _pair_sum(layout, block, theta_flat, (g, h), (t, u))
-    return m
-
-
-#: The blocks `deck_logits` sums in closed form (or leaves out: skills, familiarity, walk).
-_SUMMED_BLOCKS = frozenset(
-    {"skill", "stst", "stsp", "spst", "spsp", "first_move", "syn_stsp", "syn_spsp"}
-    | {"fam_st", "fam_sp", "walk"}
-)
-
-
-def _pair_sum(layout: Layout, block: EffectBlock, theta, deck1, deck2) -> np.ndarray:
-    """One block's part of m(deck1, deck2) for every pair of decks: (n_draws, n1, n2)."""
-    (g, h), (t, u) = deck1, deck2
-    n1, n2 = len(g), len(t)
-    zeros = np.zeros(n1 * n2, dtype=np.int64)
-    pairs = MatchCodes(
-        zeros, zeros, np.repeat(g, n2), np.tile(t, n1), np.repeat(h, n2, axis=0),
-        np.tile(u, (n1, 1)), layout.n_players, layout.n_starters, layout.n_specs,
-    )  # fmt: skip
-    out = np.zeros((theta.shape[0], n1 * n2))
-    for cols, sign in layout._block_columns(block, pairs):
-        out += sign * theta[:, cols].sum(axis=-1)
-    return out.reshape(-1, n1, n2)
-
-
-def _spec_counts(specs: np.ndarray, n_specs: int) -> np.ndarray:
-    out = np.zeros((len(specs), n_specs))
-    np.add.at(out, (np.repeat(np.arange(len(specs)), specs.shape[1]), specs.ravel()), 1.0)
-    return out
 
 
 # -- matches that read the same effects -------------------------------------------------

@@ -560,7 +560,7 @@ def _posterior_in_layout(
 ) -> dict:
     """The padded model's draws restricted to ``layout``: named effect blocks, no ``z``.
 
-    ``path`` is the integrated walk's `skcodex._matchup.layout.WalkPath` for ``layout``;
+    ``path`` is the integrated walk's `skcodex._matchup.walk.WalkPath` for ``layout``;
     ``geometry`` is ``(centring, rotations, padded, null)``: how the model was
     sampled (`skcodex._matchup.geometry`) in the ``padded`` layout, ``null`` the
     `skcodex._matchup.geometry.NullRotation` the draws of ``z`` are turned back by (None:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from skcodex._matchup.layout import deck_logits
+from skcodex._matchup.deck_pairs import deck_logits
 from skcodex.analysis._base import CHUNK_BYTES, INTERVAL, catalogue, check_fitted, quantiles, thin
 from skcodex.analysis._decks import _choose_deck_lists, _choose_decks
 from skcodex.codex import Deck, deck_label
@@ -26,7 +26,7 @@ def _matchup_logits(
     The decks are encoded against the fitted vocabulary once; a starter or
     spec never seen in fit gets one fresh population draw per posterior draw
     (`BayesianMatchupClassifier.effect_draws_for`), shared by every deck
-    holding it. The log-odds are `skcodex._matchup.layout.deck_logits`.
+    holding it. The log-odds are `skcodex._matchup.deck_pairs.deck_logits`.
     """
     vocab = clf.vocabulary_
     decks = pd.Series([*decks1, *decks2])
