@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.special import expit
 
-from skcodex._matchup import prediction
+from skcodex._matchup import numba_cache, prediction
 
 
 def _problem(n_matches, n_effects, n_draws, width=18, n_distinct=None, seed=0):
@@ -243,7 +243,7 @@ def test_a_damaged_kernel_cache_is_removed_and_the_kernel_rebuilt(tmp_path):
     kept = [sub / f"{module}.other-12.py311.nbi", sub / f"{stem}-12.txt"]
     for path in doomed + kept:
         path.write_bytes(b"x")
-    call = prediction._recovering(kernel, tmp_path)
+    call = numba_cache.recovering(kernel, tmp_path)
     with pytest.warns(RuntimeWarning, match=r"damaged \(OSError\); it was removed"):
         assert call(2, 3) == 5
     assert [p.exists() for p in doomed] == [False, False]
@@ -257,7 +257,7 @@ def test_a_kernel_that_works_is_called_as_it_is(tmp_path):
     kernel, _ = _cached_kernel(tmp_path, fails=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert prediction._recovering(kernel, tmp_path)(1, 2) == 3
+        assert numba_cache.recovering(kernel, tmp_path)(1, 2) == 3
 
 
 def test_a_rebuilt_kernel_that_fails_raises(tmp_path, monkeypatch):
@@ -269,7 +269,7 @@ def test_a_rebuilt_kernel_that_fails_raises(tmp_path, monkeypatch):
         raise ZeroDivisionError("still broken")
 
     monkeypatch.setattr(numba, "njit", lambda **options: lambda f: broken)
-    call = prediction._recovering(kernel, tmp_path)
+    call = numba_cache.recovering(kernel, tmp_path)
     with pytest.warns(RuntimeWarning), pytest.raises(ZeroDivisionError, match="still broken"):
         call(1, 2)
     with pytest.raises(ZeroDivisionError, match="still broken"):
@@ -278,31 +278,31 @@ def test_a_rebuilt_kernel_that_fails_raises(tmp_path, monkeypatch):
 
 def test_removing_the_cache_of_a_plain_function_does_nothing(tmp_path):
     (tmp_path / "keep.nbi").write_bytes(b"x")
-    prediction._remove_numba_cache(lambda: None, tmp_path)
-    prediction._remove_numba_cache(SimpleNamespace(py_func=len), None)
+    numba_cache.remove_numba_cache(lambda: None, tmp_path)
+    numba_cache.remove_numba_cache(SimpleNamespace(py_func=len), None)
     assert (tmp_path / "keep.nbi").exists()
 
 
 def test_the_kernel_cache_is_a_per_user_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    assert prediction.kernel_cache_dir() == tmp_path / "cache" / "skcodex" / "numba"
+    assert numba_cache.kernel_cache_dir() == tmp_path / "cache" / "skcodex" / "numba"
     assert (tmp_path / "cache" / "skcodex" / "numba").is_dir()
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba-own"))
-    assert prediction.kernel_cache_dir() == tmp_path / "numba-own"
+    assert numba_cache.kernel_cache_dir() == tmp_path / "numba-own"
 
 
 def test_an_unwritable_kernel_cache_means_no_cache(tmp_path, monkeypatch):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker / "numba"))
-    assert prediction.kernel_cache_dir() is None
+    assert numba_cache.kernel_cache_dir() is None
     import numba
 
     def twice(x):
         return 2 * x
 
-    assert prediction._compile(numba, twice, None)(4) == 8
+    assert numba_cache.compile_kernel(numba, twice, None)(4) == 8
     assert not list(tmp_path.rglob("*.nb[ic]"))
 
 
@@ -316,7 +316,7 @@ def test_kernels_compiled_with_a_folder_cache_there_and_leave_numba_settings_alo
     def thrice(x):
         return 3 * x
 
-    kernel = prediction._compile(numba, thrice, tmp_path)
+    kernel = numba_cache.compile_kernel(numba, thrice, tmp_path)
     assert numba.config.CACHE_DIR == before
     assert kernel(2) == 6
     written = list(tmp_path.rglob("*.nb[ic]"))

@@ -133,7 +133,7 @@ _PYTHON_KERNELS: dict = {}
 def python_kernel(op_class) -> Callable:
     """``op_class.kernel`` compiled for calls from Python (cached on disk), or its reference."""
     if op_class not in _PYTHON_KERNELS:
-        from skcodex._matchup.prediction import compile_cached_kernel
+        from skcodex._matchup.numba_cache import compile_cached_kernel
 
         # compiled as inside nutpie's function (IEEE arithmetic: a spread that underflows
         # to 0 gives an infinite log density, which the sampler rejects, not an exception)
