@@ -24,7 +24,7 @@ import numpy as np
 
 from skcodex import BayesianMatchupClassifier
 from skcodex._compat import posterior
-from skcodex._matchup.diagnostics import convergence_statistics
+from skcodex._matchup.convergence_stats import convergence_statistics
 from skcodex.datasets import load_codex_matches
 
 HERE = Path(__file__).resolve().parent

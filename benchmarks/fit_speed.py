@@ -218,7 +218,7 @@ def diagnostics(draws: dict[str, np.ndarray], divergences: int) -> dict:
     Computed by `skcodex._matchup.diagnostics` (equal to ArviZ's rank-normalised split
     R-hat and bulk ESS), the same on either ArviZ line.
     """
-    from skcodex._matchup.diagnostics import convergence_statistics
+    from skcodex._matchup.convergence_stats import convergence_statistics
 
     stats = [
         convergence_statistics(np.asarray(v).reshape(v.shape[0], v.shape[1], -1))

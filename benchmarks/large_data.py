@@ -90,7 +90,8 @@ if method == "nuts":
     summary = convergence_summary(model)
     for key in ("min_ess_bulk", "min_ess_tail", "max_rhat", "divergences"):
         out[key] = summary[key]
-    from skcodex._matchup.diagnostics import convergence_statistics, monitored_draws
+    from skcodex._matchup.diagnostics import monitored_draws
+    from skcodex._matchup.convergence_stats import convergence_statistics
     by_block = {}
     for name, values in monitored_draws(model.idata_, model.layout_).items():
         found = convergence_statistics(values.reshape(values.shape[0], values.shape[1], -1))

@@ -34,7 +34,7 @@ import numpy as np
 
 from skcodex import BayesianMatchupClassifier, brier_score
 from skcodex._compat import posterior
-from skcodex._matchup.diagnostics import convergence_statistics
+from skcodex._matchup.convergence_stats import convergence_statistics
 from skcodex.analysis import convergence_summary
 from skcodex.datasets import make_matches
 from skcodex.model_selection import latest_share_split

@@ -39,7 +39,7 @@ import numpy as np
 from scipy.special import expit
 
 from skcodex import brier_score
-from skcodex._matchup.diagnostics import convergence_statistics
+from skcodex._matchup.convergence_stats import convergence_statistics
 from skcodex.data import check_match_table, encode
 from skcodex.data._codes import Vocabulary
 from skcodex.datasets import make_matches

@@ -12,7 +12,7 @@ from scipy.stats import rankdata
 
 from skcodex import BayesianMatchupClassifier
 from skcodex._compat import posterior
-from skcodex._matchup import diagnostics
+from skcodex._matchup import convergence_stats, diagnostics
 
 
 def ar1(rng, chains, draws, n, phi):
@@ -60,18 +60,18 @@ def cases():
 def test_equal_to_arviz_parameter_by_parameter(name):
     x = cases()[name]
     r_ref, bulk_ref, tail_ref = arviz_values(x)
-    np.testing.assert_allclose(diagnostics.ess_bulk(x), bulk_ref, rtol=1e-10)
-    np.testing.assert_allclose(diagnostics.ess_tail(x), tail_ref, rtol=1e-10)
+    np.testing.assert_allclose(convergence_stats.ess_bulk(x), bulk_ref, rtol=1e-10)
+    np.testing.assert_allclose(convergence_stats.ess_tail(x), tail_ref, rtol=1e-10)
     if x.shape[0] > 1:
-        np.testing.assert_allclose(diagnostics.rhat(x), r_ref, rtol=1e-12)
+        np.testing.assert_allclose(convergence_stats.rhat(x), r_ref, rtol=1e-12)
     else:
-        assert np.isnan(diagnostics.rhat(x)).all()
+        assert np.isnan(convergence_stats.rhat(x)).all()
 
 
 def test_known_autocorrelation_time():
     rng = np.random.default_rng(5)
     phi, chains, draws = 0.7, 4, 5000
-    ess = diagnostics.ess_bulk(ar1(rng, chains, draws, 40, phi))
+    ess = convergence_stats.ess_bulk(ar1(rng, chains, draws, 40, phi))
     expected = chains * draws * (1 - phi) / (1 + phi)
     assert abs(np.median(ess) / expected - 1) < 0.05
     assert np.all(np.abs(ess / expected - 1) < 0.25)
@@ -81,15 +81,15 @@ def test_rhat_flags_chains_that_disagree():
     rng = np.random.default_rng(6)
     good = rng.normal(size=(4, 500, 5))
     bad = good + np.arange(4)[:, None, None]  # every chain centred elsewhere
-    assert np.all(diagnostics.rhat(good) < 1.01)
-    assert np.all(diagnostics.rhat(bad) > 1.3)
+    assert np.all(convergence_stats.rhat(good) < 1.01)
+    assert np.all(convergence_stats.rhat(bad) > 1.3)
 
 
 def test_nan_draws_and_too_few_draws_give_nan():
     rng = np.random.default_rng(7)
     x = rng.normal(size=(4, 100, 3))
     x[2, 50, 1] = np.nan
-    for f in (diagnostics.rhat, diagnostics.ess_bulk, diagnostics.ess_tail):
+    for f in (convergence_stats.rhat, convergence_stats.ess_bulk, convergence_stats.ess_tail):
         values = f(x)
         assert np.isnan(values[1]) and np.isfinite(values[[0, 2]]).all()
         assert np.isnan(f(rng.normal(size=(4, 3, 2)))).all()
@@ -98,16 +98,18 @@ def test_nan_draws_and_too_few_draws_give_nan():
 def test_two_dimensional_input_is_one_parameter_and_bad_shapes_are_refused():
     rng = np.random.default_rng(8)
     x = rng.normal(size=(4, 200))
-    assert diagnostics.ess_bulk(x).shape == (1,)
-    np.testing.assert_allclose(diagnostics.ess_bulk(x), diagnostics.ess_bulk(x[:, :, None]))
+    assert convergence_stats.ess_bulk(x).shape == (1,)
+    np.testing.assert_allclose(
+        convergence_stats.ess_bulk(x), convergence_stats.ess_bulk(x[:, :, None])
+    )
     with pytest.raises(ValueError, match="chains, draws, n_parameters"):
-        diagnostics.rhat(np.zeros(10))
+        convergence_stats.rhat(np.zeros(10))
 
 
 def test_input_is_not_modified():
     x = cases()["ties"]
     before = x.copy()
-    diagnostics.rhat(x), diagnostics.ess_bulk(x), diagnostics.ess_tail(x)
+    convergence_stats.rhat(x), convergence_stats.ess_bulk(x), convergence_stats.ess_tail(x)
     assert np.array_equal(x, before)
 
 
@@ -117,7 +119,7 @@ def test_average_ranks_equal_scipy(seed):
     rows = rng.integers(0, 4 + 10 * seed, size=(6, 50)).astype(float)
     rows[0] = rng.normal(size=50)  # a row without ties beside rows with many
     np.testing.assert_array_equal(
-        diagnostics.average_ranks(rows), rankdata(rows, method="average", axis=1)
+        convergence_stats.average_ranks(rows), rankdata(rows, method="average", axis=1)
     )
 
 

@@ -20,7 +20,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier
-from skcodex._matchup.diagnostics import ess_bulk
+from skcodex._matchup.convergence_stats import ess_bulk
 from skcodex._matchup.geometry import (
     apply_null_rotation,
     choose_centring,

@@ -107,7 +107,7 @@ def test_users_arviz_calls_work_on_idata(fitted):
     ess = az.ess(fitted.idata_, var_names=["sd"])
     rhat = az.rhat(fitted.idata_, var_names=["sd"])
     # ArviZ's values equal skcodex's own diagnostics on the same draws.
-    from skcodex._matchup.diagnostics import convergence_statistics
+    from skcodex._matchup.convergence_stats import convergence_statistics
 
     draws = posterior.group(fitted.idata_, "posterior")["sd"].transpose("chain", "draw", ...)
     ours = convergence_statistics(draws.to_numpy().astype(float))

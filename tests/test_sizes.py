@@ -29,7 +29,6 @@ OTHERS_OVER = {
 LEFT_TO_SPLIT = {
     "_classifier.py",
     "_classifier.py:BayesianMatchupClassifier.__init__",
-    "_matchup/diagnostics.py",
     "_matchup/sampling.py",
     "_matchup/graph.py:build_model",
     "_matchup/nutpie_compile.py:_fast_nutpie_model",
