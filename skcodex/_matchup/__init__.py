@@ -1,15 +1,19 @@
 """The matchup model: from encoded matches to a posterior, and from a posterior to forecasts.
 
 Its modules, in the order data flows: ``blocks`` (what an effect block is,
-declared once), ``layout`` (the options, the flat vector of effects, the index
-matrix), ``graph`` (the PyMC model), ``geometry`` (how NUTS samples the
+declared once), ``options`` (which parts are switched on), ``walk`` (the skill
+walk's path), ``layout`` (the flat vector of effects, the index matrix),
+``deck_pairs`` (the deck sum for every pair of decks), ``priors`` (the balanced
+prior's spreads), ``graph`` (the PyMC model), ``geometry`` (how NUTS samples the
 effects), ``loglik_op`` and ``effects_op`` (the model's compiled kernels),
-``debut`` (the debut deck factor), ``sampling`` (``FitProblem`` and NUTS),
-``nutpie_compile``, ``approximation`` (ADVI), ``fitting`` (one call from a
-problem to a posterior), ``readers`` (a fitted posterior read in the layout it
-was sampled in), ``prediction`` (win probabilities from effect draws),
-``diagnostics`` (convergence) and ``part_choice`` (which optional parts a
-table supports).
+``numba_cache`` (numba's kernels cached on disk), ``debut`` (the debut deck
+factor), ``sampling`` (``FitProblem`` and NUTS), ``nutpie_compile``,
+``approximation`` (ADVI), ``fitting`` (one call from a problem to a posterior),
+``readers`` (a fitted posterior read in the layout it was sampled in),
+``prediction`` (win probabilities from effect draws), ``never_seen`` (levels never
+seen in fit, and the forecasts over them), ``convergence_stats`` (R-hat and ESS),
+``diagnostics`` (the convergence checks) and ``part_choice`` (which optional parts
+a table supports).
 
 Import rule: the model reads the checked, encoded table and the compatibility
 shims; it never imports the estimators, the file format, the report or the
