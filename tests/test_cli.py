@@ -357,7 +357,7 @@ def test_interrupted_fit_leaves_the_old_outputs(
 ):
     import shutil
 
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
     import skcodex.report as report
 
     out = tmp_path / "out"
@@ -383,7 +383,7 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
 ):
     import shutil
 
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
     import skcodex.report as report
 
     out = tmp_path / "out"
@@ -408,7 +408,7 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
 @pytest.mark.parametrize("case", ["the data folder", "the working folder", "a folder of CSVs"])
 def test_out_never_replaces_the_users_csv_files(match_csv, tmp_path, capsys, monkeypatch, case):
     """A folder holding the input, or any CSV skcodex did not write, is refused before the fit."""
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the fit must not start")
@@ -443,7 +443,7 @@ def test_out_never_replaces_the_users_csv_files(match_csv, tmp_path, capsys, mon
 def test_out_is_checked_before_the_fit(match_csv, tmp_path, capsys, monkeypatch, case):
     import os
 
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the fit must not start")
@@ -705,7 +705,7 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
 
     import skcodex
     import skcodex._diagnostics as diagnostics
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
 
     monkeypatch.setattr(skcodex, "BayesianMatchupClassifier", _Unconverged)
     monkeypatch.setattr(
@@ -763,7 +763,7 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
 def test_held_out_forecasts_the_last_tournament(monkeypatch, capsys, small_matches):
     import argparse
 
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
 
     calls = []
 
@@ -791,7 +791,7 @@ def test_held_out_forecasts_the_last_tournament(monkeypatch, capsys, small_match
 
 @pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
 def test_fit_hands_its_options_to_the_report(monkeypatch, match_csv, tmp_path, capsys):
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
     import skcodex.report as report
 
     seen = {}
@@ -823,7 +823,7 @@ def test_fit_hands_its_options_to_the_report(monkeypatch, match_csv, tmp_path, c
 @pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
 def test_fit_holds_out_a_share_of_the_latest_matches(monkeypatch, small_matches, tmp_path, capsys):
     """A tiny last tournament is not a held-out set on its own: at least 15% is held out."""
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
     import skcodex.report as report
 
     X, y = small_matches.X, small_matches.y
@@ -923,7 +923,7 @@ def test_parser_defaults():
 
 
 def test_parser_runs_each_command():
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
 
     parser = build_parser()
     assert parser.parse_args(["fit", "m", "--out", "o"]).run is commands._cmd_fit
@@ -990,7 +990,7 @@ def test_interval_must_be_inside_zero_and_one(capsys):
 
 def _main_with(monkeypatch, capsys, argv, behaviour):
     """Run main with the fit command replaced by ``behaviour(args)``."""
-    import skcodex.cli.parser as parser_module
+    import skcodex.cli._parser as parser_module
 
     seen = {}
 
@@ -1277,7 +1277,7 @@ _NUMBER = r"([+-]?\d+\.\d\d)"
 
 def test_demo_prints_the_estimates_beside_the_truth(fitted_dir, tmp_path, capsys, monkeypatch):
     """The printed table is the fitted model's, and the truth is the generated series'."""
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
     from skcodex import brier_score
     from skcodex.analysis import skill_table, skill_versus_decks
     from skcodex.datasets import make_matches
@@ -1470,7 +1470,7 @@ def test_a_bad_cell_is_reported_at_its_line_in_the_file(
 
 
 def _no_fit(monkeypatch):
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the fit must not start")
@@ -1509,7 +1509,7 @@ def test_out_on_a_mount_point_is_updated_in_place(tmp_path, monkeypatch):
     import errno
     import os
 
-    import skcodex.cli.output as output
+    import skcodex.cli._output as output
 
     out = tmp_path / "out"
     out.mkdir()
@@ -1682,7 +1682,7 @@ def walk_model(small_matches, tmp_path_factory):
 def test_predict_quick_path_gives_the_estimators_numbers(which, request, small_matches):
     """The quick path's draws are predict_proba_draws', bit for bit up to rounding."""
     from skcodex.analysis import match_forecast
-    from skcodex.cli.quick import quick_forecast, quick_probability_draws, read_quick_model
+    from skcodex.cli._quick import quick_forecast, quick_probability_draws, read_quick_model
 
     folder = request.getfixturevalue(which)
     quick = read_quick_model(folder / MODEL_FILE)

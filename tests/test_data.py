@@ -668,7 +668,7 @@ def test_the_report_states_a_date_column_of_years_as_years(monkeypatch):
     """The report once said "played 1970-01-01 to 1970-01-01" for dates 2013 to 2016."""
     from types import SimpleNamespace
 
-    import skcodex.report as report
+    import skcodex.report._analyses as report
 
     monkeypatch.setattr(report, "game_words", lambda clf: {})  # the game's nouns: not here
     X = _periods_table({1: "T1", 2: "T2", 3: "T3"}, [2013, 2013, 2014, 2014, 2015, 2016])

@@ -24,10 +24,10 @@ import sys
 import warnings
 from typing import Any
 
-from skcodex.cli.errors import CommandError, Terminated, shown
-from skcodex.cli.output import MODEL_FILE, load_model, prepare_output, publish_output, save_model
-from skcodex.cli.parser import DEMO_DIR, build_parser
-from skcodex.cli.tables import read_matches
+from skcodex.cli._errors import CommandError, Terminated, shown
+from skcodex.cli._output import MODEL_FILE, load_model, prepare_output, publish_output, save_model
+from skcodex.cli._parser import DEMO_DIR, build_parser
+from skcodex.cli._tables import read_matches
 
 __all__ = [
     "DEMO_DIR",

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex._report_page import Table, fmt, render_template
 from skcodex.report import game_words, spreadsheet_safe
+from skcodex.report._tables import Table, fmt, render_template
 from skcodex.tournament._forecast import TournamentForecast
 from skcodex.tournament._formats import FIRST_MOVE_RULES, LossElimination, describe_stage
 

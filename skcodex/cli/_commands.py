@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.cli.errors import CommandError, shown
-from skcodex.cli.output import (
+from skcodex.cli._errors import CommandError, shown
+from skcodex.cli._output import (
     MODEL_FILE,
     load_model,
     prepare_output,
@@ -23,7 +23,7 @@ from skcodex.cli.output import (
     sigterm_unwinds,
     simulate_outputs,
 )
-from skcodex.cli.tables import read_matches
+from skcodex.cli._tables import read_matches
 
 
 def _part(args: argparse.Namespace, name: str) -> bool | str:
@@ -316,7 +316,7 @@ def _note_unseen(names: list, players: tuple) -> None:
 
 
 def _cmd_predict(args: argparse.Namespace) -> int:
-    from skcodex.cli.quick import quick_forecast, read_quick_model
+    from skcodex.cli._quick import quick_forecast, read_quick_model
     from skcodex.codex import parse_deck
     from skcodex.data import normalise_name
     from skcodex.data._catalogues import close_name
@@ -392,7 +392,7 @@ def _full_forecast(clf: Any, table: pd.DataFrame, interval: float) -> tuple:
 
 def _player1_words(model: Any) -> str:
     """``, moving first,`` where a side moves first; ``, listed first,``; or nothing (symmetric)."""
-    from skcodex.cli.quick import player1_words
+    from skcodex.cli._quick import player1_words
 
     catalogue = getattr(model, "catalogue", None) or getattr(model, "catalogue_", None)
     symmetric = getattr(model, "symmetric", False)
@@ -515,7 +515,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _read_csv(path: str, what: str) -> pd.DataFrame:
     import io
 
-    from skcodex.cli.tables import _csv_source
+    from skcodex.cli._tables import _csv_source
 
     # a device (/dev/zero) is refused before any read, a pipe read once and bounded
     source = _csv_source(Path(path), path)

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from skcodex.cli.errors import CommandError, Terminated
+from skcodex.cli._errors import CommandError, Terminated
 
 #: The fitted model's file name inside an output folder.
 MODEL_FILE = "model.skcodex"

@@ -6,8 +6,8 @@ import argparse
 from typing import NoReturn
 
 from skcodex import __version__
-from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict, _cmd_simulate
-from skcodex.cli.errors import shown
+from skcodex.cli._commands import _cmd_demo, _cmd_fit, _cmd_predict, _cmd_simulate
+from skcodex.cli._errors import shown
 from skcodex.data._catalogues import WALK_STEPS_SLOW
 
 #: Where ``skcodex demo`` writes its report unless told otherwise.

@@ -26,8 +26,8 @@ import pandas as pd
 
 from skcodex import _posterior as posterior
 from skcodex import analysis, metrics
-from skcodex._report_page import TOP_PLAYERS as _TOP_PLAYERS
-from skcodex._report_page import csv_tables, render_page
+from skcodex.report._tables import TOP_PLAYERS as _TOP_PLAYERS
+from skcodex.report._tables import csv_tables, render_page
 
 __all__ = [
     "CSV_FILES",

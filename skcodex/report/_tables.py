@@ -23,7 +23,7 @@ from skcodex._diagnostics import grouped_problems
 from skcodex.analysis import PRIOR_DRAWS
 
 if TYPE_CHECKING:
-    from skcodex.report import Analyses
+    from skcodex.report._analyses import Analyses
 
 __all__ = [
     "TOP_PLAYERS",
@@ -395,7 +395,7 @@ def _environment() -> Any:
     import jinja2
 
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("skcodex", "templates"),
+        loader=jinja2.PackageLoader("skcodex", "_pages/templates"),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -1,0 +1,47 @@
+"""A self-contained HTML report of a fitted model, and CSV files of its tables.
+
+`analyse` runs every analysis of `skcodex.analysis` on a fitted
+`BayesianMatchupClassifier` and its training data; `render_html` turns the
+result into one HTML page (figures embedded as PNG, no scripts, no external
+files) that a player can read; `write_report` does both and also writes each
+table as CSV. The ``skcodex fit`` and ``skcodex demo`` commands call
+`write_report`.
+
+The page is rendered from Jinja2 templates shipped with the package (HTML
+autoescaped); its prose follows the fitted model's options (`describe_model`).
+
+Import rule (checked by the tests):
+May import: skcodex._pages, skcodex.analysis, skcodex.metrics, skcodex.plotting, skcodex.codex, skcodex.data, skcodex._posterior, skcodex._diagnostics, skcodex._inference, skcodex._classifier, skcodex._part_choice
+"""  # noqa: E501
+
+from skcodex.report._analyses import (
+    CSV_FILES,
+    FIGURES,
+    SECTIONS,
+    Analyses,
+    HeldOut,
+    analyse,
+    describe_model,
+    figures,
+    game_words,
+    render_html,
+    section_headings,
+    spreadsheet_safe,
+    write_report,
+)
+
+__all__ = [
+    "CSV_FILES",
+    "FIGURES",
+    "SECTIONS",
+    "Analyses",
+    "HeldOut",
+    "analyse",
+    "describe_model",
+    "figures",
+    "game_words",
+    "render_html",
+    "section_headings",
+    "spreadsheet_safe",
+    "write_report",
+]
