@@ -673,5 +673,5 @@ def test_the_report_states_a_date_column_of_years_as_years(monkeypatch):
     monkeypatch.setattr(report, "game_words", lambda clf: {})  # the game's nouns: not here
     X = _periods_table({1: "T1", 2: "T2", 3: "T3"}, [2013, 2013, 2014, 2014, 2015, 2016])
     vocab = SimpleNamespace(players=("ann", "bob", "cat", "dan"), starters=(), specs=())
-    summary = report._data_summary(SimpleNamespace(vocabulary_=vocab), X)
+    summary = report.data_summary(SimpleNamespace(vocabulary_=vocab), X)
     assert (summary["first_date"], summary["last_date"]) == ("2013-01-01", "2016-01-01")

@@ -9,26 +9,18 @@ table as CSV. The ``skcodex fit`` and ``skcodex demo`` commands call
 
 The page is rendered from Jinja2 templates shipped with the package (HTML
 autoescaped); its prose follows the fitted model's options (`describe_model`).
+Its sections are declared once, one record each, in ``_sections.py``.
 
 Import rule (checked by the tests):
-May import: skcodex._pages, skcodex.analysis, skcodex.metrics, skcodex.plotting, skcodex.codex, skcodex.data, skcodex._posterior, skcodex._diagnostics, skcodex._inference, skcodex._classifier, skcodex._part_choice
+May import: skcodex, skcodex._pages, skcodex.analysis, skcodex.metrics, skcodex.plotting, skcodex.data, skcodex._posterior, skcodex._diagnostics, skcodex._inference, skcodex._part_choice
 """  # noqa: E501
 
-from skcodex.report._analyses import (
-    CSV_FILES,
-    FIGURES,
-    SECTIONS,
-    Analyses,
-    HeldOut,
-    analyse,
-    describe_model,
-    figures,
-    game_words,
-    render_html,
-    section_headings,
-    spreadsheet_safe,
-    write_report,
-)
+from skcodex._pages.csv import spreadsheet_safe
+from skcodex._pages.words import game_words
+from skcodex.report._analyses import Analyses, HeldOut
+from skcodex.report._model import describe_model
+from skcodex.report._page import analyse, figures, render_html, write_report
+from skcodex.report._sections import CSV_FILES, FIGURES, SECTIONS, section_headings
 
 __all__ = [
     "CSV_FILES",

@@ -10,8 +10,6 @@ folder. ``skcodex simulate --out DIR`` calls it.
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 import re
 from datetime import UTC, datetime
@@ -21,8 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.report import game_words, spreadsheet_safe
-from skcodex.report._tables import Table, fmt, render_template
+from skcodex._pages.csv import spreadsheet_safe
+from skcodex._pages.render import png, render_template
+from skcodex._pages.text import Table, fmt
+from skcodex._pages.words import game_words
 from skcodex.tournament._forecast import TournamentForecast
 from skcodex.tournament._formats import FIRST_MOVE_RULES, LossElimination, describe_stage
 
@@ -239,12 +239,6 @@ def _conditioning(forecast: TournamentForecast) -> dict[str, Any] | None:
     }
 
 
-def _png(fig: Any) -> str:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
 def render_tournament_html(
     forecast: TournamentForecast,
     *,
@@ -287,7 +281,7 @@ def render_tournament_html(
         raise ValueError(f"top must be a whole number of at least 1, got {top!r}")
     words = tournament_words(estimator)
     fig = plot_tournament(forecast, top=int(top))
-    image = _png(fig)
+    image = png(fig)
     plt.close(fig)
     return render_template("tournament.html.j2", _context(forecast, words, title, source, image))
 
