@@ -52,7 +52,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     ----------
     vocabulary_ : skcodex.data.Vocabulary
         Players, starters and specs seen in fit.
-    layout_ : skcodex._model.Layout
+    layout_ : Layout
         Where each column of the design sits: the players, then the deck effects.
 
     Examples

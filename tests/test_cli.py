@@ -10,7 +10,9 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from skcodex.cli import MODEL_FILE, build_parser, load_model, main, read_matches
+from skcodex.cli import MODEL_FILE, load_model, main
+from skcodex.cli._parser import build_parser
+from skcodex.cli._tables import read_matches
 from skcodex.report import CSV_FILES
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -861,7 +863,7 @@ def test_fit_holds_out_a_share_of_the_latest_matches(monkeypatch, small_matches,
 
 
 def test_parser_defaults():
-    from skcodex.cli import DEMO_DIR
+    from skcodex.cli._parser import DEMO_DIR
 
     parser = build_parser()
     fit = vars(parser.parse_args(["fit", "m.csv", "--out", "o"]))
@@ -1043,7 +1045,7 @@ def test_errors_become_one_line(monkeypatch, capsys, error, line):
 
 
 def test_an_empty_error_and_an_interrupt(monkeypatch, capsys):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     argv = ["fit", "m", "--out", "o"]
     code, err, _ = _main_with(monkeypatch, capsys, argv, _raise(CommandError("  ")))
@@ -1089,7 +1091,7 @@ def test_plain_decks_become_an_open_catalogue(tmp_path, capsys):
 
 
 def test_plain_decks_of_different_sizes_are_refused(tmp_path):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = _plain_csv(tmp_path, ["Ann/red", "Bo/red/green", "Cy"], ["Bo/red", "Ann/a", "Cy"])
     with pytest.raises(CommandError) as info:
@@ -1103,7 +1105,7 @@ def test_plain_decks_of_different_sizes_are_refused(tmp_path):
 
 
 def test_mostly_codex_decks_get_the_codex_error(tmp_path):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = _plain_csv(tmp_path, ["MonoRed", "MonoBlue", "MonoRedd"], ["MonoGreen"] * 3)
     with pytest.raises(CommandError, match=rf"^{re.escape(str(path))}: .*MonoRedd"):
@@ -1111,7 +1113,7 @@ def test_mostly_codex_decks_get_the_codex_error(tmp_path):
 
 
 def test_components_per_deck_given_or_from_a_catalogue(tmp_path, capsys):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = _plain_csv(tmp_path, ["Ann/red", "Bo/blue"], ["Bo/red", "Ann/blue"])
     _, _, catalogue = read_matches(path, specs_per_deck=1)
@@ -1130,7 +1132,7 @@ def test_components_per_deck_given_or_from_a_catalogue(tmp_path, capsys):
 @pytest.mark.parametrize("option", ["catalogue_file", "specs_per_deck"])
 @pytest.mark.parametrize("where", ["folder", "matches.csv"])
 def test_codexdata_refuses_other_games_options(option, where):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = FIXTURES / "codexdata_small"
     path = path if where == "folder" else path / "matches.csv"
@@ -1152,7 +1154,7 @@ def test_codexdata_refuses_other_games_options(option, where):
     ],
 )
 def test_unreadable_csv(tmp_path, content, pattern):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = tmp_path / "m.csv"
     path.write_bytes(content)
@@ -1174,7 +1176,7 @@ def test_results_as_y_or_winner_agree(tmp_path, small_matches):
     assert "y" not in table.columns
     np.testing.assert_array_equal(from_y, y)
     X.assign(y=np.where(y == 1, 1, 2)).to_csv(path, index=False)
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     with pytest.raises(CommandError, match=r"w\.csv, line 2: column 'y' holds 2; give 1 where"):
         read_matches(path)
@@ -1194,7 +1196,7 @@ def test_numbered_players_are_read_as_names(tmp_path):
 
 
 def test_output_folder_in_a_new_parent(tmp_path):
-    from skcodex.cli import prepare_output, publish_output
+    from skcodex.cli._output import prepare_output, publish_output
 
     out = tmp_path / "a" / "b" / "out"
     staging = prepare_output(out)
@@ -1213,7 +1215,8 @@ def test_output_folder_in_a_new_parent(tmp_path):
 
 
 def test_output_folder_under_a_file(tmp_path):
-    from skcodex.cli import CommandError, prepare_output
+    from skcodex.cli._errors import CommandError
+    from skcodex.cli._output import prepare_output
 
     (tmp_path / "file").write_text("x")
     out = tmp_path / "file" / "sub" / "out"
@@ -1222,7 +1225,8 @@ def test_output_folder_under_a_file(tmp_path):
 
 
 def test_output_folder_of_earlier_outputs_is_accepted(tmp_path):
-    from skcodex.cli import CommandError, prepare_output
+    from skcodex.cli._errors import CommandError
+    from skcodex.cli._output import prepare_output
 
     out = tmp_path / "out"
     out.mkdir()
@@ -1237,7 +1241,7 @@ def test_output_folder_of_earlier_outputs_is_accepted(tmp_path):
 def test_a_failed_swap_puts_the_old_outputs_back(tmp_path, monkeypatch):
     import os
 
-    from skcodex.cli import prepare_output, publish_output
+    from skcodex.cli._output import prepare_output, publish_output
 
     out = tmp_path / "out"
     out.mkdir()
@@ -1259,7 +1263,7 @@ def test_a_failed_swap_puts_the_old_outputs_back(tmp_path, monkeypatch):
 
 def test_load_model_refuses_other_objects(tmp_path):
     from skcodex import EloClassifier
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     elo = EloClassifier().fit(
         pd.DataFrame(

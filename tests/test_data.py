@@ -446,7 +446,8 @@ def small_table_for_names():
 
 
 def test_time_order_and_epochs_follow_dates_not_rows():
-    from skcodex.data import epochs, period_labels, time_order
+    from skcodex.data._codes import epochs, period_labels
+    from skcodex.data._table import time_order
 
     X = pd.DataFrame(
         {
@@ -545,7 +546,8 @@ def _months(n_rows: int, n_months: int) -> pd.Series:
 @pytest.mark.parametrize("as_object", [False, True])
 def test_period_months_are_ordered_by_time_not_by_rows(as_object):
     """Epochs (the Bayesian skill walk's periods) follow the months, whatever the row order."""
-    from skcodex.data import epochs, period_times, time_order
+    from skcodex.data._codes import epochs
+    from skcodex.data._table import period_times, time_order
 
     months = _months(12, 4)
     table = pd.DataFrame(

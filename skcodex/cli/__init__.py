@@ -16,31 +16,55 @@
     tables as CSV.
 
 Errors are one readable line on standard error and exit status 2.
-"""
+
+From Python, `main` runs the command (``main(["fit", ...])``), and `save_model`,
+`load_model` and `MODEL_FILE` write and read the model file as the command does.
+
+Import rule (checked by the tests):
+May import: skcodex, skcodex.analysis, skcodex.codex, skcodex.data, skcodex.datasets, skcodex.exceptions, skcodex.model_selection, skcodex.plotting, skcodex.report, skcodex.tournament, skcodex._debut_decks, skcodex._diagnostics, skcodex._fit_readers, skcodex._persistence, skcodex._posterior, skcodex._prediction
+"""  # noqa: E501
 
 from __future__ import annotations
 
+import importlib
 import sys
 import warnings
 from typing import Any
 
 from skcodex.cli._errors import CommandError, Terminated, shown
-from skcodex.cli._output import MODEL_FILE, load_model, prepare_output, publish_output, save_model
-from skcodex.cli._parser import DEMO_DIR, build_parser
-from skcodex.cli._tables import read_matches
+from skcodex.cli._output import MODEL_FILE, load_model, save_model
+from skcodex.cli._parser import build_parser
 
-__all__ = [
-    "DEMO_DIR",
-    "MODEL_FILE",
-    "CommandError",
-    "build_parser",
-    "load_model",
-    "main",
-    "prepare_output",
-    "publish_output",
-    "read_matches",
-    "save_model",
-]
+__all__ = ["MODEL_FILE", "load_model", "main", "save_model"]
+
+_WRITE = "main([...]), which replaces the files of its output folder as a whole"
+
+#: Names this namespace no longer exports: where each is now, and what to use instead.
+_RETIRED = {
+    "DEMO_DIR": ("skcodex.cli._parser", "the folder name 'skcodex-demo'"),
+    "CommandError": ("skcodex.cli._errors", "the exit status of main (2 for an error)"),
+    "build_parser": ("skcodex.cli._parser", "main([...]) (main(['--help']) shows the options)"),
+    "prepare_output": ("skcodex.cli._output", _WRITE),
+    "publish_output": ("skcodex.cli._output", _WRITE),
+    "read_matches": (
+        "skcodex.cli._tables",
+        "skcodex.datasets.load_codex_matches for a codexdata folder, or pandas.read_csv "
+        "and skcodex.data.check_match_table for a CSV file",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A retired name still imports, with a DeprecationWarning saying what to use instead."""
+    if name not in _RETIRED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, instead = _RETIRED[name]
+    warnings.warn(
+        f"skcodex.cli.{name} is no longer public and will be removed; use {instead}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(module), name)
 
 
 def _fail(message: Any) -> int:

@@ -703,10 +703,8 @@ def _duration(seconds: float) -> str:
 
 
 def _print_forecast(forecast: Any, top: int) -> None:
-    from skcodex.tournament._formats import describe_stage
-
     table = forecast.table()
-    stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
+    stages = " + ".join(s.describe() for s in forecast.format.stages)
     played = "" if forecast.results is None else f", after {len(forecast.results)} recorded matches"
     print(f"{stages}, {len(table)} entrants: {forecast.n_simulations:,} simulations{played}.")
     head = table.head(top)

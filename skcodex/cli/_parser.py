@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import copy
 from typing import NoReturn
 
 from skcodex import __version__
@@ -12,6 +13,23 @@ from skcodex.data._catalogues import WALK_STEPS_SLOW
 
 #: Where ``skcodex demo`` writes its report unless told otherwise.
 DEMO_DIR = "skcodex-demo"
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Help whose text may be a function, called only when the help is shown."""
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if callable(action.help):
+            action = copy.copy(action)
+            action.help = action.help()
+        return super()._format_action(action)
+
+
+def _format_help() -> str:
+    """The ``--format`` help: every stage the tournament format reads (imported when shown)."""
+    from skcodex.tournament._formats import format_help
+
+    return format_help()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -293,6 +311,7 @@ def _simulate_parser(sub) -> None:
         "'skcodex fit' (one posterior draw per simulated tournament) and print each "
         "entrant's chances, expected wins and the most likely final; with --out, also "
         "write report.html and the tables as CSV into DIR.",
+        formatter_class=_Formatter,
     )
     simulate.add_argument("model", metavar="MODEL", help="fitted model file, or its folder")
     simulate.add_argument(
@@ -305,9 +324,7 @@ def _simulate_parser(sub) -> None:
         "--format",
         required=True,
         metavar="FORMAT",
-        help="stages joined by '+': round-robin, double-round-robin, groups:N, swiss:N, "
-        "losses:N (out at N losses), knockout:N or single-elimination:N (top N), "
-        "double-elimination:N; e.g. swiss:5+knockout:8",
+        help=_format_help,
     )
     simulate.add_argument(
         "--results",

@@ -9,7 +9,7 @@ table as CSV. The ``skcodex fit`` and ``skcodex demo`` commands call
 
 The page is rendered from Jinja2 templates shipped with the package (HTML
 autoescaped); its prose follows the fitted model's options (`describe_model`).
-Its sections are declared once, one record each, in ``_sections.py``.
+Its sections are declared once, one record each.
 
 Import rule (checked by the tests):
 May import: skcodex, skcodex._pages, skcodex.analysis, skcodex.metrics, skcodex.plotting, skcodex.data, skcodex._posterior, skcodex._diagnostics, skcodex._inference, skcodex._part_choice

@@ -24,7 +24,7 @@ from skcodex._pages.render import png, render_template
 from skcodex._pages.text import Table, fmt
 from skcodex._pages.words import game_words
 from skcodex.tournament._forecast import TournamentForecast
-from skcodex.tournament._formats import FIRST_MOVE_RULES, LossElimination, describe_stage
+from skcodex.tournament._formats import FIRST_MOVE_RULES
 
 __all__ = [
     "TOURNAMENT_CSV_FILES",
@@ -291,7 +291,7 @@ def _context(forecast, words, title, source, image) -> dict[str, Any]:
     probabilities = [c for c in errors.columns if c.startswith("p_")]
     finals = forecast.likely_final()
     n = len(forecast.entrants)
-    stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
+    stages = " + ".join(s.describe() for s in forecast.format.stages)
     source_line = f"{source}. " if source else ""
     return {
         "title": title or "Tournament forecast",
@@ -321,7 +321,7 @@ def _context(forecast, words, title, source, image) -> dict[str, Any]:
             "p": f"{finals['p_final'].iloc[0]:.3f}",
             "p_a": f"{finals['p_a_wins'].iloc[0]:.3f}",
             "p_b": f"{1 - finals['p_a_wins'].iloc[0]:.3f}",
-            "last_two": isinstance(forecast.format.stages[-1], LossElimination),
+            "last_two": forecast.format.stages[-1].final_of_last_two,
         },
         "conditioning": _conditioning(forecast),
         "tables": {
