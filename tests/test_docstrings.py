@@ -1,6 +1,8 @@
 """The public API's docstrings: numpydoc's validation, and one entry per parameter with its default.
 
-Every name in ``skcodex.__all__`` is checked, and for the classes every public
+Every name in the ``__all__`` of every public namespace (``skcodex``,
+``skcodex.analysis``, ..., and the command line's ``skcodex.cli``) is checked,
+each object once under the first namespace exporting it, and for the classes every public
 method and property they define or inherit from skcodex: numpydoc's validation
 with every check but three that ask for more sections everywhere (an extended
 summary, a See Also and an Examples section: ``ES01``, ``SA01``, ``EX01``), and no
@@ -12,24 +14,49 @@ signature's default: what the API reference's Default column shows.
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from numpydoc import docscrape
 from numpydoc import validate as numpydoc_validate
 
-import skcodex
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import api_pages  # noqa: E402
 
 #: numpydoc checks not applied: sections asked of every method (see the module docstring).
 NOT_CHECKED = frozenset({"ES01", "SA01", "EX01"})
 
-PUBLIC = sorted(n for n in skcodex.__all__ if callable(getattr(skcodex, n)))  # not constants
+#: Every public namespace, the command line's with them.
+NAMESPACES = [*api_pages.public_namespaces(), "skcodex.cli"]
 
 
-def _members(name: str) -> list[str]:
-    obj = getattr(skcodex, name)
-    out = [f"skcodex.{name}"]
+def _public() -> list[str]:
+    """Each public callable once, by the first namespace exporting it (not constants)."""
+    seen: dict[int, str] = {}
+    for namespace in NAMESPACES:
+        module = importlib.import_module(namespace)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if callable(obj) and id(obj) not in seen:
+                seen[id(obj)] = f"{namespace}.{name}"
+    return sorted(seen.values())
+
+
+PUBLIC = _public()
+
+
+def _resolve(target: str):
+    namespace, _, name = target.rpartition(".")
+    return getattr(importlib.import_module(namespace), name)
+
+
+def _members(target: str) -> list[str]:
+    obj = _resolve(target)
+    out = [target]
     if inspect.isclass(obj):
         seen: set[str] = set()
         for cls in obj.__mro__:
@@ -39,12 +66,12 @@ def _members(name: str) -> list[str]:
                 if member in seen or member.startswith("_"):
                     continue
                 seen.add(member)
-                if inspect.isfunction(value) or isinstance(value, property):
-                    out.append(f"skcodex.{name}.{member}")
+                if inspect.isfunction(value) or isinstance(value, (property, classmethod)):
+                    out.append(f"{target}.{member}")
     return out
 
 
-TARGETS = [target for name in PUBLIC for target in _members(name)]
+TARGETS = [member for target in PUBLIC for member in _members(target)]
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -59,6 +86,9 @@ def test_numpydoc_validation(target):
 
 def test_the_validation_covers_the_public_api():
     assert len(set(TARGETS)) == len(TARGETS) >= 30  # every public name, the classes' members
+    for target in ("skcodex.report.write_report", "skcodex.tournament.simulate_tournament"):
+        assert target in TARGETS
+    assert {"skcodex.cli.main", "skcodex.data.check_match_table"} <= set(TARGETS)
     for estimator in ("BayesianMatchupClassifier", "EloClassifier", "Glicko2Classifier"):
         for method in ("fit", "predict_proba", "predict", "save"):
             assert f"skcodex.{estimator}.{method}" in TARGETS
@@ -102,7 +132,7 @@ def parameter_problems(obj) -> list[str]:
 
 @pytest.mark.parametrize("name", PUBLIC)
 def test_one_entry_per_parameter_with_the_signatures_default(name):
-    assert parameter_problems(getattr(skcodex, name)) == []
+    assert parameter_problems(_resolve(name)) == []
 
 
 def test_the_parameter_check_catches_grouped_missing_and_wrong_defaults():

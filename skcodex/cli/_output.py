@@ -55,9 +55,9 @@ def load_model(path: str | os.PathLike) -> Any:
 
 def fit_outputs() -> frozenset[str]:
     """The files ``skcodex fit`` and ``demo`` write: the model, the page and its tables."""
-    from skcodex.report import CSV_FILES
+    from skcodex.report._sections import csv_files
 
-    return frozenset((MODEL_FILE, "report.html", *CSV_FILES))
+    return frozenset((MODEL_FILE, "report.html", *csv_files()))
 
 
 def simulate_outputs() -> frozenset[str]:

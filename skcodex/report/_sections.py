@@ -4,8 +4,8 @@ A section is a `Section`: its element id (and template, ``sections/<id>.html.j2`
 among the page templates), its heading, the analysis it runs, the tables the page
 prints, the CSV files written beside it, its figures, and the words its template
 reads. `analyse`, the page, `figures` and `write_report` all read `SECTION_TABLE`;
-a new output of the report is one record here, one analysis function and one
-template.
+a new output of the report is one record appended here, one analysis function
+and one template (``sections/<id>.html.j2``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,15 @@ from typing import Any
 from skcodex.report import _analyses as run
 from skcodex.report import _tables as tables
 
-__all__ = ["CSV_FILES", "FIGURES", "SECTIONS", "SECTION_TABLE", "Section", "section_headings"]
+__all__ = [
+    "CSV_FILES",
+    "FIGURES",
+    "SECTIONS",
+    "SECTION_TABLE",
+    "Section",
+    "csv_files",
+    "section_headings",
+]
 
 
 def _frame(name: str, index: bool = False) -> Callable[[Any], Any]:
@@ -189,5 +197,10 @@ SECTIONS = section_headings({})
 #: Figure ids of the page, each in the section it illustrates.
 FIGURES = {fig_id: s.id for s in SECTION_TABLE for fig_id in s.figures}
 
-#: The CSV files `write_report` writes beside the page.
-CSV_FILES = tuple(name for s in SECTION_TABLE for name in s.csv)
+def csv_files() -> tuple[str, ...]:
+    """The CSV files `write_report` writes beside the page, every section's."""
+    return tuple(name for s in SECTION_TABLE for name in s.csv)
+
+
+#: The CSV files `write_report` writes beside the page (the built-in sections').
+CSV_FILES = csv_files()
