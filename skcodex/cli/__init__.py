@@ -31,9 +31,8 @@ import sys
 import warnings
 from typing import Any
 
-from skcodex.cli._errors import CommandError, Terminated, shown
+from skcodex.cli import _errors, _parser
 from skcodex.cli._output import MODEL_FILE, load_model, save_model
-from skcodex.cli._parser import build_parser
 
 __all__ = ["MODEL_FILE", "load_model", "main", "save_model"]
 
@@ -68,7 +67,7 @@ def __getattr__(name: str) -> Any:
 
 
 def _fail(message: Any) -> int:
-    text = shown(" ".join(str(message).split()) or "unknown error")
+    text = _errors.shown(" ".join(str(message).split()) or "unknown error")
     print(f"skcodex: error: {text}", file=sys.stderr)
     return 2
 
@@ -77,14 +76,14 @@ def _escaping(show: Any) -> Any:
     """A warning display like ``show`` with the message's unprintable characters escaped."""
 
     def show_escaped(message, category, filename, lineno, file=None, line=None) -> None:
-        show(shown(str(message)), category, filename, lineno, file, line)
+        show(_errors.shown(str(message)), category, filename, lineno, file, line)
 
     return show_escaped
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; errors are one readable line and exit status 2."""
-    parser = build_parser()
+    parser = _parser.build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "tune", None) is None and hasattr(args, "draws"):
         args.tune = args.draws
@@ -103,9 +102,9 @@ def _run(args: Any) -> int:
         return _fail(err)
     except KeyError as err:
         return _fail(err.args[0] if err.args else err)
-    except (CommandError, ValueError, OSError, ImportError) as err:
+    except (_errors.CommandError, ValueError, OSError, ImportError) as err:
         return _fail(err)
-    except Terminated:
+    except _errors.Terminated:
         print("skcodex: terminated; the output folder was left as it was", file=sys.stderr)
         return 143
     except KeyboardInterrupt:

@@ -197,6 +197,7 @@ SECTIONS = section_headings({})
 #: Figure ids of the page, each in the section it illustrates.
 FIGURES = {fig_id: s.id for s in SECTION_TABLE for fig_id in s.figures}
 
+
 def csv_files() -> tuple[str, ...]:
     """The CSV files `write_report` writes beside the page, every section's."""
     return tuple(name for s in SECTION_TABLE for name in s.csv)
