@@ -25,7 +25,7 @@ from skcodex.tournament import (
     register_stage,
     simulate_tournament,
 )
-from skcodex.tournament._formats import STAGE_WORDS
+from skcodex.tournament._stage import STAGE_WORDS
 
 N_SIMS = 20_000
 
@@ -49,7 +49,7 @@ class Ladder(Stage):
         return m - 1
 
     def result_rules(self, m):
-        from skcodex.tournament._formats import ResultRules
+        from skcodex.tournament._stage import ResultRules
 
         return ResultRules(once=True, out_at=1)
 

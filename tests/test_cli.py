@@ -1355,6 +1355,8 @@ def test_every_option_is_in_the_reference_page():
         for row, action in zip(rows, actions, strict=True):
             flag = action.option_strings[0] if action.option_strings else action.metavar
             required = " (required)" if action.required and action.option_strings else ""
+            # a help text made when shown (the stages of --format) is a function
+            words = action.help() if callable(action.help) else action.help
             if not action.option_strings:
                 shown = action.metavar
             elif action.nargs == 0:
@@ -1363,7 +1365,7 @@ def test_every_option_is_in_the_reference_page():
                 shown = f"{flag} {{{','.join(action.choices)}}}"
             else:
                 shown = f"{flag} {action.metavar or action.dest.upper()}"
-            assert row == f"| `{shown}` | {action.help}{required} |"
+            assert row == f"| `{shown}` | {words}{required} |"
 
 
 # -- what the command reads: devices, pipes, encodings, the line of a bad cell -----------

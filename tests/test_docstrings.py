@@ -25,7 +25,7 @@ from numpydoc import docscrape
 from numpydoc import validate as numpydoc_validate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import api_pages  # noqa: E402
+import api_pages
 
 #: numpydoc checks not applied: sections asked of every method (see the module docstring).
 NOT_CHECKED = frozenset({"ES01", "SA01", "EX01"})

@@ -107,25 +107,13 @@ def simulate_tournament(
     -------
     TournamentForecast
     """
-    if isinstance(format, str):
-        format = parse_format(format)
-    if not isinstance(format, Format):
-        raise TournamentError(f"format must be a Format or text, got {type(format).__name__}")
-    rule = format.first_move if first_move is None else first_move
-    format = Format(format.stages, rule)
+    format = _check_format(format, first_move)
     field = check_entrants(entrants)
     format.check_entrants(field.n_entrants)
     n_simulations = _check_count(n_simulations, "n_simulations")
     if (estimator is None) == (probabilities is None):
         raise TournamentError("give either a fitted estimator or probabilities, not both")
-    if n_draws is not None:
-        if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-            raise TournamentError(f"n_draws must be a positive whole number, got {n_draws!r}")
-    if estimator is not None:
-        p, offsets, n_decks = win_probability_draws(estimator, field, deck_rule, n_draws)
-    else:
-        p = _check_probabilities(probabilities, field.n_entrants)
-        offsets, n_decks = np.arange(field.n_entrants), np.ones(field.n_entrants, dtype=np.int64)
+    p, offsets, n_decks = _win_probabilities(estimator, probabilities, field, deck_rule, n_draws)
     recorded = check_results(results, field.names)
     _check_result_rounds(format, field.n_entrants, recorded, field.names)
     rng = np.random.default_rng(random_state)
@@ -136,6 +124,27 @@ def simulate_tournament(
     forecast.n_draws = len(p)
     forecast.results = None if len(recorded) == 0 else _results_table(recorded, field.names)
     return forecast
+
+
+def _win_probabilities(estimator, probabilities, field, deck_rule, n_draws) -> tuple:
+    """Each draw's win probabilities, and each entrant's first deck slot and number of decks."""
+    if n_draws is not None:
+        if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
+            raise TournamentError(f"n_draws must be a positive whole number, got {n_draws!r}")
+    if estimator is not None:
+        return win_probability_draws(estimator, field, deck_rule, n_draws)
+    p = _check_probabilities(probabilities, field.n_entrants)
+    return p, np.arange(field.n_entrants), np.ones(field.n_entrants, dtype=np.int64)
+
+
+def _check_format(format: Any, first_move: str | None) -> Format:
+    """The format as given (a `Format` or its text), with ``first_move`` overriding its rule."""
+    if isinstance(format, str):
+        format = parse_format(format)
+    if not isinstance(format, Format):
+        raise TournamentError(f"format must be a Format or text, got {type(format).__name__}")
+    rule = format.first_move if first_move is None else first_move
+    return Format(format.stages, rule)
 
 
 def _results_table(recorded: Results, names: list) -> pd.DataFrame:
