@@ -74,7 +74,154 @@ def _members(target: str) -> list[str]:
 TARGETS = [member for target in PUBLIC for member in _members(target)]
 
 
-@pytest.mark.parametrize("target", TARGETS)
+#: Names of the namespaces this check came to cover last (it covered ``skcodex.__all__``
+#: alone before) whose docstrings still fall short of numpydoc's rules or state no
+#: default. Each is expected to fail (strict: a fixed one fails here until it leaves
+#: the list); the list only shrinks.
+PENDING_VALIDATION = frozenset(
+    {
+        "skcodex.analysis.NashEquilibria",
+        "skcodex.analysis.NashEquilibria.summary",
+        "skcodex.analysis.convergence_summary",
+        "skcodex.analysis.deck_ranking",
+        "skcodex.analysis.deck_spread_draws",
+        "skcodex.analysis.default_decks",
+        "skcodex.analysis.describe_prior",
+        "skcodex.analysis.match_forecast",
+        "skcodex.analysis.matchup_draws",
+        "skcodex.analysis.matchup_table",
+        "skcodex.analysis.most_played_decks",
+        "skcodex.analysis.nash_weights",
+        "skcodex.analysis.prior_spread_comparison_draws",
+        "skcodex.analysis.prior_spread_draws",
+        "skcodex.analysis.skill_versus_decks",
+        "skcodex.analysis.solve_matrix_game",
+        "skcodex.analysis.spread_comparison_draws",
+        "skcodex.codex.Catalogue.canonical",
+        "skcodex.codex.Catalogue.colour",
+        "skcodex.codex.Catalogue.nickname",
+        "skcodex.codex.Catalogue.with_nicknames",
+        "skcodex.codex.Catalogue.with_specs",
+        "skcodex.codex.Catalogue.with_starters",
+        "skcodex.codex.PlainCatalogue.format",
+        "skcodex.codex.PlainCatalogue.from_file",
+        "skcodex.codex.PlainCatalogue.parse",
+        "skcodex.codex.deck_label",
+        "skcodex.codex.format_deck",
+        "skcodex.codex.legal_decks",
+        "skcodex.codex.monocolour_decks",
+        "skcodex.codex.parse_deck",
+        "skcodex.codex.parse_decks",
+        "skcodex.data.MatchCodes",
+        "skcodex.data.Vocabulary",
+        "skcodex.data.Vocabulary.from_table",
+        "skcodex.data.adjust_for_luck",
+        "skcodex.data.check_luck",
+        "skcodex.data.check_outcome",
+        "skcodex.data.encode",
+        "skcodex.data.normalise_name",
+        "skcodex.data.table_catalogue",
+        "skcodex.datasets.DiceGame.annotate_luck",
+        "skcodex.datasets.DiceGame.best_move",
+        "skcodex.datasets.DiceGame.biased_values",
+        "skcodex.datasets.DiceGame.evaluator_values",
+        "skcodex.datasets.DiceGame.luck",
+        "skcodex.datasets.DiceGame.luck_table",
+        "skcodex.datasets.DiceGame.move_values",
+        "skcodex.datasets.DiceGame.moves",
+        "skcodex.datasets.DiceGame.play",
+        "skcodex.datasets.DiceGame.roll_index",
+        "skcodex.datasets.DiceGame.roll_values",
+        "skcodex.datasets.DiceGame.value",
+        "skcodex.datasets.LoadSummary",
+        "skcodex.datasets.make_dice_matches",
+        "skcodex.datasets.make_game_matches",
+        "skcodex.datasets.make_matches",
+        "skcodex.evaluation.bootstrap_against_best_other",
+        "skcodex.evaluation.log_loss",
+        "skcodex.evaluation.paired_bootstrap",
+        "skcodex.evaluation.score_table",
+        "skcodex.luck.adjusted_outcome",
+        "skcodex.luck.event_luck",
+        "skcodex.luck.quasi_log_likelihood",
+        "skcodex.luck.zare_example",
+        "skcodex.metrics.brier_decomposition",
+        "skcodex.metrics.positive_class_probability",
+        "skcodex.metrics.reliability_table",
+        "skcodex.model_selection.latest_share_split",
+        "skcodex.plotting.plot_matchups",
+        "skcodex.plotting.plot_nash",
+        "skcodex.plotting.plot_skills",
+        "skcodex.plotting.plot_spreads",
+    }
+)
+
+PENDING_PARAMETERS = frozenset(
+    {
+        "skcodex.analysis.NashEquilibria",
+        "skcodex.analysis.convergence_summary",
+        "skcodex.analysis.deck_ranking",
+        "skcodex.analysis.deck_spread_draws",
+        "skcodex.analysis.describe_prior",
+        "skcodex.analysis.match_forecast",
+        "skcodex.analysis.matchup_draws",
+        "skcodex.analysis.matchup_table",
+        "skcodex.analysis.most_played_decks",
+        "skcodex.analysis.nash_equilibria",
+        "skcodex.analysis.nash_weights",
+        "skcodex.analysis.prior_spread_comparison_draws",
+        "skcodex.analysis.skill_table",
+        "skcodex.analysis.skill_versus_decks",
+        "skcodex.analysis.spread_comparison_draws",
+        "skcodex.codex.Catalogue",
+        "skcodex.codex.PlainCatalogue",
+        "skcodex.codex.deck_label",
+        "skcodex.codex.format_deck",
+        "skcodex.codex.legal_decks",
+        "skcodex.codex.monocolour_decks",
+        "skcodex.codex.parse_deck",
+        "skcodex.codex.parse_decks",
+        "skcodex.data.MatchCodes",
+        "skcodex.data.Vocabulary",
+        "skcodex.data.check_luck",
+        "skcodex.data.check_match_table",
+        "skcodex.data.check_outcome",
+        "skcodex.data.encode",
+        "skcodex.data.table_catalogue",
+        "skcodex.datasets.DiceGame",
+        "skcodex.datasets.LoadSummary",
+        "skcodex.datasets.make_dice_matches",
+        "skcodex.datasets.make_game_matches",
+        "skcodex.datasets.make_matches",
+        "skcodex.evaluation.bootstrap_against_best_other",
+        "skcodex.evaluation.forward_forecasts",
+        "skcodex.evaluation.log_loss",
+        "skcodex.evaluation.paired_bootstrap",
+        "skcodex.evaluation.score_table",
+        "skcodex.luck.fit_skills",
+        "skcodex.luck.luck_by_match",
+        "skcodex.luck.luck_from_pairs",
+        "skcodex.luck.quasi_log_likelihood",
+        "skcodex.metrics.brier_decomposition",
+        "skcodex.metrics.positive_class_probability",
+        "skcodex.model_selection.latest_share_split",
+        "skcodex.plotting.plot_matchups",
+        "skcodex.plotting.plot_nash",
+        "skcodex.plotting.plot_reliability",
+        "skcodex.plotting.plot_skills",
+        "skcodex.plotting.plot_spreads",
+        "skcodex.ratings.glicko2_update",
+    }
+)
+
+
+def _marked(targets: list[str], pending: frozenset) -> list:
+    reason = "docstring not yet brought to the rules (see PENDING_*)"
+    mark = pytest.mark.xfail(strict=True, reason=reason)
+    return [pytest.param(t, marks=mark) if t in pending else t for t in targets]
+
+
+@pytest.mark.parametrize("target", _marked(TARGETS, PENDING_VALIDATION))
 def test_numpydoc_validation(target):
     errors = [
         f"{code}: {message}"
@@ -82,6 +229,15 @@ def test_numpydoc_validation(target):
         if code not in NOT_CHECKED
     ]
     assert not errors, f"{target}:\n" + "\n".join(errors)
+
+
+def test_the_pending_lists_name_public_targets():
+    assert PENDING_VALIDATION <= set(TARGETS)
+    assert PENDING_PARAMETERS <= set(PARAMETER_TARGETS)
+    assert not any(
+        t.startswith(("skcodex.report", "skcodex.tournament", "skcodex.cli"))
+        for t in PENDING_VALIDATION | PENDING_PARAMETERS
+    )
 
 
 def test_the_validation_covers_the_public_api():
@@ -106,7 +262,7 @@ def parameter_problems(obj) -> list[str]:
     entries = doc["Parameters"]
     signature = inspect.signature(obj)
     problems = [f"{e.name!r} documents several parameters" for e in entries if "," in e.name]
-    names = [e.name for e in entries]
+    names = [e.name for e in entries if not e.name.startswith("*")]  # **kwargs aside
     expected = [p for p in signature.parameters if p not in ("self", "args", "kwargs")]
     if names != expected:
         problems.append(f"entries {names} are not the signature's {expected}")
@@ -120,6 +276,8 @@ def parameter_problems(obj) -> list[str]:
         if not found:
             problems.append(f"{name}: type {entry.type!r} states no default")
             continue
+        if repr(default) == "<factory>":  # a dataclass field's default made per instance
+            continue
         try:
             stated = ast.literal_eval(found["value"].strip())
         except (ValueError, SyntaxError):
@@ -130,7 +288,16 @@ def parameter_problems(obj) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("name", PUBLIC)
+def _has_parameters(target: str) -> bool:
+    """Not an exception class (its signature is Python's own)."""
+    obj = _resolve(target)
+    return not (inspect.isclass(obj) and issubclass(obj, BaseException))
+
+
+PARAMETER_TARGETS = [target for target in PUBLIC if _has_parameters(target)]
+
+
+@pytest.mark.parametrize("name", _marked(PARAMETER_TARGETS, PENDING_PARAMETERS))
 def test_one_entry_per_parameter_with_the_signatures_default(name):
     assert parameter_problems(_resolve(name)) == []
 

@@ -26,6 +26,7 @@ def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     table : pandas.DataFrame
+        Any table; its text cells and column names are made safe.
 
     Returns
     -------

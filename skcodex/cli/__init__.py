@@ -82,7 +82,19 @@ def _escaping(show: Any) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command; errors are one readable line and exit status 2."""
+    """Run the ``skcodex`` command; errors are one readable line and exit status 2.
+
+    Parameters
+    ----------
+    argv : list of str or None, default None
+        The command's words (``["fit", "matches.csv", "--out", "results"]``); the
+        program's own arguments when None.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for an error, 130 when interrupted.
+    """
     parser = _parser.build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "tune", None) is None and hasattr(args, "draws"):

@@ -28,12 +28,36 @@ MODEL_FILE = "model.skcodex"
 
 
 def save_model(clf: Any, folder: str | os.PathLike) -> Path:
-    """Write a fitted classifier into a folder (its ``save`` method); return the file."""
+    """Write a fitted classifier into a folder (its ``save`` method).
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        Fitted.
+    folder : path
+        The folder; the file is ``MODEL_FILE`` in it.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     return clf.save(Path(folder) / MODEL_FILE)
 
 
 def load_model(path: str | os.PathLike) -> Any:
-    """Read a classifier written by `save_model`, from its file or its folder."""
+    """Read a classifier written by `save_model`, from its file or its folder.
+
+    Parameters
+    ----------
+    path : path
+        The model file, or the folder holding ``MODEL_FILE``.
+
+    Returns
+    -------
+    BayesianMatchupClassifier
+        The fitted classifier.
+    """
     from skcodex import load
 
     p = Path(path)

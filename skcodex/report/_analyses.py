@@ -34,7 +34,7 @@ class HeldOut:
         The forecast P(player 1 wins), from a model fitted without them.
     n_train : int
         Matches that model was fitted on.
-    problems : list of str
+    problems : list of str, default []
         That model's failed convergence checks.
     """
 
@@ -52,6 +52,47 @@ class Analyses:
     A section's results are the fields named after them; the results of a
     section added to the report's table of sections that are no field here
     are kept in ``extra``, by name.
+
+    Parameters
+    ----------
+    data : dict
+        The data in words: source, counts, dates and the game's words.
+    convergence : dict
+        `skcodex.analysis.convergence_summary`.
+    skills : pandas.DataFrame
+        `skcodex.analysis.skill_table`.
+    matchups : pandas.DataFrame
+        `skcodex.analysis.matchup_table`.
+    deck_ranking : pandas.DataFrame
+        `skcodex.analysis.deck_ranking`, with how often each deck was played.
+    nash : pandas.DataFrame
+        `skcodex.analysis.nash_weights`.
+    spreads : pandas.DataFrame
+        `skcodex.analysis.skill_versus_decks`.
+    spread_draws : pandas.DataFrame
+        `skcodex.analysis.spread_comparison_draws`.
+    reliability : dict of str to pandas.DataFrame
+        Each sample's reliability table.
+    brier : pandas.DataFrame
+        Each sample's Brier decomposition and calibration numbers.
+    held_out : HeldOut or None, default None
+        The held-out forecasts, when there are any.
+    interval : float, default 0.9
+        Width of every credible interval.
+    true_skills : pandas.Series or None, default None
+        Known skills (synthetic data).
+    confident : dict of str to pandas.Series, default {}
+        Each sample's check of its confident forecasts.
+    model : dict, default {}
+        `describe_model`.
+    prior_spread_draws : pandas.DataFrame or None, default None
+        `skcodex.analysis.prior_spread_comparison_draws`.
+    extensions : pandas.DataFrame or None, default None
+        `skcodex.analysis.extension_table`.
+    part_evidence : pandas.DataFrame or None, default None
+        `skcodex.analysis.part_evidence`.
+    extra : dict, default {}
+        The results of sections added to the report, by name.
     """
 
     data: dict[str, Any]

@@ -12,6 +12,7 @@ import pandas as pd
 
 from skcodex import analysis
 from skcodex._diagnostics import grouped_problems
+from skcodex._docstrings import shared_parameters
 from skcodex._pages.csv import spreadsheet_safe
 from skcodex._pages.render import png, render_template, render_text
 from skcodex._pages.text import Table
@@ -22,6 +23,7 @@ from skcodex.report._sections import SECTION_TABLE, section_headings
 __all__ = ["analyse", "csv_tables", "figures", "page_tables", "render_html", "write_report"]
 
 
+@shared_parameters
 def analyse(
     clf: Any,
     X: pd.DataFrame,
@@ -41,12 +43,13 @@ def analyse(
     Parameters
     ----------
     clf : BayesianMatchupClassifier
-        Fitted on ``X``, ``y``.
-    X, y : match table and outcomes
-        The training data (for match counts and in-sample calibration).
-    held_out : HeldOut, optional
+        Fitted on ``X``, ``y``: the training data (for match counts and in-sample
+        calibration).
+    {match_table}
+    {outcomes}
+    held_out : HeldOut or None, default None
         Out-of-sample forecasts to score beside the in-sample ones.
-    decks : list of str or Deck, or a keyword, optional
+    decks : list of str or Deck, or a keyword, or None, default None
         Decks of the matchup table and Nash weights: by default (or
         ``"most played"``) the decks played most in the fitted data;
         ``"monocolour"`` gives Codex's six monocolour decks (see
@@ -57,17 +60,17 @@ def analyse(
         Posterior draws the Nash games are solved for.
     n_bins : int, default 10
         Forecast bins of the reliability tables.
-    interval : float, default 0.9
-        Width of every credible interval.
-    true_skills : Series, optional
+    {interval}
+    true_skills : pandas.Series or None, default None
         Known skills (synthetic data), drawn in the skill plot.
-    source : str, optional
+    source : str or None, default None
         Where the matches come from (a folder, a file, "synthetic ..."), named
         with every figure and headline.
 
     Returns
     -------
     Analyses
+        Every section's results, with the data and the model in words.
     """
     catalogue = getattr(clf, "catalogue", None) or getattr(clf, "catalogue_", None)
     given = Given(
@@ -122,9 +125,9 @@ def render_html(result: Analyses, *, title: str | None = None, figs: dict | None
     ----------
     result : Analyses
         From `analyse`.
-    title : str, optional
+    title : str or None, default None
         "Codex skills and matchups" for Codex data, "Skills and matchups" otherwise.
-    figs : dict, optional
+    figs : dict or None, default None
         Figures by id (see `FIGURES`); made from ``result`` by default.
 
     Returns
@@ -143,6 +146,7 @@ def render_html(result: Analyses, *, title: str | None = None, figs: dict | None
     return render_page(result, title, images, section_headings(result.data))
 
 
+@shared_parameters
 def write_report(
     clf: Any,
     X: pd.DataFrame,
@@ -158,10 +162,11 @@ def write_report(
     ----------
     clf : BayesianMatchupClassifier
         Fitted on ``X``, ``y``.
-    X, y : match table and outcomes
+    {match_table}
+    {outcomes}
     out : path
         The folder (created if needed).
-    title : str, optional
+    title : str or None, default None
         "Codex skills and matchups" for Codex data, "Skills and matchups" otherwise.
     **kwargs
         Passed to `analyse` (``held_out``, ``decks``, ``nash_draws``,

@@ -46,7 +46,13 @@ FIRST_MOVE_RULES = ("random", "alternating")
 @register_stage
 @dataclass(frozen=True)
 class RoundRobin(Stage):
-    """Every entrant plays every other ``legs`` times (1: single, 2: double round robin)."""
+    """Every entrant plays every other ``legs`` times (1: single, 2: double round robin).
+
+    Parameters
+    ----------
+    legs : int, default 1
+        How many times each pair meets.
+    """
 
     words: ClassVar[dict[str, str]] = {
         "round-robin": "round-robin (round-robin:N: N legs)",
@@ -82,6 +88,13 @@ class Groups(Stage):
     The stage's standings list every group winner first (best record first),
     then every runner-up, and so on, so that a following knockout meets group
     winners against other groups' lower places.
+
+    Parameters
+    ----------
+    n_groups : int
+        Groups, at least two.
+    legs : int, default 1
+        How many times each pair of a group meets.
     """
 
     words: ClassVar[dict[str, str]] = {"groups": "groups:N (N round-robin groups)"}
@@ -125,6 +138,11 @@ class Swiss(Stage):
     the rematch is played. The bye (a win) goes to the lowest entrant without
     one. The final standings break ties in score by the sum of the opponents'
     scores (Buchholz), then at random.
+
+    Parameters
+    ----------
+    rounds : int
+        Rounds played.
     """
 
     words: ClassVar[dict[str, str]] = {"swiss": "swiss:N (N rounds)"}
@@ -154,6 +172,11 @@ class LossElimination(Stage):
 
     The format of the Codex forum's seasonal tournaments (three losses).
     Rematches are avoided while possible; the last two entrants may meet again.
+
+    Parameters
+    ----------
+    losses : int, default 3
+        Losses that put an entrant out.
     """
 
     words: ClassVar[dict[str, str]] = {"losses": "losses:N (out at N losses, 3 by default)"}
@@ -194,6 +217,13 @@ class Knockout(Stage):
     elimination a first loss drops an entrant into the losers' bracket and the
     grand final is replayed if the losers' bracket winner wins it.
     ``size=None`` takes every entrant.
+
+    Parameters
+    ----------
+    size : int or None, default None
+        How many of the best of the standings so far play (None: every entrant).
+    double : bool, default False
+        Double elimination instead of single.
     """
 
     words: ClassVar[dict[str, str]] = {
@@ -323,6 +353,7 @@ def parse_format(text: str, first_move: str = "random") -> Format:
     Returns
     -------
     Format
+        The stages read, in order.
 
     Examples
     --------

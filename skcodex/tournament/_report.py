@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from skcodex._docstrings import shared_parameters
 from skcodex._pages.csv import spreadsheet_safe
 from skcodex._pages.render import png, render_template
 from skcodex._pages.text import Table, fmt
@@ -94,12 +95,13 @@ def _finals(forecast: TournamentForecast) -> pd.DataFrame:
     )
 
 
+@shared_parameters
 def tournament_tables(forecast: TournamentForecast) -> dict[str, pd.DataFrame]:
     """The forecast's tables, unrounded, by CSV file name (see `TOURNAMENT_CSV_FILES`).
 
     Parameters
     ----------
-    forecast : TournamentForecast
+    {forecast}
 
     Returns
     -------
@@ -239,6 +241,7 @@ def _conditioning(forecast: TournamentForecast) -> dict[str, Any] | None:
     }
 
 
+@shared_parameters
 def render_tournament_html(
     forecast: TournamentForecast,
     *,
@@ -251,18 +254,8 @@ def render_tournament_html(
 
     Parameters
     ----------
-    forecast : TournamentForecast
-        From `skcodex.tournament.simulate_tournament`.
-    estimator : fitted classifier, optional
-        The estimator the forecast was made with: its game's words (a deck's
-        noun; no first-move wording in a game where no side moves first).
-    title : str, optional
-        "Tournament forecast" by default.
-    source : str, optional
-        Where the model and the entrants come from, named under the figure
-        and the tables.
-    top : int, default 16
-        Entrants the figure shows (the table shows all).
+    {forecast}
+    {tournament_page}
 
     Returns
     -------
@@ -333,6 +326,7 @@ def _context(forecast, words, title, source, image) -> dict[str, Any]:
     }
 
 
+@shared_parameters
 def write_tournament_report(
     forecast: TournamentForecast,
     out: str | os.PathLike,
@@ -345,15 +339,14 @@ def write_tournament_report(
     """Write ``report.html`` and the forecast's tables as CSV files into a folder.
 
     Every text cell of the CSV files is made safe for spreadsheets
-    (`skcodex.report.spreadsheet_safe`).
+    (as `skcodex.report.spreadsheet_safe` makes them).
 
     Parameters
     ----------
-    forecast : TournamentForecast
+    {forecast}
     out : path
         The folder (created if needed).
-    estimator, title, source, top
-        As in `render_tournament_html`.
+    {tournament_page}
 
     Returns
     -------

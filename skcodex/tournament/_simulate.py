@@ -79,16 +79,16 @@ def simulate_tournament(
         and ``deck`` columns (a deck cell holds one deck, several joined by
         ``;``, or a list), a mapping of players to decks, or a list of names
         (with ``probabilities``, or an estimator that reads no decks).
-    estimator : fitted classifier, optional
+    estimator : fitted classifier or None, default None
         A `BayesianMatchupClassifier` (one draw per simulated tournament; never
         seen players and decks are integrated as in ``predict_proba``) or any
         fitted classifier with ``predict_proba`` on match tables (a rating
         system: the same probabilities in every tournament).
-    probabilities : array-like of shape (n, n) or (n_draws, n, n), optional
+    probabilities : array-like of shape (n, n) or (n_draws, n, n), or None, default None
         Instead of an estimator: P(entrant i beats j when i moves first).
-    deck_rule : {"fixed order", "uniform", "nash"}
+    deck_rule : {"fixed order", "uniform", "nash"}, default "fixed order"
         How an entrant with several decks picks one per match.
-    results : DataFrame, optional
+    results : DataFrame or None, default None
         Matches already played (or paired): ``round`` (the tournament round,
         stages numbering on from each other), ``player1`` (moved first),
         ``player2``, ``winner`` (empty: paired, not yet played). Each result
@@ -97,15 +97,18 @@ def simulate_tournament(
         round robins a result binds its pair in the leg of its round; in
         knockouts the pair's meetings, in the order of their rounds.
     n_simulations : int, default 10000
-    n_draws : int, optional
+        Tournaments simulated, each on one posterior draw (draws reused in turn).
+    n_draws : int or None, default None
         Use this many evenly spaced posterior draws (all by default).
-    first_move : {"random", "alternating"}, optional
+    first_move : {"random", "alternating"} or None, default None
         Overrides the format's rule for who moves first.
-    random_state : int, numpy Generator or None
+    random_state : int, numpy Generator or None, default None
+        The seed of the simulation.
 
     Returns
     -------
     TournamentForecast
+        Every simulated tournament's places, wins, byes and final.
     """
     format = _check_format(format, first_move)
     field = check_entrants(entrants)

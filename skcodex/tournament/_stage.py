@@ -120,6 +120,7 @@ class Stage:
         Returns
         -------
         Stage
+            The stage the text names.
         """
         raise NotImplementedError(f"{cls.__name__} does not say how it is read from text")
 
@@ -129,6 +130,7 @@ class Stage:
         Returns
         -------
         str
+            What the reports and errors call the stage.
         """
         return type(self).__name__
 
@@ -138,6 +140,7 @@ class Stage:
         Returns
         -------
         int
+            Two by default.
         """
         return 2
 
@@ -152,6 +155,7 @@ class Stage:
         Returns
         -------
         int
+            Every entrant (``field``) by default.
         """
         return field
 
@@ -166,6 +170,7 @@ class Stage:
         Returns
         -------
         int
+            The rounds; the next stage starts in the round after them.
         """
         raise NotImplementedError(f"{type(self).__name__} does not say how many rounds it takes")
 
@@ -180,6 +185,7 @@ class Stage:
         Returns
         -------
         int
+            `n_rounds` by default.
         """
         return self.n_rounds(m)
 
@@ -194,6 +200,7 @@ class Stage:
         Returns
         -------
         ResultRules
+            No rule by default (results are checked only against the stage's rounds).
         """
         return ResultRules()
 
@@ -218,6 +225,7 @@ class Stage:
         Returns
         -------
         StageResult
+            The stage's standings (best first) and rounds, with its final when it has one.
         """
         raise NotImplementedError(f"{type(self).__name__} does not say how it is played")
 
@@ -226,35 +234,35 @@ class Stage:
 STAGE_WORDS: dict[str, type[Stage]] = {}
 
 
-def register_stage(cls: type[Stage]) -> type[Stage]:
+def register_stage(stage: type[Stage]) -> type[Stage]:
     """Put a stage class into format text: its ``words`` name it there from now on.
 
     Use it as a class decorator on a subclass of `Stage`.
 
     Parameters
     ----------
-    cls : type
+    stage : type
         A subclass of `Stage` with at least one word.
 
     Returns
     -------
     type
-        ``cls``, unchanged.
+        ``stage``, unchanged.
 
     Raises
     ------
     TournamentError
-        When ``cls`` is no `Stage`, has no words, or a word names another stage.
+        When ``stage`` is no `Stage`, has no words, or a word names another stage.
     """
-    if not (isinstance(cls, type) and issubclass(cls, Stage)) or not cls.words:
-        raise TournamentError(f"a tournament stage is a Stage subclass with words, got {cls!r}")
-    for word in cls.words:
+    if not (isinstance(stage, type) and issubclass(stage, Stage)) or not stage.words:
+        raise TournamentError(f"a tournament stage is a Stage subclass with words, got {stage!r}")
+    for word in stage.words:
         other = STAGE_WORDS.get(word)
-        if other is not None and other is not cls:
+        if other is not None and other is not stage:
             raise TournamentError(f"the format word {word!r} already names {other.__name__}")
-    for word in cls.words:
-        STAGE_WORDS[word] = cls
-    return cls
+    for word in stage.words:
+        STAGE_WORDS[word] = stage
+    return stage
 
 
 def format_help() -> str:

@@ -25,16 +25,16 @@ __all__ = [
 class StageResult:
     """What a stage leaves: its standings, its rounds, and (knockouts) how far each got.
 
-    Attributes
+    Parameters
     ----------
     ranking : ndarray of shape (n_simulations, m)
         The stage's entrants, best first.
     rounds : int
         Tournament rounds the stage took.
-    reached : ndarray of shape (n_simulations, n_entrants) or None
+    reached : ndarray of shape (n_simulations, n_entrants) or None, default None
         Single elimination: the bracket rounds each entrant played or got a
         bye into (0: not in the bracket; ``log2(bracket) + 1``: champion).
-    final : tuple of three ndarrays of shape (n_simulations,) or None
+    final : tuple of three ndarrays of shape (n_simulations,) or None, default None
         Knockouts: the two finalists and the winner of the final; Swiss
         elimination: the last two standing (who meet until one is out) and
         the winner.
