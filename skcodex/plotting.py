@@ -292,6 +292,30 @@ def plot_nash(weights: Any, *, ax: Any = None, words: Mapping | None = None):
     return fig
 
 
+def _reliability_points(ax, below, label, table, colour, offset, total) -> None:
+    """One sample's points and intervals on the diagram, and its forecasts' histogram below."""
+    x, obs = table["mean_forecast"], table["observed"]
+    err = np.vstack([obs - table["lower"], table["upper"] - obs]).clip(0.0)
+    ax.errorbar(x + offset, obs, yerr=err, fmt="none", ecolor=colour, elinewidth=0.9, alpha=0.7)
+    n = int(table["count"].sum())
+    ax.scatter(
+        x + offset,
+        obs,
+        s=20 + 180 * table["count"] / total,
+        color=colour,
+        alpha=0.85,
+        edgecolor="white",
+        label=f"{_as_typed(label)} ({n} matches)".strip() if label else f"{n} matches",
+        zorder=3,
+    )
+    ax.plot(x + offset, obs, color=colour, lw=0.8, alpha=0.6)
+    if below is not None and n > 0:
+        lower, upper = table["bin_lower"], table["bin_upper"]
+        share = table["count"] / n
+        below.bar(lower, share, width=upper - lower, align="edge", color=colour, alpha=0.3)
+        below.stairs(share, np.r_[lower.to_numpy(), upper.iloc[-1]], color=colour, lw=1.0)
+
+
 def plot_reliability(tables: Any, *, ax: Any = None, histogram: bool = True):
     """Reliability diagram: observed frequency against mean forecast per bin.
 
@@ -343,28 +367,8 @@ def plot_reliability(tables: Any, *, ax: Any = None, histogram: bool = True):
     total = max(1.0, max(float(t["count"].max()) for t in tables.values() if len(t)))
     widths = {t.attrs.get("interval") for t in tables.values()}
     for i, (label, table) in enumerate(tables.items()):
-        colour = palette[i % len(palette)]
-        x, obs = table["mean_forecast"], table["observed"]
-        err = np.vstack([obs - table["lower"], table["upper"] - obs]).clip(0.0)
         offset = (i - (len(tables) - 1) / 2) * 0.006
-        ax.errorbar(x + offset, obs, yerr=err, fmt="none", ecolor=colour, elinewidth=0.9, alpha=0.7)
-        n = int(table["count"].sum())
-        ax.scatter(
-            x + offset,
-            obs,
-            s=20 + 180 * table["count"] / total,
-            color=colour,
-            alpha=0.85,
-            edgecolor="white",
-            label=f"{_as_typed(label)} ({n} matches)".strip() if label else f"{n} matches",
-            zorder=3,
-        )
-        ax.plot(x + offset, obs, color=colour, lw=0.8, alpha=0.6)
-        if below is not None and n > 0:
-            lower, upper = table["bin_lower"], table["bin_upper"]
-            share = table["count"] / n
-            below.bar(lower, share, width=upper - lower, align="edge", color=colour, alpha=0.3)
-            below.stairs(share, np.r_[lower.to_numpy(), upper.iloc[-1]], color=colour, lw=1.0)
+        _reliability_points(ax, below, label, table, palette[i % len(palette)], offset, total)
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("forecast P(player 1 wins), bin mean")

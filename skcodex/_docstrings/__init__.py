@@ -29,7 +29,12 @@ PARAMETERS = {
     "outcomes": (
         "y : array-like of shape (n_matches,)\n    1 where player 1 won, 0 where player 2 won."
     ),
+    "y_true": (
+        "y_true : array-like of shape (n_matches,)\n    1 where player 1 won, 0 where player 2 won."
+    ),
+    "p_win": "p_win : array-like of shape (n_matches,)\n    Forecast P(player 1 wins).",
     "interval": "interval : float, default 0.9\n    Width of every equal-tailed credible interval.",
+    "stage_entrants": "m : int\n    Entrants of the stage.",
     "forecast": "forecast : TournamentForecast\n    From `skcodex.tournament.simulate_tournament`.",
     "tournament_page": (
         "estimator : fitted classifier or None, default None\n"

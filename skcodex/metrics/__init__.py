@@ -10,17 +10,19 @@ Import rule (checked by the tests):
 May import: nothing
 """
 
-from skcodex.metrics._scores import (
-    COIN_FLIP_BRIER,
+from skcodex.metrics._calibration import (
     brier_decomposition,
-    brier_score,
-    brier_scorer,
-    brier_skill_score,
     calibration_error,
     calibration_slope,
     overconfidence,
-    positive_class_probability,
     reliability_table,
+)
+from skcodex.metrics._scores import (
+    COIN_FLIP_BRIER,
+    brier_score,
+    brier_scorer,
+    brier_skill_score,
+    positive_class_probability,
 )
 
 __all__ = [

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from skcodex._docstrings import shared_parameters
+
 if TYPE_CHECKING:
     from skcodex.tournament._stages import StageResult
 
@@ -159,13 +161,13 @@ class Stage:
         """
         return field
 
+    @shared_parameters
     def n_rounds(self, m: int) -> int:
         """Tournament rounds the stage takes with ``m`` entrants (results are assigned by them).
 
         Parameters
         ----------
-        m : int
-            Entrants of the stage.
+        {stage_entrants}
 
         Returns
         -------
@@ -174,13 +176,13 @@ class Stage:
         """
         raise NotImplementedError(f"{type(self).__name__} does not say how many rounds it takes")
 
+    @shared_parameters
     def last_round(self, m: int) -> int:
         """The latest round of the stage a result may be recorded in, counted from 1.
 
         Parameters
         ----------
-        m : int
-            Entrants of the stage.
+        {stage_entrants}
 
         Returns
         -------
@@ -189,13 +191,13 @@ class Stage:
         """
         return self.n_rounds(m)
 
+    @shared_parameters
     def result_rules(self, m: int) -> ResultRules:
         """How the results recorded in the stage are checked.
 
         Parameters
         ----------
-        m : int
-            Entrants of the stage.
+        {stage_entrants}
 
         Returns
         -------
