@@ -7,7 +7,7 @@ measure calibration in one number each; `brier_scorer` plugs the score into
 scikit-learn's model selection.
 
 Import rule (checked by the tests):
-May import: nothing
+May import: skcodex._docstrings
 """
 
 from skcodex.metrics._calibration import (

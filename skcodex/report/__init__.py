@@ -12,7 +12,7 @@ autoescaped); its prose follows the fitted model's options (`describe_model`).
 Its sections are declared once, one record each.
 
 Import rule (checked by the tests):
-May import: skcodex, skcodex._pages, skcodex.analysis, skcodex.metrics, skcodex.plotting, skcodex.data, skcodex._posterior, skcodex._diagnostics, skcodex._inference, skcodex._part_choice
+May import: skcodex, skcodex._docstrings, skcodex._pages, skcodex.analysis, skcodex.metrics, skcodex.plotting, skcodex.data, skcodex._posterior, skcodex._diagnostics, skcodex._inference, skcodex._part_choice
 """  # noqa: E501
 
 from skcodex._pages.csv import spreadsheet_safe

@@ -10,7 +10,7 @@ decorated with `register_stage`; its words then read in format text and the
 command line's ``--format`` help.
 
 Import rule (checked by the tests):
-May import: skcodex._pages, skcodex.analysis, skcodex.plotting
+May import: skcodex._docstrings, skcodex._pages, skcodex.analysis, skcodex.plotting
 """
 
 from skcodex.tournament._forecast import TournamentForecast
