@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex import analysis
+from skcodex._docstrings import shared_parameters
 
 __all__ = [
     "plot_matchups",
@@ -102,6 +103,7 @@ def _density(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return gaussian_kde(values)(grid)
 
 
+@shared_parameters
 def plot_skills(
     skills: Any,
     *,
@@ -115,15 +117,15 @@ def plot_skills(
     ----------
     skills : pandas.DataFrame or BayesianMatchupClassifier
         A `skcodex.analysis.skill_table`, or a fitted classifier.
-    top : int, optional
+    top : int or None, default None
         Show only the ``top`` players by mean skill.
-    truth : mapping or Series, optional
+    truth : mapping or Series, or None, default None
         Known skills (for synthetic data), drawn as crosses.
-    ax : matplotlib Axes, optional
+    {ax}
 
     Returns
     -------
-    matplotlib.figure.Figure
+    {figure}
     """
     table = analysis.skill_table(skills) if _is_classifier(skills) else skills
     table = table.sort_values("mean", ascending=False)
@@ -155,6 +157,7 @@ def plot_skills(
     return fig
 
 
+@shared_parameters
 def plot_matchups(
     matchups: Any,
     *,
@@ -174,14 +177,12 @@ def plot_matchups(
     intervals : bool, default True
         Also write each cell's credible interval (when the table is small
         enough to read it).
-    ax : matplotlib Axes, optional
-    words : mapping, optional
-        The game's words (`skcodex.report.game_words`): its noun for a deck and
-        how player 1 is described; Codex's by default.
+    {ax}
+    {words}
 
     Returns
     -------
-    matplotlib.figure.Figure
+    {figure}
     """
     side = _sides(words)
     table = analysis.matchup_table(matchups) if _is_classifier(matchups) else matchups
@@ -229,6 +230,7 @@ def plot_matchups(
     return fig
 
 
+@shared_parameters
 def plot_nash(weights: Any, *, ax: Any = None, words: Mapping | None = None):
     """Nash weights of decks with credible intervals, one colour per role.
 
@@ -237,9 +239,8 @@ def plot_nash(weights: Any, *, ax: Any = None, words: Mapping | None = None):
     weights : pandas.DataFrame or BayesianMatchupClassifier
         A `skcodex.analysis.nash_weights` table, or a fitted classifier (the
         monocolour decks, 500 draws).
-    ax : matplotlib Axes, optional
-    words : mapping, optional
-        The game's words, as for `plot_matchups`.
+    {ax}
+    {words}
 
     Returns
     -------
@@ -324,7 +325,7 @@ def plot_reliability(tables: Any, *, ax: Any = None, histogram: bool = True):
     tables : pandas.DataFrame or mapping of str to DataFrame
         One `skcodex.metrics.reliability_table`, or several by label (e.g.
         ``{"in-sample": ..., "held-out": ...}``).
-    ax : matplotlib Axes, optional
+    ax : matplotlib Axes or None, default None
         Draw the diagram into these axes (without the histogram).
     histogram : bool, default True
         On a new figure, a panel below the diagram with the share of each
@@ -390,6 +391,7 @@ def plot_reliability(tables: Any, *, ax: Any = None, histogram: bool = True):
     return fig
 
 
+@shared_parameters
 def plot_spreads(draws: Any, *, ax: Any = None, words: Mapping | None = None):
     """Posterior of the skill spread against the deck-matchup spread.
 
@@ -401,13 +403,13 @@ def plot_spreads(draws: Any, *, ax: Any = None, words: Mapping | None = None):
     ----------
     draws : pandas.DataFrame or BayesianMatchupClassifier
         `skcodex.analysis.spread_comparison_draws`, or a fitted classifier.
-    ax : sequence of two matplotlib Axes, optional
-    words : mapping, optional
-        The game's words, as for `plot_matchups`.
+    ax : sequence of two matplotlib Axes, or None, default None
+        Where to draw the two panels; a new figure by default.
+    {words}
 
     Returns
     -------
-    matplotlib.figure.Figure
+    {figure}
     """
     deck = _sides(words)["deck"]
     table = analysis.spread_comparison_draws(draws) if _is_classifier(draws) else draws

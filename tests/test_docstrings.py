@@ -159,12 +159,6 @@ PENDING = {
     "skcodex.metrics.positive_class_probability": "both",
     "skcodex.metrics.reliability_table": "validation",
     "skcodex.model_selection.latest_share_split": "both",
-    "skcodex.plotting.plot_matchups": "both",
-    "skcodex.plotting.plot_nash": "both",
-    "skcodex.plotting.plot_reliability": "parameters",
-    "skcodex.plotting.plot_skills": "both",
-    "skcodex.plotting.plot_spreads": "both",
-    "skcodex.ratings.glicko2_update": "parameters",
 }
 PENDING_VALIDATION = frozenset(n for n, k in PENDING.items() if k in ("validation", "both"))
 PENDING_PARAMETERS = frozenset(n for n, k in PENDING.items() if k in ("parameters", "both"))

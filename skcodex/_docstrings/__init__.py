@@ -35,6 +35,13 @@ PARAMETERS = {
     "p_win": "p_win : array-like of shape (n_matches,)\n    Forecast P(player 1 wins).",
     "interval": "interval : float, default 0.9\n    Width of every equal-tailed credible interval.",
     "stage_entrants": "m : int\n    Entrants of the stage.",
+    "ax": "ax : matplotlib Axes or None, default None\n    Where to draw; a new figure by default.",
+    "words": (
+        "words : mapping or None, default None\n"
+        "    The game's words (`skcodex.report.game_words`): its noun for a deck and\n"
+        "    how player 1 is described; Codex's by default."
+    ),
+    "figure": "matplotlib.figure.Figure\n    The figure drawn on.",
     "forecast": "forecast : TournamentForecast\n    From `skcodex.tournament.simulate_tournament`.",
     "tournament_page": (
         "estimator : fitted classifier or None, default None\n"

@@ -201,9 +201,9 @@ def glicko2_update(
     scores : sequence of float
         The player's score in each game: 1 a win, 0.5 a draw, 0 a loss
         (anything in [0, 1]).
-    tau : float
+    tau : float, default 0.5
         The system constant that limits the change of volatility.
-    epsilon : float
+    epsilon : float, default 1e-6
         Tolerance of the volatility iteration.
 
     Returns
