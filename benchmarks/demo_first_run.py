@@ -46,7 +46,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 DRIVER = r"""
 import json, sys, warnings
 import skcodex.cli as cli
-import skcodex.cli.commands as commands
+import skcodex.cli._commands as commands
 from skcodex.analysis import convergence_summary
 fits = []
 original = commands._fit

@@ -229,8 +229,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         are never tested.
     draws : int, default 1000
         Posterior draws kept per chain. ``fit`` refuses, before sampling,
-        ``chains * draws`` whose draws would not fit in the memory available
-        (`skcodex._matchup.sampling.check_draws_fit_in_memory`).
+        ``chains * draws`` whose draws would not fit in the memory available.
     tune : int, default 1000
         Tuning steps per chain, discarded.
     chains : int, default 4
@@ -255,8 +254,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         Chains run in parallel on this many cores (None: as many as allowed).
     method : {"nuts", "advi"}, default "nuts"
         ``"advi"`` replaces MCMC by ``draws * chains`` independent draws from a
-        variational approximation fitted on minibatches (see
-        `skcodex._matchup.approximation`): minutes instead of hours for very large tables.
+        variational approximation fitted on minibatches (PyMC's ADVI, with
+        iterate averaging): minutes instead of hours for very large tables.
 
     Attributes
     ----------
@@ -271,14 +270,14 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         single precision), ``sample_stats``, ``log_likelihood`` (for
         PSIS-LOO), ``observed_data`` and ``constant_data``. ArviZ's own
         functions (``summary``, ``ess``, ``rhat``, ``loo``, ``plot_forest``)
-        work on it; `skcodex._compat.posterior` reads it on either line.
+        work on it; skcodex reads it on either line of ArviZ (0.x and 1.x).
     vocabulary_ : skcodex.data.Vocabulary
         Players, starters and specs seen in fit.
     catalogue_ : Catalogue or None
         The catalogue the training decks were read against (``catalogue``, or
         the table's ``X.attrs["catalogue"]``); later tables without a catalogue
         of their own are read against it.
-    layout_ : skcodex._matchup.graph.Layout
+    layout_ : Layout
         The model as it was sampled: its options (the extensions switched
         on), its sizes, and where each effect sits in the flat effect vector.
         ``layout_.static()`` (the same layout without the skill walk) is the
@@ -589,7 +588,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         when it also dates every match (or has no ``date`` column), stays
         under `WALK_STEPS_SLOW` steps and the method is NUTS (the approximate
         methods have no walk). Of those, ``evidence_for(parts)`` (the forward
-        evidence, `skcodex._matchup.part_choice`) decides which are on; without it
+        evidence) decides which are on; without it
         (``part_selection="none"``) they are off. Returns the options and the
         evidence table (None when nothing was decided by evidence).
         """
@@ -735,7 +734,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
         Effects of levels seen in fit are their posterior draws; every effect
         involving a never-seen level is a fresh N(0, sd) draw per posterior
-        draw, keyed to the levels' names (see `skcodex._matchup.never_seen.never_seen_draws`).
+        draw, keyed to the levels' names (the same names give the same draws).
 
         Parameters
         ----------
@@ -840,7 +839,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         The effects of a player, starter or spec never seen in fit come from
         their population distribution, N(0, sd): for each posterior draw,
         their sum in a match is integrated out exactly by Gauss-Hermite
-        quadrature (`skcodex._matchup.prediction.mean_win_probability_integrated`), so
+        quadrature, so
         the forecast carries no Monte Carlo noise from them. (In a symmetric
         game, a match reading a never-seen cell of a matchup block gets fresh
         draws instead, keyed to the levels' names, as in

@@ -365,6 +365,17 @@ def fit_skills(
     i1 = np.array([index[p] for p in table["player1"]])
     i2 = np.array([index[p] for p in table["player2"]])
     n = len(players)
+    objective = _strength_objective(r, i1, i2, n, penalty, first_move)
+    result = minimize(objective, np.zeros(n + 1), jac=True, method="L-BFGS-B")
+    if not result.success:  # pragma: no cover - the objective is strictly convex and smooth
+        raise RuntimeError(f"the strength fit did not converge: {result.message}")
+    out = pd.Series(result.x[:n], index=pd.Index(players, name="player"), name="strength")
+    out.attrs["first_move"] = float(result.x[n])
+    return out
+
+
+def _strength_objective(r, i1, i2, n, penalty, first_move):
+    """Minus the penalised quasi-log-likelihood of strengths and first move, with its gradient."""
 
     def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
         s, h = theta[:n], theta[n]
@@ -380,12 +391,7 @@ def fit_skills(
         grad[n] = resid.sum() if first_move else 0.0
         return float(value), grad
 
-    result = minimize(objective, np.zeros(n + 1), jac=True, method="L-BFGS-B")
-    if not result.success:  # pragma: no cover - the objective is strictly convex and smooth
-        raise RuntimeError(f"the strength fit did not converge: {result.message}")
-    out = pd.Series(result.x[:n], index=pd.Index(players, name="player"), name="strength")
-    out.attrs["first_move"] = float(result.x[n])
-    return out
+    return objective
 
 
 def zare_example() -> pd.DataFrame:

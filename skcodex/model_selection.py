@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import BaseCrossValidator
 
-from skcodex.data import period_times
+from skcodex.data._table import period_times
 
 __all__ = ["TournamentSplit", "latest_share_split", "prior_grid"]
 
@@ -54,7 +54,7 @@ def _match_times(X: Any, n: int, labels: pd.Series | None = None) -> tuple[np.nd
 
     From the date columns when there are any; else from the tournament labels
     themselves when they have an order of their own (numbers, dates,
-    `pandas.Period` months; see `skcodex.data.period_times`); else the row position.
+    `pandas.Period` months; read as times); else the row position.
     """
     columns = set(X.columns) if isinstance(X, pd.DataFrame) else set()
     if not columns & {"start", "end", "date"}:

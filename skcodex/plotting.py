@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex import analysis
+from skcodex._docstrings import shared_parameters
 
 __all__ = [
     "plot_matchups",
@@ -102,6 +103,7 @@ def _density(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return gaussian_kde(values)(grid)
 
 
+@shared_parameters
 def plot_skills(
     skills: Any,
     *,
@@ -115,15 +117,15 @@ def plot_skills(
     ----------
     skills : pandas.DataFrame or BayesianMatchupClassifier
         A `skcodex.analysis.skill_table`, or a fitted classifier.
-    top : int, optional
+    top : int or None, default None
         Show only the ``top`` players by mean skill.
-    truth : mapping or Series, optional
+    truth : mapping or Series, or None, default None
         Known skills (for synthetic data), drawn as crosses.
-    ax : matplotlib Axes, optional
+    {ax}
 
     Returns
     -------
-    matplotlib.figure.Figure
+    {figure}
     """
     table = analysis.skill_table(skills) if _is_classifier(skills) else skills
     table = table.sort_values("mean", ascending=False)
@@ -155,6 +157,7 @@ def plot_skills(
     return fig
 
 
+@shared_parameters
 def plot_matchups(
     matchups: Any,
     *,
@@ -174,14 +177,12 @@ def plot_matchups(
     intervals : bool, default True
         Also write each cell's credible interval (when the table is small
         enough to read it).
-    ax : matplotlib Axes, optional
-    words : mapping, optional
-        The game's words (`skcodex.report.game_words`): its noun for a deck and
-        how player 1 is described; Codex's by default.
+    {ax}
+    {words}
 
     Returns
     -------
-    matplotlib.figure.Figure
+    {figure}
     """
     side = _sides(words)
     table = analysis.matchup_table(matchups) if _is_classifier(matchups) else matchups
@@ -229,6 +230,7 @@ def plot_matchups(
     return fig
 
 
+@shared_parameters
 def plot_nash(weights: Any, *, ax: Any = None, words: Mapping | None = None):
     """Nash weights of decks with credible intervals, one colour per role.
 
@@ -237,9 +239,8 @@ def plot_nash(weights: Any, *, ax: Any = None, words: Mapping | None = None):
     weights : pandas.DataFrame or BayesianMatchupClassifier
         A `skcodex.analysis.nash_weights` table, or a fitted classifier (the
         monocolour decks, 500 draws).
-    ax : matplotlib Axes, optional
-    words : mapping, optional
-        The game's words, as for `plot_matchups`.
+    {ax}
+    {words}
 
     Returns
     -------
@@ -292,6 +293,30 @@ def plot_nash(weights: Any, *, ax: Any = None, words: Mapping | None = None):
     return fig
 
 
+def _reliability_points(ax, below, label, table, colour, offset, total) -> None:
+    """One sample's points and intervals on the diagram, and its forecasts' histogram below."""
+    x, obs = table["mean_forecast"], table["observed"]
+    err = np.vstack([obs - table["lower"], table["upper"] - obs]).clip(0.0)
+    ax.errorbar(x + offset, obs, yerr=err, fmt="none", ecolor=colour, elinewidth=0.9, alpha=0.7)
+    n = int(table["count"].sum())
+    ax.scatter(
+        x + offset,
+        obs,
+        s=20 + 180 * table["count"] / total,
+        color=colour,
+        alpha=0.85,
+        edgecolor="white",
+        label=f"{_as_typed(label)} ({n} matches)".strip() if label else f"{n} matches",
+        zorder=3,
+    )
+    ax.plot(x + offset, obs, color=colour, lw=0.8, alpha=0.6)
+    if below is not None and n > 0:
+        lower, upper = table["bin_lower"], table["bin_upper"]
+        share = table["count"] / n
+        below.bar(lower, share, width=upper - lower, align="edge", color=colour, alpha=0.3)
+        below.stairs(share, np.r_[lower.to_numpy(), upper.iloc[-1]], color=colour, lw=1.0)
+
+
 def plot_reliability(tables: Any, *, ax: Any = None, histogram: bool = True):
     """Reliability diagram: observed frequency against mean forecast per bin.
 
@@ -300,7 +325,7 @@ def plot_reliability(tables: Any, *, ax: Any = None, histogram: bool = True):
     tables : pandas.DataFrame or mapping of str to DataFrame
         One `skcodex.metrics.reliability_table`, or several by label (e.g.
         ``{"in-sample": ..., "held-out": ...}``).
-    ax : matplotlib Axes, optional
+    ax : matplotlib Axes or None, default None
         Draw the diagram into these axes (without the histogram).
     histogram : bool, default True
         On a new figure, a panel below the diagram with the share of each
@@ -343,28 +368,8 @@ def plot_reliability(tables: Any, *, ax: Any = None, histogram: bool = True):
     total = max(1.0, max(float(t["count"].max()) for t in tables.values() if len(t)))
     widths = {t.attrs.get("interval") for t in tables.values()}
     for i, (label, table) in enumerate(tables.items()):
-        colour = palette[i % len(palette)]
-        x, obs = table["mean_forecast"], table["observed"]
-        err = np.vstack([obs - table["lower"], table["upper"] - obs]).clip(0.0)
         offset = (i - (len(tables) - 1) / 2) * 0.006
-        ax.errorbar(x + offset, obs, yerr=err, fmt="none", ecolor=colour, elinewidth=0.9, alpha=0.7)
-        n = int(table["count"].sum())
-        ax.scatter(
-            x + offset,
-            obs,
-            s=20 + 180 * table["count"] / total,
-            color=colour,
-            alpha=0.85,
-            edgecolor="white",
-            label=f"{_as_typed(label)} ({n} matches)".strip() if label else f"{n} matches",
-            zorder=3,
-        )
-        ax.plot(x + offset, obs, color=colour, lw=0.8, alpha=0.6)
-        if below is not None and n > 0:
-            lower, upper = table["bin_lower"], table["bin_upper"]
-            share = table["count"] / n
-            below.bar(lower, share, width=upper - lower, align="edge", color=colour, alpha=0.3)
-            below.stairs(share, np.r_[lower.to_numpy(), upper.iloc[-1]], color=colour, lw=1.0)
+        _reliability_points(ax, below, label, table, palette[i % len(palette)], offset, total)
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("forecast P(player 1 wins), bin mean")
@@ -386,6 +391,7 @@ def plot_reliability(tables: Any, *, ax: Any = None, histogram: bool = True):
     return fig
 
 
+@shared_parameters
 def plot_spreads(draws: Any, *, ax: Any = None, words: Mapping | None = None):
     """Posterior of the skill spread against the deck-matchup spread.
 
@@ -397,13 +403,13 @@ def plot_spreads(draws: Any, *, ax: Any = None, words: Mapping | None = None):
     ----------
     draws : pandas.DataFrame or BayesianMatchupClassifier
         `skcodex.analysis.spread_comparison_draws`, or a fitted classifier.
-    ax : sequence of two matplotlib Axes, optional
-    words : mapping, optional
-        The game's words, as for `plot_matchups`.
+    ax : sequence of two matplotlib Axes, or None, default None
+        Where to draw the two panels; a new figure by default.
+    {words}
 
     Returns
     -------
-    matplotlib.figure.Figure
+    {figure}
     """
     deck = _sides(words)["deck"]
     table = analysis.spread_comparison_draws(draws) if _is_classifier(draws) else draws

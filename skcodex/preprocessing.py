@@ -53,7 +53,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
     ----------
     vocabulary_ : skcodex.data.Vocabulary
         Players, starters and specs seen in fit.
-    layout_ : skcodex._matchup.graph.Layout
+    layout_ : Layout
         Where each column of the design sits: the players, then the deck effects.
 
     Examples

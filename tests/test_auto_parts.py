@@ -12,7 +12,7 @@ from sklearn.base import clone
 from skcodex import BayesianMatchupClassifier
 from skcodex._matchup import part_choice
 from skcodex.analysis import part_evidence
-from skcodex.cli.parser import build_parser
+from skcodex.cli._parser import build_parser
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.data._catalogues import WALK_STEPS_SLOW
 from skcodex.data._codes import walk_size
@@ -155,7 +155,7 @@ def test_a_fitted_default_reports_what_it_fitted_and_a_refit_decides_afresh():
     ],
 )
 def test_the_command_line_flags_are_on_off_or_auto(flags, expected):
-    from skcodex.cli.commands import _part
+    from skcodex.cli._commands import _part
 
     args = build_parser().parse_args(["fit", "matches.csv", "--out", "out", *flags])
     assert (_part(args, "time_varying"), _part(args, "debut")) == expected
@@ -308,7 +308,7 @@ def test_a_bad_part_selection_is_refused():
 def test_the_command_line_prints_the_forward_evidence(capsys):
     import argparse
 
-    from skcodex.cli import commands
+    from skcodex.cli import _commands as commands
 
     X, y = make_matches(
         n_players=12, n_matches=240, n_tournaments=6, random_state=3, return_X_y=True

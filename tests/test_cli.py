@@ -10,7 +10,9 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from skcodex.cli import MODEL_FILE, build_parser, load_model, main, read_matches
+from skcodex.cli import MODEL_FILE, load_model, main
+from skcodex.cli._parser import build_parser
+from skcodex.cli._tables import read_matches
 from skcodex.report import CSV_FILES
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -357,7 +359,7 @@ def test_interrupted_fit_leaves_the_old_outputs(
 ):
     import shutil
 
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
     import skcodex.report as report
 
     out = tmp_path / "out"
@@ -383,7 +385,7 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
 ):
     import shutil
 
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
     import skcodex.report as report
 
     out = tmp_path / "out"
@@ -408,7 +410,7 @@ def test_completed_fit_replaces_the_outputs_as_a_whole(
 @pytest.mark.parametrize("case", ["the data folder", "the working folder", "a folder of CSVs"])
 def test_out_never_replaces_the_users_csv_files(match_csv, tmp_path, capsys, monkeypatch, case):
     """A folder holding the input, or any CSV skcodex did not write, is refused before the fit."""
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the fit must not start")
@@ -443,7 +445,7 @@ def test_out_never_replaces_the_users_csv_files(match_csv, tmp_path, capsys, mon
 def test_out_is_checked_before_the_fit(match_csv, tmp_path, capsys, monkeypatch, case):
     import os
 
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the fit must not start")
@@ -705,7 +707,7 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
 
     import skcodex
     import skcodex._matchup.diagnostics as diagnostics
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
 
     monkeypatch.setattr(skcodex, "BayesianMatchupClassifier", _Unconverged)
     monkeypatch.setattr(
@@ -763,7 +765,7 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
 def test_held_out_forecasts_the_last_tournament(monkeypatch, capsys, small_matches):
     import argparse
 
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
 
     calls = []
 
@@ -791,7 +793,7 @@ def test_held_out_forecasts_the_last_tournament(monkeypatch, capsys, small_match
 
 @pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
 def test_fit_hands_its_options_to_the_report(monkeypatch, match_csv, tmp_path, capsys):
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
     import skcodex.report as report
 
     seen = {}
@@ -823,7 +825,7 @@ def test_fit_hands_its_options_to_the_report(monkeypatch, match_csv, tmp_path, c
 @pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
 def test_fit_holds_out_a_share_of_the_latest_matches(monkeypatch, small_matches, tmp_path, capsys):
     """A tiny last tournament is not a held-out set on its own: at least 15% is held out."""
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
     import skcodex.report as report
 
     X, y = small_matches.X, small_matches.y
@@ -861,7 +863,7 @@ def test_fit_holds_out_a_share_of_the_latest_matches(monkeypatch, small_matches,
 
 
 def test_parser_defaults():
-    from skcodex.cli import DEMO_DIR
+    from skcodex.cli._parser import DEMO_DIR
 
     parser = build_parser()
     fit = vars(parser.parse_args(["fit", "m.csv", "--out", "o"]))
@@ -923,7 +925,7 @@ def test_parser_defaults():
 
 
 def test_parser_runs_each_command():
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
 
     parser = build_parser()
     assert parser.parse_args(["fit", "m", "--out", "o"]).run is commands._cmd_fit
@@ -990,7 +992,7 @@ def test_interval_must_be_inside_zero_and_one(capsys):
 
 def _main_with(monkeypatch, capsys, argv, behaviour):
     """Run main with the fit command replaced by ``behaviour(args)``."""
-    import skcodex.cli.parser as parser_module
+    import skcodex.cli._parser as parser_module
 
     seen = {}
 
@@ -1043,7 +1045,7 @@ def test_errors_become_one_line(monkeypatch, capsys, error, line):
 
 
 def test_an_empty_error_and_an_interrupt(monkeypatch, capsys):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     argv = ["fit", "m", "--out", "o"]
     code, err, _ = _main_with(monkeypatch, capsys, argv, _raise(CommandError("  ")))
@@ -1089,7 +1091,7 @@ def test_plain_decks_become_an_open_catalogue(tmp_path, capsys):
 
 
 def test_plain_decks_of_different_sizes_are_refused(tmp_path):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = _plain_csv(tmp_path, ["Ann/red", "Bo/red/green", "Cy"], ["Bo/red", "Ann/a", "Cy"])
     with pytest.raises(CommandError) as info:
@@ -1103,7 +1105,7 @@ def test_plain_decks_of_different_sizes_are_refused(tmp_path):
 
 
 def test_mostly_codex_decks_get_the_codex_error(tmp_path):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = _plain_csv(tmp_path, ["MonoRed", "MonoBlue", "MonoRedd"], ["MonoGreen"] * 3)
     with pytest.raises(CommandError, match=rf"^{re.escape(str(path))}: .*MonoRedd"):
@@ -1111,7 +1113,7 @@ def test_mostly_codex_decks_get_the_codex_error(tmp_path):
 
 
 def test_components_per_deck_given_or_from_a_catalogue(tmp_path, capsys):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = _plain_csv(tmp_path, ["Ann/red", "Bo/blue"], ["Bo/red", "Ann/blue"])
     _, _, catalogue = read_matches(path, specs_per_deck=1)
@@ -1130,7 +1132,7 @@ def test_components_per_deck_given_or_from_a_catalogue(tmp_path, capsys):
 @pytest.mark.parametrize("option", ["catalogue_file", "specs_per_deck"])
 @pytest.mark.parametrize("where", ["folder", "matches.csv"])
 def test_codexdata_refuses_other_games_options(option, where):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = FIXTURES / "codexdata_small"
     path = path if where == "folder" else path / "matches.csv"
@@ -1152,7 +1154,7 @@ def test_codexdata_refuses_other_games_options(option, where):
     ],
 )
 def test_unreadable_csv(tmp_path, content, pattern):
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     path = tmp_path / "m.csv"
     path.write_bytes(content)
@@ -1174,7 +1176,7 @@ def test_results_as_y_or_winner_agree(tmp_path, small_matches):
     assert "y" not in table.columns
     np.testing.assert_array_equal(from_y, y)
     X.assign(y=np.where(y == 1, 1, 2)).to_csv(path, index=False)
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     with pytest.raises(CommandError, match=r"w\.csv, line 2: column 'y' holds 2; give 1 where"):
         read_matches(path)
@@ -1194,7 +1196,7 @@ def test_numbered_players_are_read_as_names(tmp_path):
 
 
 def test_output_folder_in_a_new_parent(tmp_path):
-    from skcodex.cli import prepare_output, publish_output
+    from skcodex.cli._output import prepare_output, publish_output
 
     out = tmp_path / "a" / "b" / "out"
     staging = prepare_output(out)
@@ -1213,7 +1215,8 @@ def test_output_folder_in_a_new_parent(tmp_path):
 
 
 def test_output_folder_under_a_file(tmp_path):
-    from skcodex.cli import CommandError, prepare_output
+    from skcodex.cli._errors import CommandError
+    from skcodex.cli._output import prepare_output
 
     (tmp_path / "file").write_text("x")
     out = tmp_path / "file" / "sub" / "out"
@@ -1222,7 +1225,8 @@ def test_output_folder_under_a_file(tmp_path):
 
 
 def test_output_folder_of_earlier_outputs_is_accepted(tmp_path):
-    from skcodex.cli import CommandError, prepare_output
+    from skcodex.cli._errors import CommandError
+    from skcodex.cli._output import prepare_output
 
     out = tmp_path / "out"
     out.mkdir()
@@ -1237,7 +1241,7 @@ def test_output_folder_of_earlier_outputs_is_accepted(tmp_path):
 def test_a_failed_swap_puts_the_old_outputs_back(tmp_path, monkeypatch):
     import os
 
-    from skcodex.cli import prepare_output, publish_output
+    from skcodex.cli._output import prepare_output, publish_output
 
     out = tmp_path / "out"
     out.mkdir()
@@ -1259,7 +1263,7 @@ def test_a_failed_swap_puts_the_old_outputs_back(tmp_path, monkeypatch):
 
 def test_load_model_refuses_other_objects(tmp_path):
     from skcodex import EloClassifier
-    from skcodex.cli import CommandError
+    from skcodex.cli._errors import CommandError
 
     elo = EloClassifier().fit(
         pd.DataFrame(
@@ -1277,7 +1281,7 @@ _NUMBER = r"([+-]?\d+\.\d\d)"
 
 def test_demo_prints_the_estimates_beside_the_truth(fitted_dir, tmp_path, capsys, monkeypatch):
     """The printed table is the fitted model's, and the truth is the generated series'."""
-    import skcodex.cli.commands as commands
+    import skcodex.cli._commands as commands
     from skcodex import brier_score
     from skcodex.analysis import skill_table, skill_versus_decks
     from skcodex.datasets import make_matches
@@ -1351,6 +1355,8 @@ def test_every_option_is_in_the_reference_page():
         for row, action in zip(rows, actions, strict=True):
             flag = action.option_strings[0] if action.option_strings else action.metavar
             required = " (required)" if action.required and action.option_strings else ""
+            # a help text made when shown (the stages of --format) is a function
+            words = action.help() if callable(action.help) else action.help
             if not action.option_strings:
                 shown = action.metavar
             elif action.nargs == 0:
@@ -1359,7 +1365,7 @@ def test_every_option_is_in_the_reference_page():
                 shown = f"{flag} {{{','.join(action.choices)}}}"
             else:
                 shown = f"{flag} {action.metavar or action.dest.upper()}"
-            assert row == f"| `{shown}` | {action.help}{required} |"
+            assert row == f"| `{shown}` | {words}{required} |"
 
 
 # -- what the command reads: devices, pipes, encodings, the line of a bad cell -----------
@@ -1470,7 +1476,7 @@ def test_a_bad_cell_is_reported_at_its_line_in_the_file(
 
 
 def _no_fit(monkeypatch):
-    import skcodex.cli.commands as cli
+    import skcodex.cli._commands as cli
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the fit must not start")
@@ -1509,7 +1515,7 @@ def test_out_on_a_mount_point_is_updated_in_place(tmp_path, monkeypatch):
     import errno
     import os
 
-    import skcodex.cli.output as output
+    import skcodex.cli._output as output
 
     out = tmp_path / "out"
     out.mkdir()
@@ -1682,7 +1688,7 @@ def walk_model(small_matches, tmp_path_factory):
 def test_predict_quick_path_gives_the_estimators_numbers(which, request, small_matches):
     """The quick path's draws are predict_proba_draws', bit for bit up to rounding."""
     from skcodex.analysis import match_forecast
-    from skcodex.cli.quick import quick_forecast, quick_probability_draws, read_quick_model
+    from skcodex.cli._quick import quick_forecast, quick_probability_draws, read_quick_model
 
     folder = request.getfixturevalue(which)
     quick = read_quick_model(folder / MODEL_FILE)

@@ -446,7 +446,8 @@ def small_table_for_names():
 
 
 def test_time_order_and_epochs_follow_dates_not_rows():
-    from skcodex.data import epochs, period_labels, time_order
+    from skcodex.data._codes import epochs, period_labels
+    from skcodex.data._table import time_order
 
     X = pd.DataFrame(
         {
@@ -545,7 +546,8 @@ def _months(n_rows: int, n_months: int) -> pd.Series:
 @pytest.mark.parametrize("as_object", [False, True])
 def test_period_months_are_ordered_by_time_not_by_rows(as_object):
     """Epochs (the Bayesian skill walk's periods) follow the months, whatever the row order."""
-    from skcodex.data import epochs, period_times, time_order
+    from skcodex.data._codes import epochs
+    from skcodex.data._table import period_times, time_order
 
     months = _months(12, 4)
     table = pd.DataFrame(
@@ -668,10 +670,10 @@ def test_the_report_states_a_date_column_of_years_as_years(monkeypatch):
     """The report once said "played 1970-01-01 to 1970-01-01" for dates 2013 to 2016."""
     from types import SimpleNamespace
 
-    import skcodex.report as report
+    import skcodex.report._analyses as report
 
     monkeypatch.setattr(report, "game_words", lambda clf: {})  # the game's nouns: not here
     X = _periods_table({1: "T1", 2: "T2", 3: "T3"}, [2013, 2013, 2014, 2014, 2015, 2016])
     vocab = SimpleNamespace(players=("ann", "bob", "cat", "dan"), starters=(), specs=())
-    summary = report._data_summary(SimpleNamespace(vocabulary_=vocab), X)
+    summary = report.data_summary(SimpleNamespace(vocabulary_=vocab), X)
     assert (summary["first_date"], summary["last_date"]) == ("2013-01-01", "2016-01-01")

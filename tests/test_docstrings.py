@@ -1,6 +1,8 @@
 """The public API's docstrings: numpydoc's validation, and one entry per parameter with its default.
 
-Every name in ``skcodex.__all__`` is checked, and for the classes every public
+Every name in the ``__all__`` of every public namespace (``skcodex``,
+``skcodex.analysis``, ..., and the command line's ``skcodex.cli``) is checked,
+each object once under the first namespace exporting it, and for the classes every public
 method and property they define or inherit from skcodex: numpydoc's validation
 with every check but three that ask for more sections everywhere (an extended
 summary, a See Also and an Examples section: ``ES01``, ``SA01``, ``EX01``), and no
@@ -12,24 +14,49 @@ signature's default: what the API reference's Default column shows.
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from numpydoc import docscrape
 from numpydoc import validate as numpydoc_validate
 
-import skcodex
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import api_pages
 
 #: numpydoc checks not applied: sections asked of every method (see the module docstring).
 NOT_CHECKED = frozenset({"ES01", "SA01", "EX01"})
 
-PUBLIC = sorted(n for n in skcodex.__all__ if callable(getattr(skcodex, n)))  # not constants
+#: Every public namespace, the command line's with them.
+NAMESPACES = [*api_pages.public_namespaces(), "skcodex.cli"]
 
 
-def _members(name: str) -> list[str]:
-    obj = getattr(skcodex, name)
-    out = [f"skcodex.{name}"]
+def _public() -> list[str]:
+    """Each public callable once, by the first namespace exporting it (not constants)."""
+    seen: dict[int, str] = {}
+    for namespace in NAMESPACES:
+        module = importlib.import_module(namespace)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if callable(obj) and id(obj) not in seen:
+                seen[id(obj)] = f"{namespace}.{name}"
+    return sorted(seen.values())
+
+
+PUBLIC = _public()
+
+
+def _resolve(target: str):
+    namespace, _, name = target.rpartition(".")
+    return getattr(importlib.import_module(namespace), name)
+
+
+def _members(target: str) -> list[str]:
+    obj = _resolve(target)
+    out = [target]
     if inspect.isclass(obj):
         seen: set[str] = set()
         for cls in obj.__mro__:
@@ -39,15 +66,111 @@ def _members(name: str) -> list[str]:
                 if member in seen or member.startswith("_"):
                     continue
                 seen.add(member)
-                if inspect.isfunction(value) or isinstance(value, property):
-                    out.append(f"skcodex.{name}.{member}")
+                if inspect.isfunction(value) or isinstance(value, (property, classmethod)):
+                    out.append(f"{target}.{member}")
     return out
 
 
-TARGETS = [target for name in PUBLIC for target in _members(name)]
+TARGETS = [member for target in PUBLIC for member in _members(target)]
 
 
-@pytest.mark.parametrize("target", TARGETS)
+#: Names of the namespaces this check came to cover last (it covered ``skcodex.__all__``
+#: alone before) whose docstrings still fall short of numpydoc's rules or state no
+#: default, with the check they fail ("validation", "parameters" or "both"). Each is
+#: expected to fail (strict: a fixed one fails here until it leaves the list); the list
+#: only shrinks.
+PENDING = {
+    "skcodex.analysis.NashEquilibria": "both",
+    "skcodex.analysis.NashEquilibria.summary": "validation",
+    "skcodex.analysis.convergence_summary": "both",
+    "skcodex.analysis.deck_ranking": "both",
+    "skcodex.analysis.deck_spread_draws": "both",
+    "skcodex.analysis.default_decks": "validation",
+    "skcodex.analysis.describe_prior": "both",
+    "skcodex.analysis.match_forecast": "both",
+    "skcodex.analysis.matchup_draws": "both",
+    "skcodex.analysis.matchup_table": "both",
+    "skcodex.analysis.most_played_decks": "both",
+    "skcodex.analysis.nash_equilibria": "parameters",
+    "skcodex.analysis.nash_weights": "both",
+    "skcodex.analysis.prior_spread_comparison_draws": "both",
+    "skcodex.analysis.prior_spread_draws": "validation",
+    "skcodex.analysis.skill_table": "parameters",
+    "skcodex.analysis.skill_versus_decks": "both",
+    "skcodex.analysis.solve_matrix_game": "validation",
+    "skcodex.analysis.spread_comparison_draws": "both",
+    "skcodex.codex.Catalogue": "parameters",
+    "skcodex.codex.Catalogue.canonical": "validation",
+    "skcodex.codex.Catalogue.colour": "validation",
+    "skcodex.codex.Catalogue.nickname": "validation",
+    "skcodex.codex.Catalogue.with_nicknames": "validation",
+    "skcodex.codex.Catalogue.with_specs": "validation",
+    "skcodex.codex.Catalogue.with_starters": "validation",
+    "skcodex.codex.PlainCatalogue": "parameters",
+    "skcodex.codex.PlainCatalogue.format": "validation",
+    "skcodex.codex.PlainCatalogue.from_file": "validation",
+    "skcodex.codex.PlainCatalogue.parse": "validation",
+    "skcodex.codex.deck_label": "both",
+    "skcodex.codex.format_deck": "both",
+    "skcodex.codex.legal_decks": "both",
+    "skcodex.codex.monocolour_decks": "both",
+    "skcodex.codex.parse_deck": "both",
+    "skcodex.codex.parse_decks": "both",
+    "skcodex.data.MatchCodes": "both",
+    "skcodex.data.Vocabulary": "both",
+    "skcodex.data.Vocabulary.from_table": "validation",
+    "skcodex.data.adjust_for_luck": "validation",
+    "skcodex.data.check_luck": "both",
+    "skcodex.data.check_match_table": "parameters",
+    "skcodex.data.check_outcome": "both",
+    "skcodex.data.encode": "both",
+    "skcodex.data.normalise_name": "validation",
+    "skcodex.data.table_catalogue": "both",
+    "skcodex.datasets.DiceGame": "parameters",
+    "skcodex.datasets.DiceGame.annotate_luck": "validation",
+    "skcodex.datasets.DiceGame.best_move": "validation",
+    "skcodex.datasets.DiceGame.biased_values": "validation",
+    "skcodex.datasets.DiceGame.evaluator_values": "validation",
+    "skcodex.datasets.DiceGame.luck": "validation",
+    "skcodex.datasets.DiceGame.luck_table": "validation",
+    "skcodex.datasets.DiceGame.move_values": "validation",
+    "skcodex.datasets.DiceGame.moves": "validation",
+    "skcodex.datasets.DiceGame.play": "validation",
+    "skcodex.datasets.DiceGame.roll_index": "validation",
+    "skcodex.datasets.DiceGame.roll_values": "validation",
+    "skcodex.datasets.DiceGame.value": "validation",
+    "skcodex.datasets.LoadSummary": "both",
+    "skcodex.datasets.make_dice_matches": "both",
+    "skcodex.datasets.make_game_matches": "both",
+    "skcodex.datasets.make_matches": "both",
+    "skcodex.evaluation.bootstrap_against_best_other": "both",
+    "skcodex.evaluation.forward_forecasts": "parameters",
+    "skcodex.evaluation.log_loss": "both",
+    "skcodex.evaluation.paired_bootstrap": "both",
+    "skcodex.evaluation.score_table": "both",
+    "skcodex.luck.adjusted_outcome": "validation",
+    "skcodex.luck.event_luck": "validation",
+    "skcodex.luck.fit_skills": "parameters",
+    "skcodex.luck.luck_by_match": "parameters",
+    "skcodex.luck.luck_from_pairs": "parameters",
+    "skcodex.luck.quasi_log_likelihood": "both",
+    "skcodex.luck.zare_example": "validation",
+    "skcodex.metrics.brier_decomposition": "both",
+    "skcodex.metrics.positive_class_probability": "both",
+    "skcodex.metrics.reliability_table": "validation",
+    "skcodex.model_selection.latest_share_split": "both",
+}
+PENDING_VALIDATION = frozenset(n for n, k in PENDING.items() if k in ("validation", "both"))
+PENDING_PARAMETERS = frozenset(n for n, k in PENDING.items() if k in ("parameters", "both"))
+
+
+def _marked(targets: list[str], pending: frozenset) -> list:
+    reason = "docstring not yet brought to the rules (see PENDING_*)"
+    mark = pytest.mark.xfail(strict=True, reason=reason)
+    return [pytest.param(t, marks=mark) if t in pending else t for t in targets]
+
+
+@pytest.mark.parametrize("target", _marked(TARGETS, PENDING_VALIDATION))
 def test_numpydoc_validation(target):
     errors = [
         f"{code}: {message}"
@@ -57,8 +180,20 @@ def test_numpydoc_validation(target):
     assert not errors, f"{target}:\n" + "\n".join(errors)
 
 
+def test_the_pending_lists_name_public_targets():
+    assert PENDING_VALIDATION <= set(TARGETS)
+    assert PENDING_PARAMETERS <= set(PARAMETER_TARGETS)
+    assert not any(
+        t.startswith(("skcodex.report", "skcodex.tournament", "skcodex.cli"))
+        for t in PENDING_VALIDATION | PENDING_PARAMETERS
+    )
+
+
 def test_the_validation_covers_the_public_api():
     assert len(set(TARGETS)) == len(TARGETS) >= 30  # every public name, the classes' members
+    for target in ("skcodex.report.write_report", "skcodex.tournament.simulate_tournament"):
+        assert target in TARGETS
+    assert {"skcodex.cli.main", "skcodex.data.check_match_table"} <= set(TARGETS)
     for estimator in ("BayesianMatchupClassifier", "EloClassifier", "Glicko2Classifier"):
         for method in ("fit", "predict_proba", "predict", "save"):
             assert f"skcodex.{estimator}.{method}" in TARGETS
@@ -76,7 +211,7 @@ def parameter_problems(obj) -> list[str]:
     entries = doc["Parameters"]
     signature = inspect.signature(obj)
     problems = [f"{e.name!r} documents several parameters" for e in entries if "," in e.name]
-    names = [e.name for e in entries]
+    names = [e.name for e in entries if not e.name.startswith("*")]  # **kwargs aside
     expected = [p for p in signature.parameters if p not in ("self", "args", "kwargs")]
     if names != expected:
         problems.append(f"entries {names} are not the signature's {expected}")
@@ -90,6 +225,8 @@ def parameter_problems(obj) -> list[str]:
         if not found:
             problems.append(f"{name}: type {entry.type!r} states no default")
             continue
+        if repr(default) == "<factory>":  # a dataclass field's default made per instance
+            continue
         try:
             stated = ast.literal_eval(found["value"].strip())
         except (ValueError, SyntaxError):
@@ -100,9 +237,18 @@ def parameter_problems(obj) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("name", PUBLIC)
+def _has_parameters(target: str) -> bool:
+    """Not an exception class (its signature is Python's own)."""
+    obj = _resolve(target)
+    return not (inspect.isclass(obj) and issubclass(obj, BaseException))
+
+
+PARAMETER_TARGETS = [target for target in PUBLIC if _has_parameters(target)]
+
+
+@pytest.mark.parametrize("name", _marked(PARAMETER_TARGETS, PENDING_PARAMETERS))
 def test_one_entry_per_parameter_with_the_signatures_default(name):
-    assert parameter_problems(getattr(skcodex, name)) == []
+    assert parameter_problems(_resolve(name)) == []
 
 
 def test_the_parameter_check_catches_grouped_missing_and_wrong_defaults():

@@ -12,7 +12,7 @@ from skcodex.analysis import (
     prior_spread_comparison_draws,
     prior_spread_draws,
 )
-from skcodex.cli import build_parser
+from skcodex.cli._parser import build_parser
 
 
 def _p_skill(clf, n=200_000, seed=0):

@@ -18,8 +18,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from skcodex import BayesianMatchupClassifier
-from skcodex._compat import posterior
-from skcodex._report_page import page_tables
+from skcodex._compat import posterior as posterior
 from skcodex.report import (
     CSV_FILES,
     FIGURES,
@@ -29,6 +28,7 @@ from skcodex.report import (
     render_html,
     write_report,
 )
+from skcodex.report._page import page_tables
 
 
 class _Page(HTMLParser):
@@ -665,7 +665,7 @@ def test_a_fit_with_walk_and_debut_reports_them(small_matches, tmp_path):
 
 def test_the_data_and_model_line_is_given_once(result):
     """The long data-and-model line heads the page; figures and tables name their data in short."""
-    from skcodex._report_page import _context
+    from skcodex.report._page import _context
 
     page = render_html(result, figs=dict.fromkeys(FIGURES, _tiny_figure()))
     context = _context(result, "t", {}, {})

@@ -283,7 +283,6 @@ def test_two_swiss_rounds_never_repeat_a_pairing():
     from skcodex.tournament._formats import Swiss
     from skcodex.tournament._play import Matches
     from skcodex.tournament._results import Results
-    from skcodex.tournament._stages import play_stage
 
     n, n_sims = 8, 2000
     rng = np.random.default_rng(0)
@@ -296,7 +295,7 @@ def test_two_swiss_rounds_never_repeat_a_pairing():
         rng,
     )
     seeding = np.broadcast_to(np.arange(n), (n_sims, n)).copy()
-    play_stage(Swiss(2), matches, seeding, 1, Results([], [], [], [], n))
+    Swiss(2).play(matches, seeding, 1, Results([], [], [], [], n))
     assert (matches.played == 2).all()
     assert (matches.met.sum(axis=2) == 2).all()  # two different opponents each
 

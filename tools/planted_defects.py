@@ -150,7 +150,7 @@ DEFECTS = [
     Defect(
         "cli",
         "predict: players 1 and 2 swapped",
-        "skcodex/cli/commands.py",
+        "skcodex/cli/_commands.py",
         "p1, p2 = _player_id(names[0], players), _player_id(names[1], players)",
         "p2, p1 = _player_id(names[0], players), _player_id(names[1], players)",
         CLI,
@@ -159,7 +159,7 @@ DEFECTS = [
     Defect(
         "cli",
         "predict: prints P(player 2 wins)",
-        "skcodex/cli/commands.py",
+        "skcodex/cli/_commands.py",
         "= {forecast['mean']:.3f}\")",
         "= {1 - forecast['mean']:.3f}\")",
         CLI,
@@ -168,7 +168,7 @@ DEFECTS = [
     Defect(
         "cli",
         "predict: --interval ignored",
-        "skcodex/cli/commands.py",
+        "skcodex/cli/_commands.py",
         "forecast = match_forecast(clf, table, args.interval).iloc[0]",
         "forecast = match_forecast(clf, table).iloc[0]",
         CLI,

@@ -271,9 +271,8 @@ def register_savable(
 ) -> Any:
     """Let a saved file hold instances of ``klass``, named by its class name.
 
-    Usable as a class decorator. An estimator (a class declaring
-    ``_persisted_state``, such as a subclass of
-    `skcodex._format.persistence.PersistenceMixin`) is saved with its constructor
+    Usable as a class decorator. An estimator (a class declaring the
+    attributes a saved file holds, as skcodex's estimators do) is saved with its constructor
     parameters and those attributes; a dataclass value with its ``__init__``
     fields; any other value class through ``to_state`` and ``from_state``.
 

@@ -3,27 +3,27 @@
 Every summary here is computed draw by draw from the posterior and then
 summarised, so each comes with its uncertainty. One module a question:
 
-- `skcodex.analysis._skills`: player skills with intervals, P(best) and rank
+- player skills with intervals, P(best) and rank
   distribution (`skill_table`), and how much a match depends on skill rather
   than decks (`skill_versus_decks`);
-- `skcodex.analysis._matchups`: P(player 1 wins) for every pair of decks, at
+- P(player 1 wins) for every pair of decks, at
   equal skill or for named players (`matchup_draws`, `matchup_table`), for
   single matches (`match_forecast`), and decks ranked against a field
   (`deck_ranking`);
-- `skcodex.analysis._nash`: the deck-choice game of the matchup matrix solved
+- the deck-choice game of the matchup matrix solved
   per draw (`nash_equilibria`, `nash_weights`, `solve_matrix_game`);
-- `skcodex.analysis._spreads`: the player-skill spread against the
+- the player-skill spread against the
   deck-matchup spread, in the posterior and under the prior alone;
-- `skcodex.analysis._extensions`: the fitted values of the model's optional
+- the fitted values of the model's optional
   parts, each a single number (`extension_table`), and the forward evidence that
   decided its ``"auto"`` parts (`part_evidence`);
-- `skcodex.analysis._decks`: which decks the analyses look at by default.
+- which decks the analyses look at by default.
 
 Analyses read a fitted estimator only through its public attributes and
 methods (``vocabulary_``, ``layout_``, ``effect_draws_``, ``spread_draws_``,
 ``effect_draws_for``, ``predict_proba_draws``). Calibration
 (`reliability_table`, `brier_decomposition`) lives in `skcodex.metrics`,
-`convergence_summary` in `skcodex._matchup.diagnostics`, and the deck helpers
+`convergence_summary` with the model's convergence checks, and the deck helpers
 (`deck_label`, `monocolour_decks`) in `skcodex.codex`; all are importable from
 here too. Intervals are equal-tailed credible intervals, 90% unless asked
 otherwise.

@@ -123,11 +123,11 @@ def prior_spread_draws(
     The spreads are those of the fitted model (``clf.layout_.spreads``), or
     before a fit every one its options switch on (``clf.options.spreads``).
 
-    Simulates the spread part of the model exactly as `skcodex._matchup.graph.build_model`
+    Simulates the spread part of the model exactly as the fitted PyMC model
     specifies it, with NumPy: under the log-normal prior each
     ``log sd ~ N(loc, scale)`` independently; under the balanced prior a total
     ``log sigma ~ N(loc, scale)``, a skill share ``sigmoid(N(0, 1))`` and a deck
-    split ``softmax(0, N(0, 1), N(0, 1))`` (`skcodex._matchup.graph.balanced_spreads`),
+    split ``softmax(0, N(0, 1), N(0, 1))`` (as the balanced prior draws them),
     the optional blocks' log-spreads again log-normal. Needs no fit.
 
     Parameters

@@ -16,35 +16,58 @@
     tables as CSV.
 
 Errors are one readable line on standard error and exit status 2.
-"""
+
+From Python, `main` runs the command (``main(["fit", ...])``), and `save_model`,
+`load_model` and `MODEL_FILE` write and read the model file as the command does.
+
+Import rule (checked by the tests):
+May import: skcodex, skcodex.analysis, skcodex.codex, skcodex.data, skcodex.datasets, skcodex.exceptions, skcodex.model_selection, skcodex.plotting, skcodex.report, skcodex.tournament, skcodex._matchup.debut, skcodex._matchup.diagnostics, skcodex._matchup.readers, skcodex._format.persistence, skcodex._compat.posterior, skcodex._matchup.prediction
+"""  # noqa: E501
 
 from __future__ import annotations
 
+import importlib
 import sys
 import warnings
 from typing import Any
 
-from skcodex.cli.errors import CommandError, Terminated, shown
-from skcodex.cli.output import MODEL_FILE, load_model, prepare_output, publish_output, save_model
-from skcodex.cli.parser import DEMO_DIR, build_parser
-from skcodex.cli.tables import read_matches
+from skcodex.cli import _errors, _parser
+from skcodex.cli._output import MODEL_FILE, load_model, save_model
 
-__all__ = [
-    "DEMO_DIR",
-    "MODEL_FILE",
-    "CommandError",
-    "build_parser",
-    "load_model",
-    "main",
-    "prepare_output",
-    "publish_output",
-    "read_matches",
-    "save_model",
-]
+__all__ = ["MODEL_FILE", "load_model", "main", "save_model"]
+
+_WRITE = "main([...]), which replaces the files of its output folder as a whole"
+
+#: Names this namespace no longer exports: where each is now, and what to use instead.
+_RETIRED = {
+    "DEMO_DIR": ("skcodex.cli._parser", "the folder name 'skcodex-demo'"),
+    "CommandError": ("skcodex.cli._errors", "the exit status of main (2 for an error)"),
+    "build_parser": ("skcodex.cli._parser", "main([...]) (main(['--help']) shows the options)"),
+    "prepare_output": ("skcodex.cli._output", _WRITE),
+    "publish_output": ("skcodex.cli._output", _WRITE),
+    "read_matches": (
+        "skcodex.cli._tables",
+        "skcodex.datasets.load_codex_matches for a codexdata folder, or pandas.read_csv "
+        "and skcodex.data.check_match_table for a CSV file",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A retired name still imports, with a DeprecationWarning saying what to use instead."""
+    if name not in _RETIRED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, instead = _RETIRED[name]
+    warnings.warn(
+        f"skcodex.cli.{name} is no longer public and will be removed; use {instead}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(module), name)
 
 
 def _fail(message: Any) -> int:
-    text = shown(" ".join(str(message).split()) or "unknown error")
+    text = _errors.shown(" ".join(str(message).split()) or "unknown error")
     print(f"skcodex: error: {text}", file=sys.stderr)
     return 2
 
@@ -53,14 +76,26 @@ def _escaping(show: Any) -> Any:
     """A warning display like ``show`` with the message's unprintable characters escaped."""
 
     def show_escaped(message, category, filename, lineno, file=None, line=None) -> None:
-        show(shown(str(message)), category, filename, lineno, file, line)
+        show(_errors.shown(str(message)), category, filename, lineno, file, line)
 
     return show_escaped
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command; errors are one readable line and exit status 2."""
-    parser = build_parser()
+    """Run the ``skcodex`` command; errors are one readable line and exit status 2.
+
+    Parameters
+    ----------
+    argv : list of str or None, default None
+        The command's words (``["fit", "matches.csv", "--out", "results"]``); the
+        program's own arguments when None.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for an error, 130 when interrupted.
+    """
+    parser = _parser.build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "tune", None) is None and hasattr(args, "draws"):
         args.tune = args.draws
@@ -79,9 +114,9 @@ def _run(args: Any) -> int:
         return _fail(err)
     except KeyError as err:
         return _fail(err.args[0] if err.args else err)
-    except (CommandError, ValueError, OSError, ImportError) as err:
+    except (_errors.CommandError, ValueError, OSError, ImportError) as err:
         return _fail(err)
-    except Terminated:
+    except _errors.Terminated:
         print("skcodex: terminated; the output folder was left as it was", file=sys.stderr)
         return 143
     except KeyboardInterrupt:

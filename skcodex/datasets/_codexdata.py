@@ -247,6 +247,82 @@ def _check_as_match_table(table: pd.DataFrame, catalogue: Catalogue, file: str) 
         ) from None
 
 
+def _check_rows(raw: pd.DataFrame, cells: dict, parsed: dict, kind: pd.Series, name: str) -> None:
+    """Refuse the first row with a missing player, a bad victory, victor or deck."""
+    p1, p2, victor = cells["player1"], cells["player2"], cells["victor"]
+    at = functools.partial(at_row, name)
+    _raise_first_problem(
+        [
+            (p1.isna(), lambda pos: f"{at(pos)}: player1 is missing"),
+            (p2.isna(), lambda pos: f"{at(pos)}: player2 is missing"),
+            (p1.eq(p2), lambda pos: f"{at(pos)}: {p1[pos]!r} is both player1 and player2"),
+            (cells["tournament"].isna(), lambda pos: f"{at(pos)}: the tournament is missing"),
+            (
+                ~kind.isin(VICTORY_KINDS),
+                lambda pos: (
+                    f"{at(pos)}: victory is {raw['victory'].iloc[pos]!r}; expected one "
+                    f"of {', '.join(VICTORY_KINDS)}"
+                ),
+            ),
+            (
+                victor.notna() & victor.ne(p1) & victor.ne(p2),
+                lambda pos: (
+                    f"{at(pos)}: the victor {victor[pos]!r} is neither player "
+                    f"({p1[pos]!r} vs {p2[pos]!r})"
+                ),
+            ),
+            *(
+                (
+                    parsed[c].map(lambda d: isinstance(d, DeckParseError)),
+                    lambda pos, c=c: (
+                        f"{at(pos)}, {c}: cannot read the deck {cells[c][pos]!r}: {parsed[c][pos]}"
+                    ),
+                )
+                for c in ("deck1", "deck2")
+            ),
+        ]
+    )
+
+
+def _match_frame(cells: dict, kind: pd.Series, start: pd.Series, end: pd.Series) -> pd.DataFrame:
+    """Every row read as the match table's columns, in the file's order."""
+    p1, p2 = cells["player1"], cells["player2"]
+    n = len(p1)
+    try:
+        rounds = pd.to_numeric(cells["round"]).astype("Int64")
+    except (ValueError, TypeError):
+        rounds = cells["round"]
+    table = pd.DataFrame(
+        {
+            "player1": p1.to_numpy(),
+            "player2": p2.to_numpy(),
+            "deck1": cells["deck1"].to_numpy(),
+            "deck2": cells["deck2"].to_numpy(),
+            "period": cells["tournament"].to_numpy(),
+            "date": start,
+            "start": start,
+            "end": end,
+            "round": rounds,
+            "victory": kind.to_numpy(),
+            "map": cells["map"].to_numpy(),
+            "csv_row": np.arange(n) + 2,
+        },
+        columns=list(TABLE_COLUMNS),
+    )
+    return table
+
+
+def _kept(flags: dict, active: dict, n: int) -> tuple[np.ndarray, dict[str, int]]:
+    """The rows kept, and how many each active reason dropped (each row counted once)."""
+    keep = np.ones(n, dtype=bool)
+    dropped: dict[str, int] = {}
+    for reason in REASONS:
+        hit = keep & flags[reason] if active[reason] else np.zeros(n, dtype=bool)
+        dropped[reason] = int(hit.sum())
+        keep &= ~hit
+    return keep, dropped
+
+
 def load_codex_matches(
     path: str | os.PathLike,
     *,
@@ -380,41 +456,10 @@ def load_codex_matches(
         )
 
     cells = {c: _stripped(raw, c) for c in (*REQUIRED_COLUMNS, "map", "round")}
-    p1, p2, victor = cells["player1"], cells["player2"], cells["victor"]
+    p1, victor = cells["player1"], cells["victor"]
     kind = cells["victory"].str.casefold()
     parsed = {c: _read_decks(cells[c], catalogue) for c in ("deck1", "deck2")}
-    at = functools.partial(at_row, name)
-    _raise_first_problem(
-        [
-            (p1.isna(), lambda pos: f"{at(pos)}: player1 is missing"),
-            (p2.isna(), lambda pos: f"{at(pos)}: player2 is missing"),
-            (p1.eq(p2), lambda pos: f"{at(pos)}: {p1[pos]!r} is both player1 and player2"),
-            (cells["tournament"].isna(), lambda pos: f"{at(pos)}: the tournament is missing"),
-            (
-                ~kind.isin(VICTORY_KINDS),
-                lambda pos: (
-                    f"{at(pos)}: victory is {raw['victory'].iloc[pos]!r}; expected one "
-                    f"of {', '.join(VICTORY_KINDS)}"
-                ),
-            ),
-            (
-                victor.notna() & victor.ne(p1) & victor.ne(p2),
-                lambda pos: (
-                    f"{at(pos)}: the victor {victor[pos]!r} is neither player "
-                    f"({p1[pos]!r} vs {p2[pos]!r})"
-                ),
-            ),
-            *(
-                (
-                    parsed[c].map(lambda d: isinstance(d, DeckParseError)),
-                    lambda pos, c=c: (
-                        f"{at(pos)}, {c}: cannot read the deck {cells[c][pos]!r}: {parsed[c][pos]}"
-                    ),
-                )
-                for c in ("deck1", "deck2")
-            ),
-        ]
-    )
+    _check_rows(raw, cells, parsed, kind, name)
 
     no_deck = cells["deck1"].isna() | cells["deck2"].isna()
     flags = {
@@ -440,34 +485,8 @@ def load_codex_matches(
         "map": not keep_maps,
         "f20": not keep_f20,
     }
-    keep = np.ones(n, dtype=bool)
-    dropped: dict[str, int] = {}
-    for reason in REASONS:
-        hit = keep & flags[reason] if active[reason] else np.zeros(n, dtype=bool)
-        dropped[reason] = int(hit.sum())
-        keep &= ~hit
-
-    try:
-        rounds = pd.to_numeric(cells["round"]).astype("Int64")
-    except (ValueError, TypeError):
-        rounds = cells["round"]
-    table = pd.DataFrame(
-        {
-            "player1": p1.to_numpy(),
-            "player2": p2.to_numpy(),
-            "deck1": cells["deck1"].to_numpy(),
-            "deck2": cells["deck2"].to_numpy(),
-            "period": cells["tournament"].to_numpy(),
-            "date": start,
-            "start": start,
-            "end": end,
-            "round": rounds,
-            "victory": kind.to_numpy(),
-            "map": cells["map"].to_numpy(),
-            "csv_row": np.arange(n) + 2,
-        },
-        columns=list(TABLE_COLUMNS),
-    )
+    keep, dropped = _kept(flags, active, n)
+    table = _match_frame(cells, kind, start, end)
     _check_as_match_table(table.loc[~no_deck.to_numpy()], catalogue, name)
     y_all = victor.eq(p1).to_numpy(dtype=np.int64)
     order = table.loc[keep].sort_values(["end", "start", "csv_row"], kind="stable").index

@@ -40,7 +40,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from skcodex._compat.scikit_learn import Interval, StrOptions, fit_context
 from skcodex._format.persistence import PersistenceMixin
-from skcodex.data import adjust_for_luck, check_luck, check_match_table, check_outcome, time_order
+from skcodex.data import adjust_for_luck, check_luck, check_match_table, check_outcome
+from skcodex.data._table import time_order
 
 #: Rating points per unit of the logistic (natural-log odds) scale: 400 / ln 10,
 #: rounded as in Glickman's paper. Elo's ``10 ** (d / 400)`` is ``exp(d / SCALE)``.

@@ -155,6 +155,31 @@ def _check_number(value: Any, name: str, *, positive: bool = False) -> float:
     return out
 
 
+def _check_games(opponents: Any, scores: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The opponents' ratings and rating deviations, and the scores, checked."""
+    opponents = list(opponents)
+    scores = list(scores)
+    if len(opponents) != len(scores):
+        raise ValueError(
+            f"{len(opponents)} opponents but {len(scores)} scores; give one score per game"
+        )
+    opp_r = np.empty(len(opponents))
+    opp_rd = np.empty(len(opponents))
+    for j, opp in enumerate(opponents):
+        if not isinstance(opp, (tuple, list, np.ndarray)) or len(opp) not in (2, 3):
+            raise ValueError(f"opponent {j} must be (rating, rd), got {opp!r}")
+        opp_r[j] = _check_number(opp[0], f"opponent {j}'s rating")
+        opp_rd[j] = _check_number(opp[1], f"opponent {j}'s rd", positive=True)
+    s = np.empty(len(scores))
+    for j, value in enumerate(scores):
+        s[j] = _check_number(value, f"score {j}")
+        if not 0 <= s[j] <= 1:
+            raise ValueError(
+                f"score {j} must lie in [0, 1] (1 win, 0.5 draw, 0 loss), got {value!r}"
+            )
+    return opp_r, opp_rd, s
+
+
 def glicko2_update(
     player: tuple[float, float, float],
     opponents: Sequence[tuple[float, float]],
@@ -176,9 +201,9 @@ def glicko2_update(
     scores : sequence of float
         The player's score in each game: 1 a win, 0.5 a draw, 0 a loss
         (anything in [0, 1]).
-    tau : float
+    tau : float, default 0.5
         The system constant that limits the change of volatility.
-    epsilon : float
+    epsilon : float, default 1e-6
         Tolerance of the volatility iteration.
 
     Returns
@@ -207,27 +232,7 @@ def glicko2_update(
     volatility = _check_number(volatility, "the player's volatility", positive=True)
     tau = _check_number(tau, "tau", positive=True)
     epsilon = _check_number(epsilon, "epsilon", positive=True)
-    opponents = list(opponents)
-    scores = list(scores)
-    if len(opponents) != len(scores):
-        raise ValueError(
-            f"{len(opponents)} opponents but {len(scores)} scores; give one score per game"
-        )
-    opp_r = np.empty(len(opponents))
-    opp_rd = np.empty(len(opponents))
-    for j, opp in enumerate(opponents):
-        if not isinstance(opp, (tuple, list, np.ndarray)) or len(opp) not in (2, 3):
-            raise ValueError(f"opponent {j} must be (rating, rd), got {opp!r}")
-        opp_r[j] = _check_number(opp[0], f"opponent {j}'s rating")
-        opp_rd[j] = _check_number(opp[1], f"opponent {j}'s rd", positive=True)
-    s = np.empty(len(scores))
-    for j, value in enumerate(scores):
-        s[j] = _check_number(value, f"score {j}")
-        if not 0 <= s[j] <= 1:
-            raise ValueError(
-                f"score {j} must lie in [0, 1] (1 win, 0.5 draw, 0 loss), got {value!r}"
-            )
-
+    opp_r, opp_rd, s = _check_games(opponents, scores)
     mu = (rating - 1500.0) / GLICKO_SCALE
     phi2 = (rd / GLICKO_SCALE) ** 2
     if not len(s):

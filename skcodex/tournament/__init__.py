@@ -4,6 +4,13 @@
 Swiss elimination, single and double elimination) among entrants with their
 decks, each simulated tournament on one posterior draw, optionally after the
 results already played, and answers with a `TournamentForecast`.
+
+A stage of one's own is one class: a frozen dataclass deriving from `Stage`,
+decorated with `register_stage`; its words then read in format text and the
+command line's ``--format`` help.
+
+Import rule (checked by the tests):
+May import: skcodex._docstrings, skcodex._pages, skcodex.analysis, skcodex.plotting
 """
 
 from skcodex.tournament._forecast import TournamentForecast
@@ -14,9 +21,12 @@ from skcodex.tournament._formats import (
     Knockout,
     LossElimination,
     RoundRobin,
+    Stage,
+    StageResult,
     Swiss,
     TournamentError,
     parse_format,
+    register_stage,
 )
 from skcodex.tournament._plot import plot_tournament
 from skcodex.tournament._probabilities import DECK_RULES
@@ -35,11 +45,14 @@ __all__ = [
     "Knockout",
     "LossElimination",
     "RoundRobin",
+    "Stage",
+    "StageResult",
     "Swiss",
     "TournamentError",
     "TournamentForecast",
     "parse_format",
     "plot_tournament",
+    "register_stage",
     "render_tournament_html",
     "simulate_tournament",
     "tournament_tables",

@@ -22,31 +22,34 @@ def _round_name(remaining: int) -> str:
 class TournamentForecast:
     """The outcome of every simulated tournament.
 
-    Attributes
+    Parameters
     ----------
     format : Format
+        The format played.
     entrants : list
         Entrant names in seeding order; every array's columns follow it.
     place : ndarray of shape (n_simulations, n_entrants)
         Final place (1 = winner). A knockout ranks by the round reached, ties
         by the earlier standing; other stages by wins plus byes (a Swiss stage
         then by its Buchholz score), ties at random.
-    wins, byes : ndarray of shape (n_simulations, n_entrants)
-        Matches won (byes not counted) and byes, over the whole tournament.
+    wins : ndarray of shape (n_simulations, n_entrants)
+        Matches won (byes not counted), over the whole tournament.
+    byes : ndarray of shape (n_simulations, n_entrants)
+        Byes, over the whole tournament.
     reached : list of (ndarray of shape (n_simulations, n_entrants), int)
         Per single-elimination stage: the bracket rounds each entrant reached
         (0: not in it) and the stage's field.
     final : tuple of three ndarrays of shape (n_simulations,) or None
         The final: the two finalists and the winner (the last knockout's
         final, or in Swiss elimination the last two standing).
-    decks : list of list or None
+    decks : list of list or None, default None
         Each entrant's decks as given (None: entrants given without decks).
-    deck_rule : str or None
+    deck_rule : str or None, default None
         How an entrant with several decks picked one per match.
-    n_draws : int or None
+    n_draws : int or None, default None
         Posterior draws the simulated tournaments were played on (1 for a
         rating system or one matrix of probabilities).
-    results : pandas.DataFrame or None
+    results : pandas.DataFrame or None, default None
         The results the forecast is conditioned on: ``round``, ``player1``
         (moved first), ``player2``, ``winner`` (None: paired, not yet
         played); None when there were none.
@@ -66,7 +69,22 @@ class TournamentForecast:
 
     @classmethod
     def from_batches(cls, format: Format, entrants: list, parts: list) -> TournamentForecast:
-        """Join batches of simulated tournaments (the fields after ``final`` left unset)."""
+        """Join batches of simulated tournaments (the fields after ``final`` left unset).
+
+        Parameters
+        ----------
+        format : Format
+            The format played.
+        entrants : list
+            Entrant names in seeding order.
+        parts : list of dict
+            Each batch's ``place``, ``wins``, ``byes``, ``reached`` and ``final``.
+
+        Returns
+        -------
+        TournamentForecast
+            The batches as one forecast.
+        """
         first = parts[0]
         reached = [
             (np.concatenate([p["reached"][k][0] for p in parts]), size)
@@ -87,6 +105,7 @@ class TournamentForecast:
 
     @property
     def n_simulations(self) -> int:
+        """Tournaments simulated."""
         return len(self.place)
 
     @property
@@ -95,11 +114,28 @@ class TournamentForecast:
         return (self.place == 1).mean(axis=0)
 
     def p_top(self, k: int) -> np.ndarray:
-        """P(each entrant finishes in the top ``k``)."""
+        """P(each entrant finishes in the top ``k``).
+
+        Parameters
+        ----------
+        k : int
+            Places counted.
+
+        Returns
+        -------
+        ndarray of shape (n_entrants,)
+            Each entrant's chance, in seeding order.
+        """
         return (self.place <= k).mean(axis=0)
 
     def p_reach(self) -> pd.DataFrame:
-        """P(reaching each round of every single-elimination stage), one column a round."""
+        """P(reaching each round of every single-elimination stage), one column a round.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per entrant, one column per round of each knockout.
+        """
         columns = {}
         for stage, (reached, size) in enumerate(self.reached):
             depth = (size - 1).bit_length()
@@ -118,6 +154,11 @@ class TournamentForecast:
         ``p_top2``, ``p_top4``, ``p_top8`` (those below the field size), the
         knockout rounds (`p_reach`), ``expected_wins``, ``expected_byes`` and
         ``expected_place``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by player.
         """
         n = len(self.entrants)
         p = self.p_win

@@ -3,17 +3,39 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
+
+from skcodex.tournament import _stages
+from skcodex.tournament._stage import (
+    MAX_STAGE_NUMBER,
+    STAGE_WORDS,
+    ResultRules,
+    Stage,
+    TournamentError,
+    count,
+    format_help,
+    needs,
+    register_stage,
+)
+from skcodex.tournament._stages import StageResult
 
 __all__ = [
     "FIRST_MOVE_RULES",
+    "STAGE_WORDS",
     "Format",
     "Groups",
     "Knockout",
     "LossElimination",
+    "ResultRules",
     "RoundRobin",
+    "Stage",
+    "StageResult",
     "Swiss",
     "TournamentError",
+    "describe_stage",
+    "format_help",
     "parse_format",
+    "register_stage",
 ]
 
 #: How the first mover of a match is chosen: a coin flip, or the entrant who has
@@ -21,57 +43,93 @@ __all__ = [
 FIRST_MOVE_RULES = ("random", "alternating")
 
 
-class TournamentError(ValueError):
-    """A tournament format, entrant list or result table that cannot be simulated."""
-
-
-#: The largest number a stage takes (rounds, losses, legs, groups, knockout size): a
-#: tournament is played by people, and each round is simulated for every tournament.
-MAX_STAGE_NUMBER = 1_000
-
-
-def _count(value: object, name: str, least: int) -> int:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int)
-        or not least <= value <= MAX_STAGE_NUMBER
-    ):
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
-        raise TournamentError(
-            f"{name} must be a whole number from {least} to {MAX_STAGE_NUMBER:,}, got {shown}"
-        )
-    return value
-
-
+@register_stage
 @dataclass(frozen=True)
-class RoundRobin:
-    """Every entrant plays every other ``legs`` times (1: single, 2: double round robin)."""
+class RoundRobin(Stage):
+    """Every entrant plays every other ``legs`` times (1: single, 2: double round robin).
 
+    Parameters
+    ----------
+    legs : int, default 1
+        How many times each pair meets.
+    """
+
+    words: ClassVar[dict[str, str]] = {
+        "round-robin": "round-robin (round-robin:N: N legs)",
+        "double-round-robin": "double-round-robin",
+    }
     legs: int = 1
 
     def __post_init__(self):
-        _count(self.legs, "round robin legs", 1)
+        count(self.legs, "round robin legs", 1)
+
+    @classmethod
+    def from_word(cls, word, number):
+        return cls(2) if word == "double-round-robin" else cls(1 if number is None else number)
+
+    def describe(self):
+        return "double round robin" if self.legs == 2 else f"round robin ({self.legs} legs)"
+
+    def n_rounds(self, m):
+        return self.legs * len(_stages.round_robin_rounds(m))
+
+    def result_rules(self, m):
+        return ResultRules(leg_rounds=self.n_rounds(m) // self.legs)
+
+    def play(self, matches, seeding, first_round, results):
+        return _stages.round_robin(self.legs, matches, seeding, first_round, results)
 
 
+@register_stage
 @dataclass(frozen=True)
-class Groups:
+class Groups(Stage):
     """Entrants split into ``n_groups`` round-robin groups (pods) by snake seeding.
 
     The stage's standings list every group winner first (best record first),
     then every runner-up, and so on, so that a following knockout meets group
     winners against other groups' lower places.
+
+    Parameters
+    ----------
+    n_groups : int
+        Groups, at least two.
+    legs : int, default 1
+        How many times each pair of a group meets.
     """
 
+    words: ClassVar[dict[str, str]] = {"groups": "groups:N (N round-robin groups)"}
     n_groups: int
     legs: int = 1
 
     def __post_init__(self):
-        _count(self.n_groups, "the number of groups", 2)
-        _count(self.legs, "round robin legs", 1)
+        count(self.n_groups, "the number of groups", 2)
+        count(self.legs, "round robin legs", 1)
+
+    @classmethod
+    def from_word(cls, word, number):
+        return cls(needs(number, word))
+
+    def describe(self):
+        return f"{self.n_groups} round-robin groups"
+
+    def min_entrants(self):
+        return 2 * self.n_groups
+
+    def n_rounds(self, m):
+        return self.legs * len(_stages.round_robin_rounds(-(-m // self.n_groups)))
+
+    def result_rules(self, m):
+        return ResultRules(leg_rounds=self.n_rounds(m) // self.legs)
+
+    def play(self, matches, seeding, first_round, results):
+        return _stages.groups(
+            self.n_groups, self.legs, matches, seeding, first_round, results, self.n_rounds
+        )
 
 
+@register_stage
 @dataclass(frozen=True)
-class Swiss:
+class Swiss(Stage):
     """``rounds`` rounds paired by score without repeats; an odd entrant out gets a bye.
 
     Each round, entrants are ordered by score (wins plus byes; ties in a random
@@ -80,30 +138,78 @@ class Swiss:
     the rematch is played. The bye (a win) goes to the lowest entrant without
     one. The final standings break ties in score by the sum of the opponents'
     scores (Buchholz), then at random.
+
+    Parameters
+    ----------
+    rounds : int
+        Rounds played.
     """
 
+    words: ClassVar[dict[str, str]] = {"swiss": "swiss:N (N rounds)"}
     rounds: int
 
     def __post_init__(self):
-        _count(self.rounds, "Swiss rounds", 1)
+        count(self.rounds, "Swiss rounds", 1)
+
+    @classmethod
+    def from_word(cls, word, number):
+        return cls(needs(number, word))
+
+    def describe(self):
+        return f"{self.rounds} rounds of Swiss"
+
+    def n_rounds(self, m):
+        return self.rounds
+
+    def play(self, matches, seeding, first_round, results):
+        return _stages.swiss(matches, seeding, first_round, results, n_rounds=self.rounds)
 
 
+@register_stage
 @dataclass(frozen=True)
-class LossElimination:
+class LossElimination(Stage):
     """Swiss pairing among the entrants left, each out at ``losses`` losses, until one is left.
 
     The format of the Codex forum's seasonal tournaments (three losses).
     Rematches are avoided while possible; the last two entrants may meet again.
+
+    Parameters
+    ----------
+    losses : int, default 3
+        Losses that put an entrant out.
     """
 
+    words: ClassVar[dict[str, str]] = {"losses": "losses:N (out at N losses, 3 by default)"}
+    ends_tournament: ClassVar[bool] = True
+    final_of_last_two: ClassVar[bool] = True
     losses: int = 3
 
     def __post_init__(self):
-        _count(self.losses, "losses", 1)
+        count(self.losses, "losses", 1)
+
+    @classmethod
+    def from_word(cls, word, number):
+        return cls(3 if number is None else number)
+
+    def describe(self):
+        return f"Swiss elimination at {self.losses} losses"
+
+    def n_rounds(self, m):
+        return 10**6  # every round left
+
+    def last_round(self, m):
+        return self.losses * m
+
+    def result_rules(self, m):
+        return ResultRules(out_at=self.losses)
+
+    def play(self, matches, seeding, first_round, results):
+        return _stages.swiss(matches, seeding, first_round, results, out_at=self.losses)
 
 
+@register_stage
 @dataclass(frozen=True)
-class Knockout:
+class Knockout(Stage):
     """Single or double elimination of the ``size`` best of the previous standings.
 
     Seeds meet as in a standard bracket (1 v 8, 4 v 5, 2 v 7, 3 v 6 for eight);
@@ -111,17 +217,59 @@ class Knockout:
     elimination a first loss drops an entrant into the losers' bracket and the
     grand final is replayed if the losers' bracket winner wins it.
     ``size=None`` takes every entrant.
+
+    Parameters
+    ----------
+    size : int or None, default None
+        How many of the best of the standings so far play (None: every entrant).
+    double : bool, default False
+        Double elimination instead of single.
     """
 
+    words: ClassVar[dict[str, str]] = {
+        "knockout": "knockout:N or single-elimination:N (top N; all without N)",
+        "single-elimination": "knockout:N or single-elimination:N (top N; all without N)",
+        "double-elimination": "double-elimination:N",
+    }
     size: int | None = None
     double: bool = False
 
     def __post_init__(self):
         if self.size is not None:
-            _count(self.size, "knockout size", 2)
+            count(self.size, "knockout size", 2)
 
+    @classmethod
+    def from_word(cls, word, number):
+        return cls(number, double=word == "double-elimination")
 
-Stage = RoundRobin | Groups | Swiss | LossElimination | Knockout
+    def describe(self):
+        kind = "double" if self.double else "single"
+        top = "all" if self.size is None else f"top {self.size}"
+        return f"{kind} elimination ({top})"
+
+    def cut(self, field):
+        if self.size is None:
+            return field
+        if self.size > field:
+            raise TournamentError(
+                f"a knockout of the best {self.size} needs at least {self.size} "
+                f"entrants, got {field}"
+            )
+        return self.size
+
+    def n_rounds(self, m):
+        depth = _stages.bracket_size(m).bit_length() - 1
+        return _stages.double_elimination_rounds(depth) if self.double else depth
+
+    def result_rules(self, m):
+        if self.double:  # a bracket match, the grand final and its replay
+            return ResultRules(out_at=2, max_meetings=3)
+        return ResultRules(once=True, out_at=1, bracket=True)
+
+    def play(self, matches, seeding, first_round, results):
+        if self.double:
+            return _stages.double_elimination(matches, seeding, first_round, results)
+        return _stages.single_elimination(matches, seeding, first_round, results)
 
 
 @dataclass(frozen=True)
@@ -131,10 +279,11 @@ class Format:
     Parameters
     ----------
     stages : tuple of stages
-        `RoundRobin`, `Groups`, `Swiss`, `LossElimination`, `Knockout`. A stage
-        after the first takes the best ``size`` entrants of the standings so
-        far (only a `Knockout` may cut the field).
-    first_move : {"random", "alternating"}
+        Each a `Stage`: `RoundRobin`, `Groups`, `Swiss`, `LossElimination`,
+        `Knockout`, or one of your own (`register_stage`). A stage after the
+        first takes the best entrants of the standings so far that it cuts to
+        (only a `Knockout` of the built-in stages cuts the field).
+    first_move : {"random", "alternating"}, default "random"
         Who moves first in a match (see `FIRST_MOVE_RULES`).
     """
 
@@ -147,65 +296,42 @@ class Format:
         if not stages:
             raise TournamentError("a tournament format needs at least one stage")
         for stage in stages:
-            if not isinstance(stage, (RoundRobin, Groups, Swiss, LossElimination, Knockout)):
+            if not isinstance(stage, Stage):
                 raise TournamentError(f"unknown tournament stage {stage!r}")
         for stage in stages[:-1]:
-            if isinstance(stage, LossElimination):
-                raise TournamentError("a loss-elimination stage ends the tournament; put it last")
+            if stage.ends_tournament:
+                raise TournamentError(f"{stage.describe()} ends the tournament; put it last")
         if self.first_move not in FIRST_MOVE_RULES:
             raise TournamentError(
                 f"first_move must be one of {', '.join(FIRST_MOVE_RULES)}, got {self.first_move!r}"
             )
 
     def check_entrants(self, n_entrants: int) -> None:
-        """Refuse a field too small for a stage."""
+        """Refuse a field too small for a stage.
+
+        Parameters
+        ----------
+        n_entrants : int
+            Entrants of the tournament.
+
+        Raises
+        ------
+        TournamentError
+            When a stage would have fewer entrants than it needs.
+        """
         field = n_entrants
         for stage in self.stages:
-            least = 2 * stage.n_groups if isinstance(stage, Groups) else 2
+            least = stage.min_entrants()
             if field < least:
                 raise TournamentError(
-                    f"{describe_stage(stage)} needs at least {least} entrants, got {field}"
+                    f"{stage.describe()} needs at least {least} entrants, got {field}"
                 )
-            if isinstance(stage, Knockout) and stage.size is not None:
-                if stage.size > field:
-                    raise TournamentError(
-                        f"a knockout of the best {stage.size} needs at least {stage.size} "
-                        f"entrants, got {field}"
-                    )
-                field = stage.size
+            field = stage.cut(field)
 
 
 def describe_stage(stage: Stage) -> str:
-    """A stage in words, e.g. ``"5 rounds of Swiss"``."""
-    if isinstance(stage, RoundRobin):
-        return "double round robin" if stage.legs == 2 else f"round robin ({stage.legs} legs)"
-    if isinstance(stage, Groups):
-        return f"{stage.n_groups} round-robin groups"
-    if isinstance(stage, Swiss):
-        return f"{stage.rounds} rounds of Swiss"
-    if isinstance(stage, LossElimination):
-        return f"Swiss elimination at {stage.losses} losses"
-    kind = "double" if stage.double else "single"
-    top = "all" if stage.size is None else f"top {stage.size}"
-    return f"{kind} elimination ({top})"
-
-
-_WORDS = {
-    "round-robin": lambda n: RoundRobin(1 if n is None else n),
-    "double-round-robin": lambda n: RoundRobin(2),
-    "groups": lambda n: Groups(_needs(n, "groups")),
-    "swiss": lambda n: Swiss(_needs(n, "swiss")),
-    "losses": lambda n: LossElimination(3 if n is None else n),
-    "knockout": lambda n: Knockout(n),
-    "single-elimination": lambda n: Knockout(n),
-    "double-elimination": lambda n: Knockout(n, double=True),
-}
-
-
-def _needs(n: int | None, word: str) -> int:
-    if n is None:
-        raise TournamentError(f"'{word}' needs a number, e.g. '{word}:4'")
-    return n
+    """A stage in words, e.g. ``"5 rounds of Swiss"`` (its `Stage.describe`)."""
+    return stage.describe()
 
 
 def parse_format(text: str, first_move: str = "random") -> Format:
@@ -214,7 +340,20 @@ def parse_format(text: str, first_move: str = "random") -> Format:
     Each stage is a word with an optional ``:N``: ``round-robin`` (``:N`` legs),
     ``double-round-robin``, ``groups:N``, ``swiss:N`` (rounds), ``losses:N``
     (Swiss elimination at N losses, 3 by default), ``knockout:N`` or
-    ``single-elimination:N`` (top N; all without N), ``double-elimination:N``.
+    ``single-elimination:N`` (top N; all without N), ``double-elimination:N``,
+    and the words of every stage registered since (`register_stage`).
+
+    Parameters
+    ----------
+    text : str
+        The format, e.g. ``"swiss:5+knockout:8"``.
+    first_move : {"random", "alternating"}, default "random"
+        Who moves first in a match (see `FIRST_MOVE_RULES`).
+
+    Returns
+    -------
+    Format
+        The stages read, in order.
 
     Examples
     --------
@@ -226,21 +365,24 @@ def parse_format(text: str, first_move: str = "random") -> Format:
     stages = []
     for part in text.split("+"):
         word, _, number = part.strip().lower().partition(":")
-        if word not in _WORDS:
+        if word not in STAGE_WORDS:
             raise TournamentError(
-                f"unknown tournament format {part.strip()!r}; use one of {', '.join(_WORDS)}"
+                f"unknown tournament format {part.strip()!r}; use one of {', '.join(STAGE_WORDS)}"
             )
-        n = None
-        if number:
-            digits = number.strip()
-            # ASCII digits only ('²' and other Unicode digits are no number for int())
-            if not (digits.isascii() and digits.isdigit()):
-                raise TournamentError(f"{part.strip()!r}: the number after ':' must be whole")
-            if len(digits) > 12:
-                raise TournamentError(
-                    f"{part.strip()[:40]!r}: the number after ':' may be at most "
-                    f"{MAX_STAGE_NUMBER:,}"
-                )
-            n = int(digits)
-        stages.append(_WORDS[word](n))
+        stages.append(STAGE_WORDS[word].from_word(word, _number(part, number)))
     return Format(tuple(stages), first_move)
+
+
+def _number(part: str, number: str) -> int | None:
+    """The whole number after ``:`` in one stage of format text (None without one)."""
+    if not number:
+        return None
+    digits = number.strip()
+    # ASCII digits only ('²' and other Unicode digits are no number for int())
+    if not (digits.isascii() and digits.isdigit()):
+        raise TournamentError(f"{part.strip()!r}: the number after ':' must be whole")
+    if len(digits) > 12:
+        raise TournamentError(
+            f"{part.strip()[:40]!r}: the number after ':' may be at most {MAX_STAGE_NUMBER:,}"
+        )
+    return int(digits)

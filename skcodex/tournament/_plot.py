@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from skcodex._docstrings import shared_parameters
 from skcodex.plotting import _figure
 from skcodex.tournament._forecast import TournamentForecast
-from skcodex.tournament._formats import describe_stage
 
 __all__ = ["plot_tournament"]
 
@@ -26,6 +26,7 @@ def _milestones(forecast: TournamentForecast) -> list[tuple[str, np.ndarray]]:
     return steps
 
 
+@shared_parameters
 def plot_tournament(
     forecast: TournamentForecast, *, top: int = 16, title: str | None = None, ax: Any = None
 ):
@@ -37,16 +38,19 @@ def plot_tournament(
 
     Parameters
     ----------
-    forecast : TournamentForecast
+    {forecast}
     top : int, default 16
-    title : str, optional
+        Entrants shown, the likeliest winners first.
+    title : str or None, default None
         Drawn as typed above the figure; by default the format and the number
         of simulated tournaments.
-    ax : matplotlib Axes, optional
+    ax : matplotlib Axes or None, default None
+        Where to draw; a new figure by default.
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn on.
     """
     if not isinstance(forecast, TournamentForecast):
         raise TypeError(
@@ -68,7 +72,7 @@ def plot_tournament(
     ax.set_xlim(0.0, 1.15)
     ax.set_xticks(np.linspace(0.0, 1.0, 6))
     ax.set_xlabel("probability")
-    stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
+    stages = " + ".join(s.describe() for s in forecast.format.stages)
     heading = title or f"{stages}: {forecast.n_simulations:,} simulated tournaments"
     ax.set_title(heading, fontsize=10, parse_math=False)
     ax.legend(

@@ -10,8 +10,6 @@ folder. ``skcodex simulate --out DIR`` calls it.
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 import re
 from datetime import UTC, datetime
@@ -21,10 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex._report_page import Table, fmt, render_template
-from skcodex.report import game_words, spreadsheet_safe
+from skcodex._docstrings import shared_parameters
+from skcodex._pages.csv import spreadsheet_safe
+from skcodex._pages.render import png, render_template
+from skcodex._pages.text import Table, fmt
+from skcodex._pages.words import game_words
 from skcodex.tournament._forecast import TournamentForecast
-from skcodex.tournament._formats import FIRST_MOVE_RULES, LossElimination, describe_stage
+from skcodex.tournament._formats import FIRST_MOVE_RULES
 
 __all__ = [
     "TOURNAMENT_CSV_FILES",
@@ -94,12 +95,13 @@ def _finals(forecast: TournamentForecast) -> pd.DataFrame:
     )
 
 
+@shared_parameters
 def tournament_tables(forecast: TournamentForecast) -> dict[str, pd.DataFrame]:
     """The forecast's tables, unrounded, by CSV file name (see `TOURNAMENT_CSV_FILES`).
 
     Parameters
     ----------
-    forecast : TournamentForecast
+    {forecast}
 
     Returns
     -------
@@ -239,12 +241,7 @@ def _conditioning(forecast: TournamentForecast) -> dict[str, Any] | None:
     }
 
 
-def _png(fig: Any) -> str:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
+@shared_parameters
 def render_tournament_html(
     forecast: TournamentForecast,
     *,
@@ -257,18 +254,8 @@ def render_tournament_html(
 
     Parameters
     ----------
-    forecast : TournamentForecast
-        From `skcodex.tournament.simulate_tournament`.
-    estimator : fitted classifier, optional
-        The estimator the forecast was made with: its game's words (a deck's
-        noun; no first-move wording in a game where no side moves first).
-    title : str, optional
-        "Tournament forecast" by default.
-    source : str, optional
-        Where the model and the entrants come from, named under the figure
-        and the tables.
-    top : int, default 16
-        Entrants the figure shows (the table shows all).
+    {forecast}
+    {tournament_page}
 
     Returns
     -------
@@ -287,7 +274,7 @@ def render_tournament_html(
         raise ValueError(f"top must be a whole number of at least 1, got {top!r}")
     words = tournament_words(estimator)
     fig = plot_tournament(forecast, top=int(top))
-    image = _png(fig)
+    image = png(fig)
     plt.close(fig)
     return render_template("tournament.html.j2", _context(forecast, words, title, source, image))
 
@@ -297,7 +284,7 @@ def _context(forecast, words, title, source, image) -> dict[str, Any]:
     probabilities = [c for c in errors.columns if c.startswith("p_")]
     finals = forecast.likely_final()
     n = len(forecast.entrants)
-    stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
+    stages = " + ".join(s.describe() for s in forecast.format.stages)
     source_line = f"{source}. " if source else ""
     return {
         "title": title or "Tournament forecast",
@@ -327,7 +314,7 @@ def _context(forecast, words, title, source, image) -> dict[str, Any]:
             "p": f"{finals['p_final'].iloc[0]:.3f}",
             "p_a": f"{finals['p_a_wins'].iloc[0]:.3f}",
             "p_b": f"{1 - finals['p_a_wins'].iloc[0]:.3f}",
-            "last_two": isinstance(forecast.format.stages[-1], LossElimination),
+            "last_two": forecast.format.stages[-1].final_of_last_two,
         },
         "conditioning": _conditioning(forecast),
         "tables": {
@@ -339,6 +326,7 @@ def _context(forecast, words, title, source, image) -> dict[str, Any]:
     }
 
 
+@shared_parameters
 def write_tournament_report(
     forecast: TournamentForecast,
     out: str | os.PathLike,
@@ -351,15 +339,14 @@ def write_tournament_report(
     """Write ``report.html`` and the forecast's tables as CSV files into a folder.
 
     Every text cell of the CSV files is made safe for spreadsheets
-    (`skcodex.report.spreadsheet_safe`).
+    (as `skcodex.report.spreadsheet_safe` makes them).
 
     Parameters
     ----------
-    forecast : TournamentForecast
+    {forecast}
     out : path
         The folder (created if needed).
-    estimator, title, source, top
-        As in `render_tournament_html`.
+    {tournament_page}
 
     Returns
     -------

@@ -8,19 +8,10 @@ import numpy as np
 import pandas as pd
 
 from skcodex.tournament._forecast import TournamentForecast
-from skcodex.tournament._formats import (
-    Format,
-    Groups,
-    Knockout,
-    LossElimination,
-    RoundRobin,
-    TournamentError,
-    parse_format,
-)
+from skcodex.tournament._formats import Format, TournamentError, parse_format
 from skcodex.tournament._play import Matches
 from skcodex.tournament._probabilities import Field, check_entrants, win_probability_draws
 from skcodex.tournament._results import Results, check_results
-from skcodex.tournament._stages import play_stage, stage_rounds
 
 __all__ = ["simulate_tournament"]
 
@@ -88,16 +79,16 @@ def simulate_tournament(
         and ``deck`` columns (a deck cell holds one deck, several joined by
         ``;``, or a list), a mapping of players to decks, or a list of names
         (with ``probabilities``, or an estimator that reads no decks).
-    estimator : fitted classifier, optional
+    estimator : fitted classifier or None, default None
         A `BayesianMatchupClassifier` (one draw per simulated tournament; never
         seen players and decks are integrated as in ``predict_proba``) or any
         fitted classifier with ``predict_proba`` on match tables (a rating
         system: the same probabilities in every tournament).
-    probabilities : array-like of shape (n, n) or (n_draws, n, n), optional
+    probabilities : array-like of shape (n, n) or (n_draws, n, n), or None, default None
         Instead of an estimator: P(entrant i beats j when i moves first).
-    deck_rule : {"fixed order", "uniform", "nash"}
+    deck_rule : {"fixed order", "uniform", "nash"}, default "fixed order"
         How an entrant with several decks picks one per match.
-    results : DataFrame, optional
+    results : DataFrame or None, default None
         Matches already played (or paired): ``round`` (the tournament round,
         stages numbering on from each other), ``player1`` (moved first),
         ``player2``, ``winner`` (empty: paired, not yet played). Each result
@@ -106,35 +97,26 @@ def simulate_tournament(
         round robins a result binds its pair in the leg of its round; in
         knockouts the pair's meetings, in the order of their rounds.
     n_simulations : int, default 10000
-    n_draws : int, optional
+        Tournaments simulated, each on one posterior draw (draws reused in turn).
+    n_draws : int or None, default None
         Use this many evenly spaced posterior draws (all by default).
-    first_move : {"random", "alternating"}, optional
+    first_move : {"random", "alternating"} or None, default None
         Overrides the format's rule for who moves first.
-    random_state : int, numpy Generator or None
+    random_state : int, numpy Generator or None, default None
+        The seed of the simulation.
 
     Returns
     -------
     TournamentForecast
+        Every simulated tournament's places, wins, byes and final.
     """
-    if isinstance(format, str):
-        format = parse_format(format)
-    if not isinstance(format, Format):
-        raise TournamentError(f"format must be a Format or text, got {type(format).__name__}")
-    rule = format.first_move if first_move is None else first_move
-    format = Format(format.stages, rule)
+    format = _check_format(format, first_move)
     field = check_entrants(entrants)
     format.check_entrants(field.n_entrants)
     n_simulations = _check_count(n_simulations, "n_simulations")
     if (estimator is None) == (probabilities is None):
         raise TournamentError("give either a fitted estimator or probabilities, not both")
-    if n_draws is not None:
-        if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-            raise TournamentError(f"n_draws must be a positive whole number, got {n_draws!r}")
-    if estimator is not None:
-        p, offsets, n_decks = win_probability_draws(estimator, field, deck_rule, n_draws)
-    else:
-        p = _check_probabilities(probabilities, field.n_entrants)
-        offsets, n_decks = np.arange(field.n_entrants), np.ones(field.n_entrants, dtype=np.int64)
+    p, offsets, n_decks = _win_probabilities(estimator, probabilities, field, deck_rule, n_draws)
     recorded = check_results(results, field.names)
     _check_result_rounds(format, field.n_entrants, recorded, field.names)
     rng = np.random.default_rng(random_state)
@@ -145,6 +127,27 @@ def simulate_tournament(
     forecast.n_draws = len(p)
     forecast.results = None if len(recorded) == 0 else _results_table(recorded, field.names)
     return forecast
+
+
+def _win_probabilities(estimator, probabilities, field, deck_rule, n_draws) -> tuple:
+    """Each draw's win probabilities, and each entrant's first deck slot and number of decks."""
+    if n_draws is not None:
+        if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
+            raise TournamentError(f"n_draws must be a positive whole number, got {n_draws!r}")
+    if estimator is not None:
+        return win_probability_draws(estimator, field, deck_rule, n_draws)
+    p = _check_probabilities(probabilities, field.n_entrants)
+    return p, np.arange(field.n_entrants), np.ones(field.n_entrants, dtype=np.int64)
+
+
+def _check_format(format: Any, first_move: str | None) -> Format:
+    """The format as given (a `Format` or its text), with ``first_move`` overriding its rule."""
+    if isinstance(format, str):
+        format = parse_format(format)
+    if not isinstance(format, Format):
+        raise TournamentError(f"format must be a Format or text, got {type(format).__name__}")
+    rule = format.first_move if first_move is None else first_move
+    return Format(format.stages, rule)
 
 
 def _results_table(recorded: Results, names: list) -> pd.DataFrame:
@@ -174,9 +177,9 @@ def _check_result_rounds(format: Format, n: int, recorded: Results, names: list)
         return
     start, field = 1, n
     for number, stage in enumerate(format.stages):
-        size = stage.size if isinstance(stage, Knockout) and stage.size else field
-        rounds = stage_rounds(stage, size)
-        last = start + (stage.losses * size if isinstance(stage, LossElimination) else rounds) - 1
+        size = stage.cut(field)
+        rounds = stage.n_rounds(size)
+        last = start + stage.last_round(size) - 1
         here = np.flatnonzero((recorded.rounds >= start) & (recorded.rounds < start + rounds))
         late = here[recorded.rounds[here] > last]
         if len(late):
@@ -199,22 +202,14 @@ def _check_result_rounds(format: Format, n: int, recorded: Results, names: list)
 def _check_stage_results(stage, first_stage, start, size, recorded, here, names) -> None:
     """The checks of `_check_result_rounds` within one stage (records ``here``)."""
     order = here[np.lexsort((recorded.rows[here], recorded.rounds[here]))]
-    per_leg = None
-    if isinstance(stage, (RoundRobin, Groups)):
-        per_leg = stage_rounds(stage, size) // stage.legs
-    once = isinstance(stage, Knockout) and not stage.double
+    rules = stage.result_rules(size)
+    per_leg, once, out_at = rules.leg_rounds, rules.once, rules.out_at
     seen: dict = {}
     losses: dict = {}
-    out_at = (
-        stage.losses
-        if isinstance(stage, LossElimination)
-        else (2 if isinstance(stage, Knockout) and stage.double else 1)
-    )
-    knockout_like = isinstance(stage, (Knockout, LossElimination))
     for k in order:
         i, j, r, row = recorded.first[k], recorded.second[k], recorded.rounds[k], recorded.rows[k]
         who = f"{names[i]!r} v {names[j]!r}"
-        if knockout_like:
+        if out_at is not None:
             for e in (i, j):
                 if losses.get(e, 0) >= out_at:
                     raise TournamentError(
@@ -222,13 +217,12 @@ def _check_stage_results(stage, first_stage, start, size, recorded, here, names)
                         "before it put them out"
                     )
         pair = (min(i, j), max(i, j))
-        if isinstance(stage, Knockout) and stage.double:
-            # a bracket match, the grand final and its replay
+        if rules.max_meetings is not None:
             seen[pair] = seen.get(pair, 0) + 1
-            if seen[pair] > 3:
+            if seen[pair] > rules.max_meetings:
                 raise TournamentError(
-                    f"results row {row}: {who} is recorded a fourth time; a pair meets at most "
-                    "three times in a double elimination"
+                    f"results row {row}: {who} is recorded {_again(seen[pair])}; a pair meets "
+                    f"at most {_times(rules.max_meetings)} in {stage.describe()}"
                 )
         leg = None if per_leg is None else (r - start) // per_leg
         if once or per_leg is not None:
@@ -239,11 +233,21 @@ def _check_stage_results(stage, first_stage, start, size, recorded, here, names)
                     f"a pair meets once {where}"
                 )
             seen[pair, leg] = row
-        if once and first_stage and i < size and j < size:
+        if rules.bracket and first_stage and i < size and j < size:
             _check_bracket_round(i, j, r - start + 1, size, row, who)
         if recorded.winner[k] >= 0:
             loser = i + j - recorded.winner[k]
             losses[loser] = losses.get(loser, 0) + 1
+
+
+def _times(n: int) -> str:
+    """A count of meetings in words: "once", "twice", "three times"."""
+    return {1: "once", 2: "twice", 3: "three times"}.get(n, f"{n} times")
+
+
+def _again(n: int) -> str:
+    """The ``n``-th meeting in words: "a second time", ..., "a fourth time"."""
+    return {2: "a second time", 3: "a third time", 4: "a fourth time"}.get(n, f"{n} times")
 
 
 def _check_bracket_round(i: int, j: int, r: int, size: int, row: int, who: str) -> None:
@@ -279,10 +283,10 @@ def _play(format: Format, matches: Matches, recorded: Results) -> dict:
     first_round = 1
     reached, final = [], None
     for stage in format.stages:
-        size = stage.size if isinstance(stage, Knockout) and stage.size else standing.shape[1]
-        result = play_stage(stage, matches, standing[:, :size], first_round, recorded)
+        size = stage.cut(standing.shape[1])
+        result = stage.play(matches, standing[:, :size], first_round, recorded)
         standing = np.hstack([result.ranking, standing[:, size:]])
-        first_round += stage_rounds(stage, size)
+        first_round += stage.n_rounds(size)
         if result.reached is not None:
             reached.append((result.reached, result.ranking.shape[1]))
         if result.final is not None:

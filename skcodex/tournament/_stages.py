@@ -6,27 +6,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skcodex.tournament._formats import Groups, Knockout, LossElimination, RoundRobin, Swiss
 from skcodex.tournament._pairing import bracket_order, rank, round_robin_rounds, swiss_pairs
-from skcodex.tournament._play import Matches
 
-__all__ = ["StageResult", "play_stage", "stage_rounds"]
+__all__ = [
+    "StageResult",
+    "bracket_size",
+    "double_elimination",
+    "double_elimination_rounds",
+    "groups",
+    "round_robin",
+    "round_robin_rounds",
+    "single_elimination",
+    "swiss",
+]
 
 
 @dataclass
 class StageResult:
     """What a stage leaves: its standings, its rounds, and (knockouts) how far each got.
 
-    Attributes
+    Parameters
     ----------
     ranking : ndarray of shape (n_simulations, m)
         The stage's entrants, best first.
     rounds : int
         Tournament rounds the stage took.
-    reached : ndarray of shape (n_simulations, n_entrants) or None
+    reached : ndarray of shape (n_simulations, n_entrants) or None, default None
         Single elimination: the bracket rounds each entrant played or got a
         bye into (0: not in the bracket; ``log2(bracket) + 1``: champion).
-    final : tuple of three ndarrays of shape (n_simulations,) or None
+    final : tuple of three ndarrays of shape (n_simulations,) or None, default None
         Knockouts: the two finalists and the winner of the final; Swiss
         elimination: the last two standing (who meet until one is out) and
         the winner.
@@ -42,25 +50,12 @@ def _gather(values: np.ndarray, entrants: np.ndarray) -> np.ndarray:
     return np.take_along_axis(values, entrants, axis=1)
 
 
-def _bracket_size(m: int) -> int:
+def bracket_size(m: int) -> int:
+    """The bracket of ``m`` entrants: the next power of two."""
     return 1 << (m - 1).bit_length()
 
 
-def stage_rounds(stage, m: int) -> int:
-    """Tournament rounds a stage of ``m`` entrants takes (results are assigned by them)."""
-    if isinstance(stage, RoundRobin):
-        return stage.legs * len(round_robin_rounds(m))
-    if isinstance(stage, Groups):
-        return stage.legs * len(round_robin_rounds(-(-m // stage.n_groups)))
-    if isinstance(stage, Swiss):
-        return stage.rounds
-    if isinstance(stage, Knockout):
-        depth = _bracket_size(m).bit_length() - 1
-        return stage_rounds_double(depth) if stage.double else depth
-    return 10**6  # a loss elimination takes every round left
-
-
-def stage_rounds_double(depth: int) -> int:
+def double_elimination_rounds(depth: int) -> int:
     """Rounds of a double elimination whose winners' bracket has ``depth`` rounds.
 
     The winners' bracket plays its round ``k`` in round ``2k - 2`` (round 1 for
@@ -70,25 +65,11 @@ def stage_rounds_double(depth: int) -> int:
     return 2 * depth + 1 if depth else 0
 
 
-def play_stage(
-    stage, matches: Matches, seeding: np.ndarray, first_round: int, results
-) -> StageResult:
-    """Play ``stage`` among ``seeding`` (entrants best first) from round ``first_round`` on."""
-    if isinstance(stage, RoundRobin):
-        return _round_robin(stage.legs, matches, seeding, first_round, results)
-    if isinstance(stage, Groups):
-        return _groups(stage, matches, seeding, first_round, results)
-    if isinstance(stage, (Swiss, LossElimination)):
-        return _swiss(stage, matches, seeding, first_round, results)
-    if stage.double:
-        return _double_elimination(matches, seeding, first_round, results)
-    return _single_elimination(matches, seeding, first_round, results)
-
-
 # -- round robin and groups ---------------------------------------------------
 
 
-def _round_robin(legs, matches, seeding, first_round, results) -> StageResult:
+def round_robin(legs, matches, seeding, first_round, results) -> StageResult:
+    """A round robin of ``legs`` legs among ``seeding``."""
     m = seeding.shape[1]
     schedule = round_robin_rounds(m)
     n_rounds = legs * len(schedule)
@@ -104,39 +85,39 @@ def _round_robin(legs, matches, seeding, first_round, results) -> StageResult:
     return StageResult(_gather(seeding, order), n_rounds)
 
 
-def _groups(stage, matches, seeding, first_round, results) -> StageResult:
+def groups(n_groups, legs, matches, seeding, first_round, results, n_rounds) -> StageResult:
+    """Round-robin groups by snake seeding; ``n_rounds(m)`` the rounds the stage takes."""
     m = seeding.shape[1]
     start = matches.wins + matches.byes
-    groups = [[] for _ in range(stage.n_groups)]
+    pods = [[] for _ in range(n_groups)]
     for k in range(m):
-        row, col = divmod(k, stage.n_groups)
-        groups[col if row % 2 == 0 else stage.n_groups - 1 - col].append(k)
+        row, col = divmod(k, n_groups)
+        pods[col if row % 2 == 0 else n_groups - 1 - col].append(k)
     rankings = [
-        _round_robin(stage.legs, matches, seeding[:, g], first_round, results).ranking
-        for g in groups
+        round_robin(legs, matches, seeding[:, g], first_round, results).ranking for g in pods
     ]
     # Group winners first (better record in the groups first), then runners-up, and so on.
     total = matches.wins + matches.byes - start
     ordered = []
-    for place in range(max(len(g) for g in groups)):
+    for place in range(max(len(g) for g in pods)):
         at_place = np.column_stack([r[:, place] for r in rankings if r.shape[1] > place])
         order = rank([_gather(total, at_place)], _gather(matches.tiebreak, at_place))
         ordered.append(_gather(at_place, order))
-    return StageResult(np.hstack(ordered), stage_rounds(stage, m))
+    return StageResult(np.hstack(ordered), n_rounds(m))
 
 
 # -- Swiss and Swiss elimination ----------------------------------------------
 
 
-def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
+def swiss(matches, seeding, first_round, results, n_rounds=None, out_at=None) -> StageResult:
+    """Swiss rounds: ``n_rounds`` of them, or until one is left, each out at ``out_at`` losses."""
     n_sims, m = seeding.shape
     sims = np.arange(n_sims)
     start_wins, start_byes = matches.wins.copy(), matches.byes.copy()
     losses_start = matches.losses.copy()
     active = np.ones((n_sims, m), dtype=bool)
     out_round = np.zeros((n_sims, m), dtype=np.int64)
-    eliminating = isinstance(stage, LossElimination)
-    n_rounds = stage.rounds if isinstance(stage, Swiss) else None
+    eliminating = out_at is not None
     played_rounds = 0
     while True:
         if n_rounds is not None and played_rounds == n_rounds:
@@ -169,7 +150,7 @@ def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
         matches.give_byes(np.where(bye >= 0, seeding[sims, np.maximum(bye, 0)], -1))
         played_rounds += 1
         if eliminating:
-            lost_out = active & (_gather(matches.losses - losses_start, seeding) >= stage.losses)
+            lost_out = active & (_gather(matches.losses - losses_start, seeding) >= out_at)
             out_round[lost_out] = played_rounds
             active &= ~lost_out
     score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
@@ -213,7 +194,7 @@ def _recorded_positions(recorded, seeding, n_entrants):
 def _bracket(seeding: np.ndarray) -> np.ndarray:
     """Entrants in bracket positions, -1 for a bye."""
     n_sims, m = seeding.shape
-    order = bracket_order(_bracket_size(m))
+    order = bracket_order(bracket_size(m))
     padded = np.hstack([seeding, np.full((n_sims, len(order) - m), -1)])
     return padded[:, order]
 
@@ -223,7 +204,8 @@ def _seed_order(n_sims: int, m: int) -> np.ndarray:
     return np.broadcast_to(1.0 - (np.arange(m) + 0.5) / m, (n_sims, m))
 
 
-def _single_elimination(matches, seeding, first_round, results) -> StageResult:
+def single_elimination(matches, seeding, first_round, results) -> StageResult:
+    """A single-elimination bracket of ``seeding``, byes to the best seeds."""
     n_sims, m = seeding.shape
     sims = np.arange(n_sims)[:, None]
     alive = _bracket(seeding)
@@ -243,13 +225,14 @@ def _single_elimination(matches, seeding, first_round, results) -> StageResult:
     return StageResult(_gather(seeding, order), depth, reached, final)
 
 
-def _double_elimination(matches, seeding, first_round, results) -> StageResult:
+def double_elimination(matches, seeding, first_round, results) -> StageResult:
+    """A double-elimination bracket, the grand final replayed if the losers' side wins it."""
     n_sims, m = seeding.shape
     winners = _bracket(seeding)
     depth = winners.shape[1].bit_length() - 1
     # A pair meets up to three times (a bracket match, the grand final and its
     # replay): its records bind those meetings in the order they were recorded.
-    forced = results.meetings(first_round, first_round + stage_rounds_double(depth), n_sims)
+    forced = results.meetings(first_round, first_round + double_elimination_rounds(depth), n_sims)
     out_step = np.zeros(matches.wins.shape, dtype=np.int64)
     sims = np.arange(n_sims)[:, None]
     step = 0
@@ -292,4 +275,4 @@ def _double_elimination(matches, seeding, first_round, results) -> StageResult:
     out_step[np.arange(n_sims), champion] = step + 1
     order = rank([_gather(out_step, seeding)], _seed_order(n_sims, m))
     final = (top, bottom, champion)
-    return StageResult(_gather(seeding, order), stage_rounds_double(depth), None, final)
+    return StageResult(_gather(seeding, order), double_elimination_rounds(depth), None, final)

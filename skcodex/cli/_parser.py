@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import copy
 from typing import NoReturn
 
 from skcodex import __version__
-from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict, _cmd_simulate
-from skcodex.cli.errors import shown
+from skcodex.cli._commands import _cmd_demo, _cmd_fit, _cmd_predict
+from skcodex.cli._errors import shown
+from skcodex.cli._simulate import _cmd_simulate
 from skcodex.data._catalogues import WALK_STEPS_SLOW
 
 #: Where ``skcodex demo`` writes its report unless told otherwise.
 DEMO_DIR = "skcodex-demo"
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Help whose text may be a function, called only when the help is shown."""
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if callable(action.help):
+            action = copy.copy(action)
+            action.help = action.help()
+        return super()._format_action(action)
+
+
+def _format_help() -> str:
+    """The ``--format`` help: every stage the tournament format reads (imported when shown)."""
+    from skcodex.tournament._stage import format_help
+
+    return format_help()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -150,7 +169,74 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _fit_parser(sub)
+    _predict_parser(sub)
+    _demo_parser(sub)
+    _simulate_parser(sub)
+    return parser
 
+
+def _model_options(p: argparse.ArgumentParser) -> None:
+    """The game's catalogue and the model's optional parts, as ``skcodex fit`` takes them."""
+    p.add_argument(
+        "--catalogue",
+        metavar="FILE",
+        default=None,
+        help="CSV of another game's names, header 'kind,name', rows 'starter,NAME' and "
+        "'component,NAME' (optionally 'specs_per_deck,K'); decks are then read as "
+        "starter/component/...",
+    )
+    p.add_argument(
+        "--specs-per-deck",
+        type=_non_negative,
+        metavar="K",
+        default=None,
+        help="read decks as starter/component/... with K components each (0: characters "
+        "alone), every name seen a level",
+    )
+    p.add_argument(
+        "--first-move",
+        action="store_true",
+        help="add an advantage of player 1 (the side listed first), for games whose deck "
+        "effects do not already carry one",
+    )
+    p.add_argument(
+        "--symmetric",
+        action="store_true",
+        help="a game whose two sides are alike: the matchup of a against b is minus that "
+        "of b against a (not with --first-move)",
+    )
+    p.add_argument(
+        "--debut",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="learn how players play in their first period: a skill offset and a factor "
+        "on the deck effects; never-seen players are forecast as debutants (default: off, "
+        "or decided by --part-selection forward)",
+    )
+    p.add_argument(
+        "--time-varying",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="let each player's skill walk over the periods; --time-varying needs a period "
+        "column (default: off, or decided by --part-selection forward when the matches "
+        f"span two periods or more, every match is dated and the walk takes fewer than "
+        f"{WALK_STEPS_SLOW:,} steps)",
+    )
+    p.add_argument(
+        "--part-selection",
+        choices=("none", "forward"),
+        default="none",
+        help="how the parts left to the data (--debut, --time-varying not given) are "
+        "decided: none (they stay off; the default) or forward (each combination "
+        "forecasts the matches' last three periods from the ones before, and a part is "
+        "kept only when it beats the model without it by two standard errors; it costs "
+        "about one more fit, and the evidence is printed)",
+    )
+
+
+def _fit_parser(sub) -> None:
+    """``skcodex fit``: a model and its report from a match table."""
     fit = sub.add_parser(
         "fit",
         help="fit matches and write the model, report.html and CSV tables",
@@ -182,61 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="report title ('Codex skills and matchups' for Codex data, else "
         "'Skills and matchups')",
     )
-    fit.add_argument(
-        "--catalogue",
-        metavar="FILE",
-        default=None,
-        help="CSV of another game's names, header 'kind,name', rows 'starter,NAME' and "
-        "'component,NAME' (optionally 'specs_per_deck,K'); decks are then read as "
-        "starter/component/...",
-    )
-    fit.add_argument(
-        "--specs-per-deck",
-        type=_non_negative,
-        metavar="K",
-        default=None,
-        help="read decks as starter/component/... with K components each (0: characters "
-        "alone), every name seen a level",
-    )
-    fit.add_argument(
-        "--first-move",
-        action="store_true",
-        help="add an advantage of player 1 (the side listed first), for games whose deck "
-        "effects do not already carry one",
-    )
-    fit.add_argument(
-        "--symmetric",
-        action="store_true",
-        help="a game whose two sides are alike: the matchup of a against b is minus that "
-        "of b against a (not with --first-move)",
-    )
-    fit.add_argument(
-        "--debut",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="learn how players play in their first period: a skill offset and a factor "
-        "on the deck effects; never-seen players are forecast as debutants (default: off, "
-        "or decided by --part-selection forward)",
-    )
-    fit.add_argument(
-        "--time-varying",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="let each player's skill walk over the periods; --time-varying needs a period "
-        "column (default: off, or decided by --part-selection forward when the matches "
-        f"span two periods or more, every match is dated and the walk takes fewer than "
-        f"{WALK_STEPS_SLOW:,} steps)",
-    )
-    fit.add_argument(
-        "--part-selection",
-        choices=("none", "forward"),
-        default="none",
-        help="how the parts left to the data (--debut, --time-varying not given) are "
-        "decided: none (they stay off; the default) or forward (each combination "
-        "forecasts the matches' last three periods from the ones before, and a part is "
-        "kept only when it beats the model without it by two standard errors; it costs "
-        "about one more fit, and the evidence is printed)",
-    )
+    _model_options(fit)
     fit.add_argument(
         "--decks",
         type=_deck_list,
@@ -250,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     _holdout_options(fit)
     fit.set_defaults(run=_cmd_fit)
 
+
+def _predict_parser(sub) -> None:
+    """``skcodex predict``: one match's forecast from a model file."""
     predict = sub.add_parser(
         "predict",
         help="probability that player 1 wins, with its interval",
@@ -263,6 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--interval", type=_probability, default=0.9, help="interval width (0.9)")
     predict.set_defaults(run=_cmd_predict)
 
+
+def _demo_parser(sub) -> None:
+    """``skcodex demo``: a synthetic tournament series fitted and reported."""
     demo = sub.add_parser(
         "demo",
         help="fit a synthetic tournament series, show the results and write the report",
@@ -280,8 +318,6 @@ def build_parser() -> argparse.ArgumentParser:
     # benchmarks/demo_first_run.py for the wall time and convergence of a first run.
     _sampling_options(demo, 1000, nash_draws=100, tune=500)
     demo.set_defaults(run=_cmd_demo)
-    _simulate_parser(sub)
-    return parser
 
 
 def _simulate_parser(sub) -> None:
@@ -293,6 +329,7 @@ def _simulate_parser(sub) -> None:
         "'skcodex fit' (one posterior draw per simulated tournament) and print each "
         "entrant's chances, expected wins and the most likely final; with --out, also "
         "write report.html and the tables as CSV into DIR.",
+        formatter_class=_Formatter,
     )
     simulate.add_argument("model", metavar="MODEL", help="fitted model file, or its folder")
     simulate.add_argument(
@@ -305,9 +342,7 @@ def _simulate_parser(sub) -> None:
         "--format",
         required=True,
         metavar="FORMAT",
-        help="stages joined by '+': round-robin, double-round-robin, groups:N, swiss:N, "
-        "losses:N (out at N losses), knockout:N or single-elimination:N (top N), "
-        "double-elimination:N; e.g. swiss:5+knockout:8",
+        help=_format_help,
     )
     simulate.add_argument(
         "--results",

@@ -1,79 +1,33 @@
-"""The report's page: its tables as text, the templates' context, and the CSV frames.
+"""The report's tables as the page prints them, the CSV frames beside it, and each section's words.
 
-`render_page` renders the templates of ``skcodex/templates`` (Jinja2, HTML
-autoescaped) with the numbers and words of the analyses; `page_tables` turns
-the analyses of `skcodex.report.analyse` into the tables the page shows
-(numbers rounded and intervals written out, as text the templates escape);
-`csv_tables` gives the same analyses unrounded, as the CSV files
-`skcodex.report.write_report` writes beside the page.
+Each function takes the `Analyses` of `skcodex.report.analyse`: the ``*_table``
+ones give a `Table` of text (numbers rounded, intervals written out, escaped by
+the templates), the ``*_csv`` ones a frame unrounded, and the ``*_words`` ones
+what a section's template reads besides its tables.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from skcodex._matchup.diagnostics import grouped_problems
-from skcodex.analysis import PRIOR_DRAWS
+from skcodex._pages.text import Table, fmt, interval_text
 
 if TYPE_CHECKING:
-    from skcodex.report import Analyses
-
-__all__ = [
-    "TOP_PLAYERS",
-    "Table",
-    "csv_tables",
-    "fmt",
-    "interval_text",
-    "page_tables",
-    "render_page",
-    "render_template",
-]
+    from skcodex.report._analyses import Analyses
 
 #: The skill figure shows at most this many players (the table shows all).
 TOP_PLAYERS = 60
-
-
-@dataclass(frozen=True)
-class Table:
-    """One table of the page: its element id, column headings and rows of text."""
-
-    id: str
-    columns: list[str]
-    rows: list[list[Any]]
-
-    @classmethod
-    def from_columns(cls, table_id: str, columns: dict[str, Any]) -> Table:
-        """A table from its columns, each a heading and the column's values."""
-        values = [list(v) for v in columns.values()]
-        return cls(table_id, list(columns), [list(row) for row in zip(*values)])
-
-
-def fmt(value: Any, digits: int = 2) -> str:
-    """A number as the page prints it: ``–`` for a missing one, integers whole."""
-    if value is None or (isinstance(value, float) and not np.isfinite(value)):
-        return "–"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    return f"{float(value):.{digits}f}"
-
-
-def interval_text(lower: float, upper: float, digits: int = 2) -> str:
-    """An interval as the page prints it, ``lower to upper``."""
-    return f"{lower:.{digits}f} to {upper:.{digits}f}"
 
 
 def _intervals(frame: pd.DataFrame) -> list[str]:
     return [interval_text(lo, hi) for lo, hi in zip(frame["lower"], frame["upper"])]
 
 
-def _skills(result: Analyses) -> Table:
+def skills_table(result: Analyses) -> Table:
     s = result.skills
     columns = {
         "rank": range(1, len(s) + 1),
@@ -95,7 +49,7 @@ def _deck_word(result: Analyses) -> str:
     return str(result.data.get("deck_word", "deck"))
 
 
-def _matchups(result: Analyses) -> Table:
+def matchups_table(result: Analyses) -> Table:
     m = result.matchups
     deck, player1 = _deck_word(result), result.data.get("player1", "who moves first")
     first = {"who moves first": " (first)", "listed first": " (listed first)"}.get(player1, "")
@@ -109,7 +63,7 @@ def _matchups(result: Analyses) -> Table:
     return Table.from_columns("table-matchups", columns)
 
 
-def _decks(result: Analyses) -> Table:
+def decks_table(result: Analyses) -> Table:
     d = result.deck_ranking
     columns = {
         _deck_word(result): [str(x) for x in d.index],
@@ -122,7 +76,7 @@ def _decks(result: Analyses) -> Table:
     return Table.from_columns("table-decks", columns)
 
 
-def _nash(result: Analyses) -> Table:
+def nash_table(result: Analyses) -> Table:
     n = result.nash
     columns: dict[str, Any] = {}
     for role in dict.fromkeys(n["role"]):
@@ -147,7 +101,7 @@ _SPREAD_NAMES = {
 }
 
 
-def _spreads(result: Analyses) -> Table:
+def spreads_table(result: Analyses) -> Table:
     s = result.spreads
     columns = {
         "quantity": [_SPREAD_NAMES.get(k, k).format(deck=_deck_word(result)) for k in s.index],
@@ -164,7 +118,7 @@ def _spreads(result: Analyses) -> Table:
     return Table.from_columns("table-spreads", columns)
 
 
-def _brier(result: Analyses) -> Table:
+def brier_table(result: Analyses) -> Table:
     b = result.brier
     columns = {
         "forecasts": list(b.index),
@@ -243,7 +197,7 @@ def calibration_words(result: Analyses) -> list[str]:
     return words
 
 
-def _convergence(result: Analyses) -> Table:
+def convergence_table(result: Analyses) -> Table:
     c = result.convergence
     rhat = fmt(c["max_rhat"], 3) if c["max_rhat"] is not None else "– (one chain)"
     rows = [
@@ -263,7 +217,7 @@ def _extension_frame(result: Analyses) -> pd.DataFrame:
     return result.extensions
 
 
-def _extensions(result: Analyses) -> Table:
+def extensions_table(result: Analyses) -> Table:
     e = _extension_frame(result)
     deck = _deck_word(result)  # "debut deck factor" in the game's own word
     columns = {
@@ -284,7 +238,7 @@ def _evidence_frame(result: Analyses) -> pd.DataFrame:
     return result.part_evidence
 
 
-def _part_evidence(result: Analyses) -> Table:
+def part_evidence_table(result: Analyses) -> Table:
     e = _evidence_frame(result)
     columns = {
         "candidate": list(e["candidate"]),
@@ -300,67 +254,8 @@ def _part_evidence(result: Analyses) -> Table:
     return Table.from_columns("table-part-evidence", columns)
 
 
-#: What the page says of a model whose options were not recorded (``Analyses.model`` empty).
-_UNRECORDED_MODEL = {
-    "method": "nuts",
-    "sampler": None,
-    "time_varying": False,
-    "synergy": False,
-    "familiarity": False,
-    "first_move": False,
-    "debut": False,
-    "period_offset": False,
-    "symmetric": False,
-    "n_epochs": 0,
-    "prior_kind": "unrecorded",
-    "prior_name": "its prior",
-    "prior_text": "prior not recorded",
-}
-
-
-def page_tables(result: Analyses) -> dict[str, Table]:
-    """Every table of the page by name, as text.
-
-    Parameters
-    ----------
-    result : skcodex.report.Analyses
-
-    Returns
-    -------
-    dict of str to Table
-        ``skills``, ``matchups``, ``decks``, ``nash``, ``spreads``, ``brier``,
-        ``convergence``, ``extensions`` (the fitted values of the model's
-        optional parts, `skcodex.analysis.extension_table`; no rows for the
-        seed model) and ``part_evidence`` (how the ``"auto"`` parts were
-        decided, `skcodex.analysis.part_evidence`; no rows when none was);
-        each table's id is ``table-`` and its name.
-    """
-    makers = {
-        "skills": _skills,
-        "matchups": _matchups,
-        "decks": _decks,
-        "nash": _nash,
-        "spreads": _spreads,
-        "brier": _brier,
-        "convergence": _convergence,
-        "extensions": _extensions,
-        "part_evidence": _part_evidence,
-    }
-    return {name: make(result) for name, make in makers.items()}
-
-
-def csv_tables(result: Analyses) -> dict[str, pd.DataFrame]:
-    """The analyses as the CSV files beside the page, by file name (unrounded).
-
-    Parameters
-    ----------
-    result : skcodex.report.Analyses
-
-    Returns
-    -------
-    dict of str to pandas.DataFrame
-        One frame per name of `skcodex.report.CSV_FILES`.
-    """
+def spreads_csv(result: Analyses) -> pd.DataFrame:
+    """The spreads, with the probabilities that skill matters more (posterior and prior)."""
     spreads = result.spreads.rename_axis("quantity").reset_index()
     for key in (
         "p_skill_matters_more",
@@ -370,141 +265,90 @@ def csv_tables(result: Analyses) -> dict[str, pd.DataFrame]:
     ):
         p = result.spreads.attrs[key]
         spreads.loc[len(spreads)] = [key, p, np.nan, np.nan]
+    return spreads
+
+
+def nash_csv(result: Analyses) -> pd.DataFrame:
+    """The Nash weights, with the game's value as a last row."""
     nash = result.nash.copy()
     value = result.nash.attrs.get("value")
     if value:
         nash.loc[len(nash)] = ["game value", "P(player 1 wins)", *value.values(), np.nan]
+    return nash
+
+
+def calibration_csv(result: Analyses) -> pd.DataFrame:
+    """Every sample's reliability table, one below the other."""
     calibration = pd.concat(
         [t.assign(sample=label) for label, t in result.reliability.items()], ignore_index=True
     )
-    return {
-        "skills.csv": result.skills.reset_index(),
-        "matchups.csv": result.matchups,
-        "deck_ranking.csv": result.deck_ranking.reset_index(),
-        "nash.csv": nash,
-        "skill_versus_decks.csv": spreads,
-        "calibration.csv": calibration[["sample", *calibration.columns[:-1]]],
-        "brier.csv": result.brier.reset_index(),
-        "extensions.csv": _extension_frame(result).rename_axis("name").reset_index(),
-        "part_evidence.csv": _evidence_frame(result),
-    }
+    return calibration[["sample", *calibration.columns[:-1]]]
 
 
-@functools.cache
-def _environment() -> Any:
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("skcodex", "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-    )
+def extensions_csv(result: Analyses) -> pd.DataFrame:
+    """The fitted values of the optional parts."""
+    return _extension_frame(result).rename_axis("name").reset_index()
 
 
-def render_page(result: Analyses, title: str, images: dict[str, str], sections: dict) -> str:
-    """The page's HTML from the templates (``skcodex/templates``, autoescaped).
-
-    Parameters
-    ----------
-    result : skcodex.report.Analyses
-    title : str
-    images : dict of str to str
-        Each figure's PNG, base64-encoded, by figure id.
-    sections : dict of str to str
-        The page's sections in order, id to heading.
-
-    Returns
-    -------
-    str
-    """
-    return render_template("report.html.j2", _context(result, title, images, sections))
+def part_evidence_csv(result: Analyses) -> pd.DataFrame:
+    """How the ``"auto"`` parts were decided."""
+    return _evidence_frame(result)
 
 
-def render_template(name: str, context: dict[str, Any]) -> str:
-    """One template of ``skcodex/templates`` rendered (autoescaped) with ``context``."""
-    return _environment().get_template(name).render(context)
-
-
-def _context(result: Analyses, title: str, images: dict, sections: dict) -> dict[str, Any]:
-    """What the templates read: the analyses' numbers and words, and the figures."""
-    d, c, m = result.data, result.convergence, result.model
-    data_line = f"{d['source']}, {d['matches']} matches"
-    model_line = (
-        f"{m.get('prior_text', 'prior not recorded')}; extensions: "
-        f"{m.get('extensions', 'not recorded')}; {m.get('fitting', 'fitting not recorded')}"
-    )
-    k, n_eff = d.get("specs_per_deck", 3), d.get("n_deck_effects", 16)
-    if k == 0:
-        formula = "sd_deck = sd_stst, its one component"
-    else:
-        terms = f"{2 * k} sd_stsp² + {k * k} sd_spsp²" if k > 1 else "2 sd_stsp² + sd_spsp²"
-        formula = f"sd_deck = √(sd_stst² + {terms}), from its {n_eff} components"
-    s, value = result.spreads.attrs, result.nash.attrs.get("value", {})
+def skills_words(result: Analyses) -> dict[str, Any]:
+    """The skills section's headline and figure caption."""
     caption = f"Player skills: posterior mean and {round(100 * result.interval)}% interval"
     if len(result.skills) > TOP_PLAYERS:
         caption += f" (the {TOP_PLAYERS} highest of {len(result.skills)} players)"
-    held = result.held_out
-    problems = list(c["problems"])
-    deck = _deck_word(result)  # the family of matchup effects in the game's own word
-    groups = grouped_problems(problems, deck)
-    if held is not None:
-        problems += [f"held-out model: {p}" for p in held.problems]
-        groups += [f"held-out model, {g}" for g in grouped_problems(list(held.problems), deck)]
-    forecasts = c.get("forecasts")
-    nan = float("nan")
     return {
-        "title": title,
-        "sections": sections,
-        "images": images,
-        "d": d,
-        "c": c,
-        "m": {**_UNRECORDED_MODEL, **m},
-        "k": k,
-        "st": d.get("starter_word", "starter"),
-        "sp": d.get("spec_word", "spec"),
-        "dk": d.get("deck_word", "deck"),
-        "p1": d.get("player1", "who moves first"),
-        "turns": d.get("player1", "who moves first") == "who moves first",
-        "codex": d.get("codex", True),
-        "pct": f"{round(100 * result.interval)}%",
-        "prior_draws": f"{PRIOR_DRAWS:,}",
-        "data_line": data_line,
-        "model_line": model_line,
-        # the whole data-and-model line is given once, at the top; figures and tables
-        # name their data in short
-        "provenance": f"Data: {data_line}; model as described at the top of the page.",
-        "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "calibration_words": calibration_words(result),
-        "brier": result.brier["brier"].to_dict(),
-        "brier_n": {k: int(v) for k, v in result.brier["n"].items()},
-        "tables": page_tables(result),
-        "problems": problems,
-        "problem_groups": groups,
-        "forecast_check": None if forecasts is None else forecasts["sentence"],
         "skills": {
             "best": str(result.skills.index[0]),
             "p_best": result.skills["p_best"].iloc[0],
             "n": len(result.skills),
             "caption": caption,
             "truth": result.true_skills is not None,
-        },
-        "decks": {"top": str(result.deck_ranking.index[0]), "n": len(result.deck_ranking)},
+        }
+    }
+
+
+def decks_words(result: Analyses) -> dict[str, Any]:
+    """The deck ranking's headline."""
+    return {"decks": {"top": str(result.deck_ranking.index[0]), "n": len(result.deck_ranking)}}
+
+
+def nash_words(result: Analyses) -> dict[str, Any]:
+    """The Nash section's numbers: decks, draws and the game's value."""
+    value, nan = result.nash.attrs.get("value", {}), float("nan")
+    return {
         "nash": {
             "n_decks": result.nash["deck"].nunique(),
             "n_draws": result.nash.attrs.get("n_draws", "the"),
             "value": value.get("mean", nan),
             "value_interval": interval_text(value.get("lower", nan), value.get("upper", nan)),
-        },
+        }
+    }
+
+
+def spreads_words(result: Analyses) -> dict[str, Any]:
+    """The spreads section's probabilities and the formula of the deck spread."""
+    d, s, nan = result.data, result.spreads.attrs, float("nan")
+    k, n_eff = d.get("specs_per_deck", 3), d.get("n_deck_effects", 16)
+    if k == 0:
+        formula = "sd_deck = sd_stst, its one component"
+    else:
+        terms = f"{2 * k} sd_stsp² + {k * k} sd_spsp²" if k > 1 else "2 sd_stsp² + sd_spsp²"
+        formula = f"sd_deck = √(sd_stst² + {terms}), from its {n_eff} components"
+    return {
         "spreads": {
             "p_more": s.get("p_skill_matters_more", nan),
             "p_spread": s.get("p_player_spread_larger", nan),
             "prior_more": s.get("prior_p_skill_matters_more", nan),
             "prior_spread": s.get("prior_p_player_spread_larger", nan),
             "formula": formula,
-        },
-        "held": None
-        if held is None
-        else {"label": held.label, "n": len(np.asarray(held.y)), "n_train": held.n_train},
+        }
     }
+
+
+def calibration_section_words(result: Analyses) -> dict[str, Any]:
+    """The calibration section's verdict (`calibration_words`)."""
+    return {"calibration_words": calibration_words(result)}

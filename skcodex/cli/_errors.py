@@ -10,7 +10,7 @@ class CommandError(Exception):
 class Terminated(BaseException):
     """SIGTERM arrived (``kill``, a container or job scheduler stopping the run).
 
-    Raised from the signal handler of `skcodex.cli.output.sigterm_unwinds`, so the
+    Raised from the signal handler of `skcodex.cli._output.sigterm_unwinds`, so the
     run unwinds and ``finally`` blocks remove the staging folder. Not a
     `KeyboardInterrupt`: samplers catch that to stop early and return the draws
     so far, and a stopped run must not go on to publish them.

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.cli.errors import CommandError, shown
+from skcodex.cli._errors import CommandError, shown
 
 
 def read_matches(

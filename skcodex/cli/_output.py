@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from skcodex.cli.errors import CommandError, Terminated
+from skcodex.cli._errors import CommandError, Terminated
 
 #: The fitted model's file name inside an output folder.
 MODEL_FILE = "model.skcodex"
@@ -28,12 +28,36 @@ MODEL_FILE = "model.skcodex"
 
 
 def save_model(clf: Any, folder: str | os.PathLike) -> Path:
-    """Write a fitted classifier into a folder (its ``save`` method); return the file."""
+    """Write a fitted classifier into a folder (its ``save`` method).
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        Fitted.
+    folder : path
+        The folder; the file is ``MODEL_FILE`` in it.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     return clf.save(Path(folder) / MODEL_FILE)
 
 
 def load_model(path: str | os.PathLike) -> Any:
-    """Read a classifier written by `save_model`, from its file or its folder."""
+    """Read a classifier written by `save_model`, from its file or its folder.
+
+    Parameters
+    ----------
+    path : path
+        The model file, or the folder holding ``MODEL_FILE``.
+
+    Returns
+    -------
+    BayesianMatchupClassifier
+        The fitted classifier.
+    """
     from skcodex import load
 
     p = Path(path)
@@ -55,9 +79,9 @@ def load_model(path: str | os.PathLike) -> Any:
 
 def fit_outputs() -> frozenset[str]:
     """The files ``skcodex fit`` and ``demo`` write: the model, the page and its tables."""
-    from skcodex.report import CSV_FILES
+    from skcodex.report._sections import csv_files
 
-    return frozenset((MODEL_FILE, "report.html", *CSV_FILES))
+    return frozenset((MODEL_FILE, "report.html", *csv_files()))
 
 
 def simulate_outputs() -> frozenset[str]:
