@@ -6,6 +6,7 @@ import argparse
 from typing import NoReturn
 
 from skcodex import __version__
+from skcodex.cli._advise import add_advise_parser
 from skcodex.cli.commands import _cmd_demo, _cmd_fit, _cmd_predict, _cmd_simulate
 from skcodex.cli.errors import shown
 from skcodex.data._catalogues import WALK_STEPS_SLOW
@@ -281,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     _sampling_options(demo, 1000, nash_draws=100, tune=500)
     demo.set_defaults(run=_cmd_demo)
     _simulate_parser(sub)
+    add_advise_parser(sub)
     return parser
 
 
