@@ -14,8 +14,11 @@ A. **Across tournaments.** An entrant who played one deck in the tournament and 
    the gain the fold's model expected (advised minus brought, both against the same
    field), and the gain a later model sees (one fit on every match, the tournament's
    own included: hindsight, which has seen how the brought deck actually did).
-   Realised: the brought deck's win rate in the tournament, beside the fold's forecast
-   of it, split by whether the player happened to bring the advised deck.
+   A candidate picked at random, scored by the later model, is the reference the
+   advised deck must beat (a model agrees with itself: the advised deck is the fold
+   model's best, and a later model, fitted on much the same matches, tends to agree).
+   Realised: the brought deck's win rate in the tournament, beside the fold's
+   forecast of it, split by whether the player happened to bring the advised deck.
 B. **Within a tournament.** An entrant who played two or more decks in the tournament
    itself (some events allow it): the advice ranks those decks, and the advised deck's
    realised win rate there is compared with that of the player's other decks there.
@@ -154,7 +157,7 @@ def run(args) -> dict:
             rates, advice = _win_rates(clf, player, evaluated, field)
             ranked = advice[advice["deck"].isin(candidates)]
             advised = ranked["deck"].iloc[0]
-            later, _ = _win_rates(full, player, list(dict.fromkeys([advised, brought])), field)
+            later, _ = _win_rates(full, player, evaluated, field)
             cases_a.append(
                 {
                     "period": period, "player": player, "n_candidates": len(candidates),
@@ -165,6 +168,7 @@ def run(args) -> dict:
                     "predicted_brought": float(rates[brought]),
                     "later_advised": float(later[advised]),
                     "later_brought": float(later[brought]),
+                    "later_random": float(later[candidates].mean()),
                     "realised_brought": float(record["won"].mean()),
                     "matches": len(record),
                 }
@@ -191,6 +195,7 @@ def summarise(cases_a: list, cases_b: list, seed: int) -> dict:
         groups = a["player"].to_numpy()
         gain = (a["predicted_advised"] - a["predicted_brought"]).to_numpy()
         later = (a["later_advised"] - a["later_brought"]).to_numpy()
+        random = (a["later_random"] - a["later_brought"]).to_numpy()
         out.update(
             n_players_a=int(a["player"].nunique()),
             followed_share=float(a["followed"].mean()),
@@ -200,6 +205,10 @@ def summarise(cases_a: list, cases_b: list, seed: int) -> dict:
             later_gain=float(later.mean()),
             later_gain_interval=_bootstrap(later, groups, rng),
             later_gain_positive_share=float((later > 0).mean()),
+            later_random_gain=float(random.mean()),
+            later_random_gain_interval=_bootstrap(random, groups, rng),
+            later_over_random=float((later - random).mean()),
+            later_over_random_interval=_bootstrap(later - random, groups, rng),
             mean_p_best=float(a["p_best"].mean()),
         )
         for name, part in (("followed", a[a["followed"]]), ("not_followed", a[~a["followed"]])):
@@ -243,6 +252,10 @@ def markdown(results: dict) -> str:
         f"{ci('later_gain_interval')} |",
         f"| A: cases where the later model favours the advised deck | "
         f"{s['later_gain_positive_share']:.0%} |",
+        f"| A: the later model's gain for a candidate picked at random (reference) | "
+        f"{ci('later_random_gain_interval')} |",
+        f"| A: the later model's gain of the advised deck over one picked at random | "
+        f"{ci('later_over_random_interval')} |",
     ]
     for name, words in (("followed", "brought the advised deck"),
                         ("not_followed", "brought another deck")):  # fmt: skip

@@ -108,6 +108,11 @@ def run_advise(args: argparse.Namespace) -> int:
             f"{args.field}: the field file needs a deck column (with player for entrants, or "
             "share for shares of decks)"
         )
+    if args.format and "share" in field.columns and args.entrants is None:
+        raise CommandError(
+            "with a field of shares and --format, give --entrants N: how many enter the event, "
+            "the player included"
+        )
     named = list(field["player"]) if "player" in field.columns else []
     if named:
         field = field.assign(
