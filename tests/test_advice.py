@@ -280,3 +280,26 @@ def small_fit():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return clf.fit(data.X, data.y), data.X
+
+
+def test_the_docs_table_is_the_backtests():
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "advice_backtest", root / "benchmarks" / "advice_backtest.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    results = json.loads((root / "benchmarks" / "results" / "advice_backtest.json").read_text())
+    page = (root / "docs" / "what-to-bring.md").read_text(encoding="utf-8")
+    assert module.markdown(results) in page
+    s = results["summary"]
+    flat = " ".join(page.split())
+    assert f"{results['seconds']:.0f} s" in flat
+    assert f"({s['followed_cases']} cases in {s['n_cases_a']})" in flat
+    lo, hi = s["within_realised_gain_interval"]
+    assert f"({100 * lo:.1f} to +{100 * hi:.1f} points over {s['n_cases_b']} cases" in flat
+    assert f"by {100 * s['within_realised_gain']:.1f} points" in flat

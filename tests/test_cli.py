@@ -1341,7 +1341,7 @@ def test_every_option_is_in_the_reference_page():
     assert parser.description in page
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     helps = {a.dest: a.help for a in sub._choices_actions}
-    assert list(sub.choices) == ["fit", "predict", "demo", "simulate"]
+    assert list(sub.choices) == ["fit", "predict", "demo", "simulate", "advise"]
     for name, command in sub.choices.items():
         section = page.split(f"## `skcodex {name}`")[1].split("\n## ")[0]
         assert f"*{helps[name]}*" in section and command.description in section
