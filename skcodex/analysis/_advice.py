@@ -362,11 +362,11 @@ def deck_advice(
         - shares: a table with columns ``deck`` and ``share``, or a mapping of
           decks to shares summing to one (anonymous opponents whose decks are
           drawn from the shares).
-    format : str or skcodex.tournament.Format, optional
+    format : str or skcodex.tournament.Format, default None
         The event's format (``"swiss:4+knockout:8"``, see
         `skcodex.tournament.parse_format`). Without it only the win rates are
         given.
-    n_entrants : int, optional
+    n_entrants : int, default None
         With a field of shares and a format: how many enter the event, the
         player included. An entrant list sets the size itself.
     seed : int, default 1
@@ -381,7 +381,7 @@ def deck_advice(
         and of ``p_best_event``.
     interval : float, default 0.9
         Width of the equal-tailed credible intervals.
-    random_state : int, numpy Generator or None
+    random_state : int, numpy Generator or None, default None
         Seeds the simulated events (and, for shares, the opponents' decks).
 
     Returns
