@@ -25,9 +25,10 @@ SHARE_TOLERANCE = 1e-6
 class _Field:
     """The opponents: entrants (one deck each) or shares of decks.
 
-    ``names`` are the entrants' names (generated ones for unnamed entrants and
-    for the anonymous opponents of a field of shares); ``decks`` their decks, or
-    the decks of the shares; ``shares`` None for entrants.
+    ``names`` are the entrants' names (generated ones for unnamed entrants;
+    empty for shares, whose anonymous opponents are named later); ``decks``
+    their decks, or the decks with a share above zero; ``shares`` those shares,
+    or None for entrants.
     """
 
     def __init__(self, names: list, decks: list[Deck], shares: np.ndarray | None):
