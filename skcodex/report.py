@@ -26,6 +26,7 @@ import pandas as pd
 
 from skcodex import _posterior as posterior
 from skcodex import analysis, metrics
+from skcodex._advice_page import render_advice_html
 from skcodex._report_page import TOP_PLAYERS as _TOP_PLAYERS
 from skcodex._report_page import csv_tables, render_page
 
@@ -39,6 +40,7 @@ __all__ = [
     "describe_model",
     "figures",
     "game_words",
+    "render_advice_html",
     "render_html",
     "section_headings",
     "spreadsheet_safe",

@@ -46,9 +46,10 @@ def test_advise_prints_and_writes_the_functions_table(model, tmp_path, capsys):
         player=["player02", "player03", "someone new"],
         deck=["MonoRed", "[Demonology]/Anarchy/Law", "MonoBlue"],
     )
-    table = tmp_path / "advice.csv"
+    table, page = tmp_path / "advice.csv", tmp_path / "advice.html"
     argv = ["advise", model, "--player", "player01", "--candidates", "MonoBlack,MonoGreen"]
     argv += ["--field", field, "--format", "round-robin", "--simulations", 400, "--table", table]
+    argv += ["--html", page]
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert "'someone new' was not in the fitted matches" in out
@@ -63,6 +64,31 @@ def test_advise_prints_and_writes_the_functions_table(model, tmp_path, capsys):
     for column in ("win_rate", "win_rate_lower", "p_best_win_rate", "p_event", "p_best_event"):
         np.testing.assert_allclose(written[column], expected[column], rtol=1e-9)
     assert f"Bring {expected['deck'].iloc[0]}." in out
+    html = page.read_text(encoding="utf-8")
+    assert f"Bring <strong>{expected['deck'].iloc[0]}</strong>" in html
+    assert f"<td>{expected['win_rate'].iloc[0]:.3f}</td>" in html
+    assert "<script" not in html
+
+
+def test_the_html_page_escapes_names(model, tmp_path, capsys):
+    field = _csv(tmp_path / "field.csv", player=["<b>x</b>"], deck=["MonoRed"])
+    page = tmp_path / "advice.html"
+    argv = ["advise", model, "--player", "<script>p</script>", "--candidates", "MonoBlack"]
+    code, _, err = run([*argv, "--field", field, "--html", page, "--title", "<i>T</i>"], capsys)
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert "<script>" not in html and "&lt;script&gt;p&lt;/script&gt;" in html
+    assert "<i>T</i>" not in html
+
+
+def test_table_and_html_must_be_different_files(model, tmp_path, capsys):
+    field = _csv(tmp_path / "field.csv", player=["player02"], deck=["MonoRed"])
+    same = tmp_path / "out.csv"
+    argv = ["advise", model, "--player", "player01", "--candidates", "MonoBlack"]
+    code, _, err = run([*argv, "--field", field, "--table", same, "--html", same], capsys)
+    assert code == 2 and "--table and --html name the same file" in err
+    code, _, err = run([*argv, "--field", field, "--html", field], capsys)
+    assert code == 2 and "is the input" in err
 
 
 def test_advise_against_shares_without_a_format(model, tmp_path, capsys):

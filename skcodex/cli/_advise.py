@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 import numpy as np
@@ -73,6 +74,12 @@ def add_advise_parser(sub: Any) -> None:
     )
     advise.add_argument("--interval", type=_probability, default=0.9, help="interval width (0.9)")
     advise.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
+    advise.add_argument(
+        "--html", metavar="FILE", default=None, help="write the advice as an HTML page"
+    )
+    advise.add_argument(
+        "--title", default=None, help="the page's title with --html ('What to bring')"
+    )
     advise.add_argument("--seed", type=int, default=0, help="random seed (0)")
     advise.set_defaults(run=run_advise)
 
@@ -97,7 +104,9 @@ def run_advise(args: argparse.Namespace) -> int:
     from skcodex.cli.output import load_model
 
     inputs = tuple(str(p) for p in (args.model, args.field) if _is_path(p))
-    _check_files_outside(None, {"--table": args.table}, inputs)
+    if args.table and args.html and os.path.abspath(args.table) == os.path.abspath(args.html):
+        raise CommandError("--table and --html name the same file; give each its own")
+    _check_files_outside(None, {"--table": args.table, "--html": args.html}, inputs)
     candidates = _candidates(args.candidates)
     clf = load_model(args.model)
     players = clf.vocabulary_.players
@@ -138,6 +147,18 @@ def run_advise(args: argparse.Namespace) -> int:
 
         spreadsheet_safe(advice).to_csv(args.table, index=False)
         print(f"Wrote {shown(args.table)}")
+    if args.html:
+        from skcodex.report import game_words, render_advice_html
+
+        page = render_advice_html(
+            advice,
+            title=args.title,
+            source=f"Model: {args.model}; field: {args.field}",
+            deck_word=game_words(clf).get("deck_word", "deck"),
+        )
+        with open(args.html, "w", encoding="utf-8") as out:
+            out.write(page)
+        print(f"Wrote {shown(args.html)}")
     return 0
 
 
