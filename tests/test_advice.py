@@ -303,3 +303,18 @@ def test_the_docs_table_is_the_backtests():
     lo, hi = s["within_realised_gain_interval"]
     assert f"({100 * lo:.1f} to +{100 * hi:.1f} points over {s['n_cases_b']} cases" in flat
     assert f"by {100 * s['within_realised_gain']:.1f} points" in flat
+
+
+def test_the_advice_page_holds_the_table_and_refuses_other_tables(game):
+    from skcodex.report import render_advice_html
+
+    advice = deck_advice(game[0], "player01", ["char0", "char1"], _field(), n_draws=50)
+    page = render_advice_html(advice, deck_word="character")
+    assert "Bring <strong>char0</strong>" in page and "<th>Character</th>" in page
+    for deck, rate in zip(advice["deck"], advice["win_rate"]):
+        assert f"<td>{deck}</td>\n      <td>{rate:.3f}</td>" in page
+    with pytest.raises(ValueError, match=r"the table skcodex\.analysis\.deck_advice returns"):
+        render_advice_html(pd.DataFrame({"deck": ["a"]}))
+    bare = pd.DataFrame(advice.to_dict("list"))  # a copy without the attrs
+    with pytest.raises(ValueError, match="lost its attrs"):
+        render_advice_html(bare)
