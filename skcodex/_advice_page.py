@@ -21,6 +21,7 @@ def render_advice_html(
     title: str | None = None,
     source: str | None = None,
     deck_word: str = "deck",
+    symmetric: bool = False,
 ) -> str:
     """The table of `skcodex.analysis.deck_advice` as an HTML page (no scripts, autoescaped).
 
@@ -34,6 +35,8 @@ def render_advice_html(
         Where the model and the field come from, named under the table.
     deck_word : str, default "deck"
         The game's noun for a deck.
+    symmetric : bool, default False
+        A game where no side moves first: the page then says nothing of turns.
 
     Returns
     -------
@@ -82,6 +85,7 @@ def render_advice_html(
         "n_candidates": len(advice),
         "n_draws": f"{n_draws:,}" if n_draws else "all",
         "dk": deck_word,
+        "symmetric": bool(symmetric),
         "best": str(advice["deck"].iloc[0]),
         "p_best": f"{best:.0%}",
         "per_draw": f"{attrs.get('simulations_per_draw') or 0:,}",

@@ -313,6 +313,8 @@ def test_the_advice_page_holds_the_table_and_refuses_other_tables(game):
     assert "Bring <strong>char0</strong>" in page and "<th>Character</th>" in page
     for deck, rate in zip(advice["deck"], advice["win_rate"]):
         assert f"<td>{deck}</td>\n      <td>{rate:.3f}</td>" in page
+    assert "who moves first" in page
+    assert "who moves first" not in render_advice_html(advice, symmetric=True)
     with pytest.raises(ValueError, match=r"the table skcodex\.analysis\.deck_advice returns"):
         render_advice_html(pd.DataFrame({"deck": ["a"]}))
     bare = pd.DataFrame(advice.to_dict("list"))  # a copy without the attrs

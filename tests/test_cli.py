@@ -1619,7 +1619,7 @@ def _turn_wording(text):
     return _TURN_WORDS.findall(text.replace("--first-move", "--OPTION"))
 
 
-@pytest.mark.parametrize("command", [[], ["fit"], ["predict"], ["demo"], ["simulate"]])
+@pytest.mark.parametrize("command", [[], ["fit"], ["predict"], ["demo"], ["simulate"], ["advise"]])
 def test_no_help_speaks_of_turns(command, capsys):
     """A symmetric game's user reads every command's help without being told of turns."""
     code, text, err = run([*command, "--help"], capsys)

@@ -155,6 +155,7 @@ def run_advise(args: argparse.Namespace) -> int:
             title=args.title,
             source=f"Model: {args.model}; field: {args.field}",
             deck_word=game_words(clf).get("deck_word", "deck"),
+            symmetric=bool(getattr(clf, "symmetric", False)),
         )
         with open(args.html, "w", encoding="utf-8") as out:
             out.write(page)
