@@ -1345,7 +1345,7 @@ def test_every_option_is_in_the_reference_page():
     assert parser.description in page
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     helps = {a.dest: a.help for a in sub._choices_actions}
-    assert list(sub.choices) == ["fit", "predict", "demo", "simulate"]
+    assert list(sub.choices) == ["fit", "predict", "demo", "simulate", "advise"]
     for name, command in sub.choices.items():
         section = page.split(f"## `skcodex {name}`")[1].split("\n## ")[0]
         assert f"*{helps[name]}*" in section and command.description in section
@@ -1625,7 +1625,7 @@ def _turn_wording(text):
     return _TURN_WORDS.findall(text.replace("--first-move", "--OPTION"))
 
 
-@pytest.mark.parametrize("command", [[], ["fit"], ["predict"], ["demo"], ["simulate"]])
+@pytest.mark.parametrize("command", [[], ["fit"], ["predict"], ["demo"], ["simulate"], ["advise"]])
 def test_no_help_speaks_of_turns(command, capsys):
     """A symmetric game's user reads every command's help without being told of turns."""
     code, text, err = run([*command, "--help"], capsys)

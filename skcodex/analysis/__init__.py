@@ -17,7 +17,9 @@ summarised, so each comes with its uncertainty. One module a question:
 - the fitted values of the model's optional
   parts, each a single number (`extension_table`), and the forward evidence that
   decided its ``"auto"`` parts (`part_evidence`);
-- which decks the analyses look at by default.
+- which decks the analyses look at by default;
+- which of a player's decks to bring against a field (`deck_advice`): win rate
+  and the chance to win the event.
 
 Analyses read a fitted estimator only through its public attributes and
 methods (``vocabulary_``, ``layout_``, ``effect_draws_``, ``spread_draws_``,
@@ -30,6 +32,7 @@ otherwise.
 """
 
 from skcodex._matchup.diagnostics import convergence_summary
+from skcodex.analysis._advice import deck_advice
 from skcodex.analysis._base import INTERVAL
 from skcodex.analysis._decks import (
     DECK_KEYWORDS,
@@ -67,6 +70,7 @@ __all__ = [
     "NashEquilibria",
     "brier_decomposition",
     "convergence_summary",
+    "deck_advice",
     "deck_label",
     "deck_ranking",
     "deck_spread_draws",

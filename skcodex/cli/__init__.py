@@ -14,6 +14,9 @@
     Play a tournament many times on the posterior and print each entrant's
     chances; with ``--out``, write the tournament's ``report.html`` and its
     tables as CSV.
+``skcodex advise MODEL --player NAME --candidates DECKS --field CSV [--format FORMAT]``
+    Rank a player's candidate decks by win rate against a field and, with a
+    format, by the chance to win the event.
 
 Errors are one readable line on standard error and exit status 2.
 

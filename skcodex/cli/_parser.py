@@ -7,6 +7,7 @@ import copy
 from typing import NoReturn
 
 from skcodex import __version__
+from skcodex.cli._advise import run_advise
 from skcodex.cli._commands import _cmd_demo, _cmd_fit, _cmd_predict
 from skcodex.cli._errors import shown
 from skcodex.cli._simulate import _cmd_simulate
@@ -173,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     _predict_parser(sub)
     _demo_parser(sub)
     _simulate_parser(sub)
+    _advise_parser(sub)
     return parser
 
 
@@ -393,3 +395,74 @@ def _simulate_parser(sub) -> None:
     simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")
     simulate.add_argument("--seed", type=int, default=0, help="random seed (0)")
     simulate.set_defaults(run=_cmd_simulate)
+
+
+def _advise_parser(sub) -> None:
+    """Register ``skcodex advise`` with the command's subparsers."""
+    advise = sub.add_parser(
+        "advise",
+        help="which of a player's decks to bring: win rate against a field, chance to win",
+        description="Rank a player's candidate decks by their expected win rate against a "
+        "field and, with --format, by the chance of winning the event, from a model written "
+        "by 'skcodex fit'. Every figure is computed per posterior draw, with its interval "
+        "and the probability that each deck is the best.",
+    )
+    advise.add_argument("model", metavar="MODEL", help="fitted model file, or its folder")
+    advise.add_argument("--player", required=True, metavar="NAME", help="the player to advise")
+    advise.add_argument(
+        "--candidates",
+        required=True,
+        metavar="DECKS",
+        help="the decks to choose among, separated by commas",
+    )
+    advise.add_argument(
+        "--field",
+        required=True,
+        metavar="CSV",
+        help="the opponents: columns player and deck (entrants, one deck each, in seeding "
+        "order), deck alone (unnamed entrants), or deck and share (shares summing to 1)",
+    )
+    advise.add_argument(
+        "--format",
+        default=None,
+        metavar="FORMAT",
+        help="the event's format, as for 'skcodex simulate' (e.g. swiss:5+knockout:8): adds "
+        "each deck's chance to win the event",
+    )
+    advise.add_argument(
+        "--entrants",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="with a field of shares and --format: how many enter, the player included",
+    )
+    advise.add_argument(
+        "--player-seed",
+        type=_positive,
+        default=1,
+        metavar="K",
+        help="the player's seed in the event (1, the top seed)",
+    )
+    advise.add_argument(
+        "--simulations",
+        type=_positive,
+        default=10_000,
+        help="simulated events per deck, spread over the posterior draws (10000)",
+    )
+    advise.add_argument(
+        "--posterior-draws",
+        type=_positive,
+        default=200,
+        metavar="N",
+        help="evenly spaced posterior draws to use (200)",
+    )
+    advise.add_argument("--interval", type=_probability, default=0.9, help="interval width (0.9)")
+    advise.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
+    advise.add_argument(
+        "--html", metavar="FILE", default=None, help="write the advice as an HTML page"
+    )
+    advise.add_argument(
+        "--title", default=None, help="the page's title with --html ('What to bring')"
+    )
+    advise.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    advise.set_defaults(run=run_advise)

@@ -17,6 +17,7 @@ May import: skcodex, skcodex._docstrings, skcodex._pages, skcodex.analysis, skco
 
 from skcodex._pages.csv import spreadsheet_safe
 from skcodex._pages.words import game_words
+from skcodex.report._advice import render_advice_html
 from skcodex.report._analyses import Analyses, HeldOut
 from skcodex.report._model import describe_model
 from skcodex.report._page import analyse, figures, render_html, write_report
@@ -32,6 +33,7 @@ __all__ = [
     "describe_model",
     "figures",
     "game_words",
+    "render_advice_html",
     "render_html",
     "section_headings",
     "spreadsheet_safe",

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from skcodex.analysis import solve_matrix_game
+from skcodex.analysis._nash import solve_matrix_game
 from skcodex.tournament._formats import TournamentError
 
 __all__ = ["DECK_RULES", "Field", "check_entrants", "win_probability_draws"]
