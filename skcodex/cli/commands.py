@@ -260,7 +260,9 @@ def _check_report_decks(decks: Any, X: pd.DataFrame, catalogue: Any) -> None:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    X, y, catalogue = read_matches(args.matches, args.catalogue, args.specs_per_deck)
+    X, y, catalogue = read_matches(
+        args.matches, args.catalogue, args.specs_per_deck, args.tie_components
+    )
     _check_report_decks(getattr(args, "decks", None), X, catalogue)
     summary = X.attrs.get("summary")
     if summary is not None:
