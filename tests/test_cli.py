@@ -734,10 +734,11 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
     assert clf.n_fitted == len(small_matches.X)
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Fitting on every match: 400 matches, 5 chains of 7 draws, balanced prior ..."
-    assert re.fullmatch(r"  done in \d+\.\d s\.", out[1])
+    assert out[1].startswith("  expected to take about ")
+    assert re.fullmatch(r"  done in \d+\.\d s\.", out[2])
     # the failed checks grouped by parameter family, one short line each, then their effect
     # on forecasts; no raw warning
-    assert out[2:] == [
+    assert out[3:] == [
         "  Convergence checks failed (4), by parameter family:",
         "    spreads: bulk ESS below 400 for 1 (lowest 120)",
         "    deck matchups: R-hat above 1.01 for 5 (worst 1.050)",

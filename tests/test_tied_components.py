@@ -227,13 +227,13 @@ def test_a_fit_reads_case_alike_and_forecasts_in_the_fitted_spelling(tied_fit, t
         warnings.simplefilter("error")  # no "never seen" warning: the same names
         np.testing.assert_array_equal(clf.predict_proba(shouted), clf.predict_proba(right))
     wrong = one.assign(deck1=["Cygnar/Deneghra"], deck2=["Khador/Irusk"])
-    with pytest.raises(MatchTableError, match="(?i)did you mean 'Cryx/Deneghra'"):
+    with pytest.raises(MatchTableError, match=r"(?i)did you mean 'Cryx/Deneghra'"):
         clf.predict_proba(wrong)
     path = tmp_path / "m.skcodex"
     clf.save(path)
     back = load(path)
     assert back.catalogue.tied_to == clf.catalogue.tied_to
-    with pytest.raises(MatchTableError, match="(?i)did you mean 'Cryx/Deneghra'"):
+    with pytest.raises(MatchTableError, match=r"(?i)did you mean 'Cryx/Deneghra'"):
         back.predict_proba(wrong)
 
 

@@ -23,6 +23,7 @@ from skcodex.cli.output import (
     sigterm_unwinds,
     simulate_outputs,
 )
+from skcodex.cli.progress import fit_estimate
 from skcodex.cli.tables import read_matches
 
 
@@ -54,6 +55,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         f"Fitting {what}: {len(X):,} matches, {_count(args.chains, 'chain')} of "
         f"{args.draws:,} draws, {args.prior} prior ..."
     )
+    print(fit_estimate(X, args.draws, args.tune, args.chains))
     start = time.perf_counter()
     with warnings.catch_warnings(record=True):
         # the failed convergence checks are printed below, grouped, in a few lines
