@@ -590,13 +590,18 @@ def test_predict_says_which_name_was_meant(known_model, capsys, tmp_path):
 
     save_model(game, tmp_path)
     del clf
-    argv = ["predict", tmp_path, "--p1", "a", "--deck1", "ryu", "--p2", "b", "--deck2", "Ken"]
+    argv = ["predict", tmp_path, "--p1", "a", "--deck1", "Rye", "--p2", "b", "--deck2", "Ken"]
     code, out, err = run(argv, capsys)
     assert code == 0 and err == ""
     assert (
-        "note: starter 'ryu' was not in the fitted matches (did you mean 'Ryu'?); it is "
+        "note: starter 'Rye' was not in the fitted matches (did you mean 'Ryu'?); it is "
         "forecast as a new starter"
     ) in out
+    # the wrong case is the same character, in an open catalogue as in a listed one
+    argv[5] = "ryu"
+    code, out, err = run(argv, capsys)
+    assert code == 0 and err == "" and "note" not in out
+    assert out.startswith("P(a with Ryu, listed first, beats b with Ken) = ")
 
 
 def test_predict_reads_whole_number_player_names_as_numbers(known_model, capsys, tmp_path):

@@ -178,6 +178,14 @@ def _page(script: Path, args: list[str], folder: Path) -> str:
     return "\n".join(parts)
 
 
+def quick_gallery() -> bool:
+    """Whether ``SKCODEX_GALLERY=quick`` asks for the scripts' quick modes (see the module)."""
+    mode = os.environ.get("SKCODEX_GALLERY", "")
+    if mode not in ("", "full", "quick"):
+        raise PluginError(f"SKCODEX_GALLERY must be 'quick' or 'full' (the default), got {mode!r}")
+    return mode == "quick"
+
+
 def _gallery_files(config) -> list[File]:
     package = _source_digest()
     files, index = (
@@ -190,10 +198,7 @@ def _gallery_files(config) -> list[File]:
             "",
         ],
     )
-    mode = os.environ.get("SKCODEX_GALLERY", "")
-    if mode not in ("", "full", "quick"):
-        raise PluginError(f"SKCODEX_GALLERY must be 'quick' or 'full' (the default), got {mode!r}")
-    quick = mode == "quick"
+    quick = quick_gallery()
     for script in sorted(EXAMPLES.glob("*.py")):
         args = GALLERY_ARGS.get(script.name, []) + (
             GALLERY_QUICK_ARGS.get(script.name, []) if quick else []

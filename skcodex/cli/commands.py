@@ -323,7 +323,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     from skcodex.cli.quick import quick_forecast, read_quick_model
     from skcodex.codex import parse_deck
     from skcodex.data import normalise_name
-    from skcodex.data._catalogues import close_name
+    from skcodex.data._catalogues import close_name, spelled_alike
 
     path = Path(args.model)
     quick = read_quick_model(path / MODEL_FILE if path.is_dir() else path)
@@ -353,6 +353,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
             "deck2": pd.Series(decks[1:], dtype=object),
         }
     )
+    table = spelled_alike(table, catalogue, model.vocabulary_)  # as the fitted model spells
+    decks = [table["deck1"].iloc[0], table["deck2"].iloc[0]]
     forecast = None if quick is None else quick_forecast(quick, table, args.interval)
     if forecast is None:  # a never-seen name: the estimator draws its effects
         model = model if quick is None else load_model(args.model)
