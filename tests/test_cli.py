@@ -879,6 +879,7 @@ def test_parser_defaults():
         "replace": False,
         "title": None,
         "catalogue": None,
+        "tie_components": False,
         "specs_per_deck": None,
         "first_move": False,
         "symmetric": False,
@@ -1144,8 +1145,8 @@ def test_codexdata_refuses_other_games_options(option, where):
     with pytest.raises(CommandError) as info:
         read_matches(path, **{option: value})
     assert str(info.value) == (
-        "--catalogue and --specs-per-deck are for match-table CSVs of other games; "
-        f"{path} is codexdata, which carries its own Codex catalogue"
+        "--catalogue, --specs-per-deck and --tie-components are for match-table CSVs of "
+        f"other games; {path} is codexdata, which carries its own Codex catalogue"
     )
 
 

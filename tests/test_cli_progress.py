@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -61,7 +63,12 @@ def test_fit_says_how_long_it_expects_and_draws_no_progress_bar_off_a_terminal(t
     assert code == 0, err
     lines = out.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("Fitting on every match"))
-    assert lines[at + 1].startswith("  expected to take about ")
+    # the line of `fit_estimate`, whatever the machine's load
+    assert re.fullmatch(
+        r"  expected to take (under a second|about .+ not counting a first compile.*), "
+        r"from 75 distinct pairings x 60 steps x 1 chain",
+        lines[at + 1],
+    )
     assert lines[at + 2].startswith("  done in ")
     # the progress bar is drawn on a terminal only: none of it reaches a pipe
     assert "\r" not in err and "Remaining" not in err and "Draws" not in err
