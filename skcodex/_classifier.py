@@ -45,6 +45,7 @@ from skcodex.data import (
 from skcodex.data._catalogues import (
     WALK_STEPS_SLOW,
     checked_with_catalogue,
+    spelled_alike,
     warn_if_walk_is_large,
     warn_unseen_names,
 )
@@ -530,6 +531,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             The fitted estimator.
         """
         table, catalogue = checked_with_catalogue(X, self.catalogue)
+        table = spelled_alike(table, catalogue)
         observed = check_outcome(y, len(table)).astype(float)
         luck = None if luck is None else check_luck(luck, len(table))
         outcome = observed if luck is None else adjust_for_luck(table, observed, luck)
@@ -796,7 +798,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             caller_name=type(self).__name__,
         )
         catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
-        table = check_match_table(X, catalogue)
+        table = spelled_alike(check_match_table(X, catalogue), catalogue, self.vocabulary_)
         codes = encode(table, self.vocabulary_)
         warn_unseen_names(self, catalogue, codes)
         layout = self._grown_layout(codes)

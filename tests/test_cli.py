@@ -592,13 +592,18 @@ def test_predict_says_which_name_was_meant(known_model, capsys, tmp_path):
 
     save_model(game, tmp_path)
     del clf
-    argv = ["predict", tmp_path, "--p1", "a", "--deck1", "ryu", "--p2", "b", "--deck2", "Ken"]
+    argv = ["predict", tmp_path, "--p1", "a", "--deck1", "Rye", "--p2", "b", "--deck2", "Ken"]
     code, out, err = run(argv, capsys)
     assert code == 0 and err == ""
     assert (
-        "note: starter 'ryu' was not in the fitted matches (did you mean 'Ryu'?); it is "
+        "note: starter 'Rye' was not in the fitted matches (did you mean 'Ryu'?); it is "
         "forecast as a new starter"
     ) in out
+    # the wrong case is the same character, in an open catalogue as in a listed one
+    argv[5] = "ryu"
+    code, out, err = run(argv, capsys)
+    assert code == 0 and err == "" and "note" not in out
+    assert out.startswith("P(a with Ryu, listed first, beats b with Ken) = ")
 
 
 def test_predict_reads_whole_number_player_names_as_numbers(known_model, capsys, tmp_path):
@@ -736,10 +741,11 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
     assert clf.n_fitted == len(small_matches.X)
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Fitting on every match: 400 matches, 5 chains of 7 draws, balanced prior ..."
-    assert re.fullmatch(r"  done in \d+\.\d s\.", out[1])
+    assert out[1].startswith("  expected to take about ")
+    assert re.fullmatch(r"  done in \d+\.\d s\.", out[2])
     # the failed checks grouped by parameter family, one short line each, then their effect
     # on forecasts; no raw warning
-    assert out[2:] == [
+    assert out[3:] == [
         "  Convergence checks failed (4), by parameter family:",
         "    spreads: bulk ESS below 400 for 1 (lowest 120)",
         "    deck matchups: R-hat above 1.01 for 5 (worst 1.050)",
@@ -875,6 +881,7 @@ def test_parser_defaults():
         "replace": False,
         "title": None,
         "catalogue": None,
+        "tie_components": False,
         "specs_per_deck": None,
         "first_move": False,
         "symmetric": False,
@@ -1140,8 +1147,8 @@ def test_codexdata_refuses_other_games_options(option, where):
     with pytest.raises(CommandError) as info:
         read_matches(path, **{option: value})
     assert str(info.value) == (
-        "--catalogue and --specs-per-deck are for match-table CSVs of other games; "
-        f"{path} is codexdata, which carries its own Codex catalogue"
+        "--catalogue, --specs-per-deck and --tie-components are for match-table CSVs of "
+        f"other games; {path} is codexdata, which carries its own Codex catalogue"
     )
 
 

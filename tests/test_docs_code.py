@@ -39,6 +39,7 @@ SHELL_NOT_RUN = {
     "pip ": "installs packages: the test runs in the environment it was given",
     "pytest": "runs the test suite itself",
     "mkdocs": "builds the site (tests/test_docs_site.py reads a built one)",
+    "SKCODEX_GALLERY=": "builds the site (tests/test_docs_site.py reads a built one)",
     "python benchmarks/": "benchmarks run for minutes and write results",
     "python examples/": "the examples run as the gallery runs them (tests/test_examples.py)",
     "python tools/": "tools rewrite the repository's own files",

@@ -85,3 +85,21 @@ def test_cells_run_in_order_keeping_their_output_and_figures(tmp_path):
     assert second["output"].startswith("second\n")
     assert 'demo.py", line 16' in second["output"] and "ValueError: here" in second["output"]
     assert second["figures"] == []
+
+
+def test_the_quick_gallery_asks_only_for_quick_modes_the_scripts_have(monkeypatch):
+    pytest.importorskip("mkdocs")
+    from mkdocs.exceptions import PluginError
+
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))
+    import docs_hooks
+
+    for name, args in docs_hooks.GALLERY_QUICK_ARGS.items():
+        source = (ROOT / "examples" / name).read_text()
+        assert all(f'add_argument("{a}"' in source for a in args), name
+    for mode, quick in (("", False), ("full", False), ("quick", True)):
+        monkeypatch.setenv("SKCODEX_GALLERY", mode)
+        assert docs_hooks.quick_gallery() is quick
+    monkeypatch.setenv("SKCODEX_GALLERY", "fast")
+    with pytest.raises(PluginError, match="SKCODEX_GALLERY must be 'quick' or 'full'"):
+        docs_hooks.quick_gallery()

@@ -20,8 +20,8 @@ from skcodex.data import (
     _table,
     check_match_table,
     encode,
-    period_labels,
 )
+from skcodex.data._codes import period_labels
 from skcodex.data._table import TimeOrder, check_dated
 from skcodex.datasets import make_matches
 

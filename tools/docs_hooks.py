@@ -18,7 +18,11 @@ Gallery
     kept in a cache folder (``.gallery-cache/`` beside ``mkdocs.yml``, or
     ``$SKCODEX_GALLERY_CACHE``) keyed by the script, its arguments, the runner
     and the package's source, so a rebuild
-    reruns only what changed. A script that fails fails the build.
+    reruns only what changed. A script that fails fails the build. With
+    ``SKCODEX_GALLERY=quick`` in the environment, scripts that have a quick
+    mode run in it (``GALLERY_QUICK_ARGS``: small draws), and their pages say
+    so: a build for the tests of the site, a third less work than the full
+    gallery (docs/testing.md). Each run prints its name and then its time.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -44,6 +49,9 @@ EXAMPLES = ROOT / "examples"
 #: Command-line arguments each example is run with for the gallery (default: none).
 #: ``report_demo.py`` writes its figures into its working folder instead of docs/img.
 GALLERY_ARGS = {"report_demo.py": ["--figures", ".", "--out", "report"]}
+
+#: The arguments added with ``SKCODEX_GALLERY=quick``: each script's quick mode, if it has one.
+GALLERY_QUICK_ARGS = {"report_demo.py": ["--quick"]}
 
 #: The MathJax files the site needs: the TeX-to-HTML bundle and what it loads.
 MATHJAX_PARTS = ("tex-chtml.js", "output/chtml", "input/tex/extensions", "ui", "a11y", "adaptors")
@@ -107,6 +115,7 @@ def _run_example(script: Path, args: list[str], package: str) -> Path:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     print(f"gallery: running {script.name} {' '.join(args)}", file=sys.stderr, flush=True)
+    start = time.perf_counter()
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "run_example.py"), str(script), str(folder), *args],
         cwd=ROOT,
@@ -119,6 +128,8 @@ def _run_example(script: Path, args: list[str], package: str) -> Path:
         raise PluginError(
             f"example {script.name} failed:\n{(result.stdout + result.stderr)[-3000:]}"
         )
+    seconds = time.perf_counter() - start
+    print(f"gallery: {script.name} ran in {seconds:.0f} s", file=sys.stderr, flush=True)
     return folder
 
 
@@ -144,7 +155,13 @@ def _page(script: Path, args: list[str], folder: Path) -> str:
         "",
         f"Run for this page as `{command}` (working folder: a scratch folder), in "
         f"{run['seconds']:.0f} s when the docs were built. Each part of the script is "
-        "followed by what it printed and the figures it drew.",
+        "followed by what it printed and the figures it drew."
+        + (
+            " This build ran the script's quick mode (small draws, `SKCODEX_GALLERY=quick`): "
+            "its figures are those of a short fit."
+            if "--quick" in args
+            else ""
+        ),
         "",
     ]
     for cell in run["cells"]:
@@ -161,6 +178,14 @@ def _page(script: Path, args: list[str], folder: Path) -> str:
     return "\n".join(parts)
 
 
+def quick_gallery() -> bool:
+    """Whether ``SKCODEX_GALLERY=quick`` asks for the scripts' quick modes (see the module)."""
+    mode = os.environ.get("SKCODEX_GALLERY", "")
+    if mode not in ("", "full", "quick"):
+        raise PluginError(f"SKCODEX_GALLERY must be 'quick' or 'full' (the default), got {mode!r}")
+    return mode == "quick"
+
+
 def _gallery_files(config) -> list[File]:
     package = _source_digest()
     files, index = (
@@ -173,8 +198,11 @@ def _gallery_files(config) -> list[File]:
             "",
         ],
     )
+    quick = quick_gallery()
     for script in sorted(EXAMPLES.glob("*.py")):
-        args = GALLERY_ARGS.get(script.name, [])
+        args = GALLERY_ARGS.get(script.name, []) + (
+            GALLERY_QUICK_ARGS.get(script.name, []) if quick else []
+        )
         folder = _run_example(script, args, package)
         run = json.loads((folder / "run.json").read_text())
         for cell in run["cells"]:

@@ -22,6 +22,7 @@ from skcodex.cli._output import (
     save_model,
     sigterm_unwinds,
 )
+from skcodex.cli._progress import fit_estimate
 from skcodex.cli._tables import read_matches
 
 
@@ -53,6 +54,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         f"Fitting {what}: {len(X):,} matches, {_count(args.chains, 'chain')} of "
         f"{args.draws:,} draws, {args.prior} prior ..."
     )
+    print(fit_estimate(X, args.draws, args.tune, args.chains))
     start = time.perf_counter()
     with warnings.catch_warnings(record=True):
         # the failed convergence checks are printed below, grouped, in a few lines
@@ -259,7 +261,9 @@ def _check_report_decks(decks: Any, X: pd.DataFrame, catalogue: Any) -> None:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    X, y, catalogue = read_matches(args.matches, args.catalogue, args.specs_per_deck)
+    X, y, catalogue = read_matches(
+        args.matches, args.catalogue, args.specs_per_deck, args.tie_components
+    )
     _check_report_decks(getattr(args, "decks", None), X, catalogue)
     summary = X.attrs.get("summary")
     if summary is not None:
@@ -318,7 +322,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     from skcodex.cli._quick import quick_forecast, read_quick_model
     from skcodex.codex import parse_deck
     from skcodex.data import normalise_name
-    from skcodex.data._catalogues import close_name
+    from skcodex.data._catalogues import close_name, spelled_alike
 
     path = Path(args.model)
     quick = read_quick_model(path / MODEL_FILE if path.is_dir() else path)
@@ -348,6 +352,8 @@ def _cmd_predict(args: argparse.Namespace) -> int:
             "deck2": pd.Series(decks[1:], dtype=object),
         }
     )
+    table = spelled_alike(table, catalogue, model.vocabulary_)  # as the fitted model spells
+    decks = [table["deck1"].iloc[0], table["deck2"].iloc[0]]
     forecast = None if quick is None else quick_forecast(quick, table, args.interval)
     if forecast is None:  # a never-seen name: the estimator draws its effects
         model = model if quick is None else load_model(args.model)

@@ -186,7 +186,15 @@ def _model_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="CSV of another game's names, header 'kind,name', rows 'starter,NAME' and "
         "'component,NAME' (optionally 'specs_per_deck,K'); decks are then read as "
-        "starter/component/...",
+        "starter/component/...; a header 'kind,name,starter' ties a component to the "
+        "starter named on its row (component,Deneghra,Cryx)",
+    )
+    p.add_argument(
+        "--tie-components",
+        action="store_true",
+        help="take each component the matches only ever pair with one starter as tied to it "
+        "(listed when the matches are read): a later deck holding it under another starter "
+        "is refused",
     )
     p.add_argument(
         "--specs-per-deck",

@@ -70,9 +70,11 @@ def quick_probability_draws(model: QuickModel, table: pd.DataFrame) -> np.ndarra
     from skcodex._matchup import readers as fit_readers
     from skcodex._matchup.prediction import win_probability_draws
     from skcodex.data import check_match_table, encode
+    from skcodex.data._catalogues import spelled_alike
 
     catalogue = model.catalogue or model.catalogue_
-    codes = encode(check_match_table(table, catalogue), model.vocabulary_)
+    table = spelled_alike(check_match_table(table, catalogue), catalogue, model.vocabulary_)
+    codes = encode(table, model.vocabulary_)
     if any(
         getattr(codes, f"unseen_{kind}", ()) for kind in ("players", "starters", "specs", "periods")
     ):

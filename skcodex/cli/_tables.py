@@ -19,6 +19,7 @@ def read_matches(
     path: str | os.PathLike,
     catalogue_file: str | os.PathLike | None = None,
     specs_per_deck: int | None = None,
+    tie_components: bool = False,
 ) -> tuple[pd.DataFrame, np.ndarray, Any]:
     """Read matches from a codexdata folder (or its matches.csv) or a match-table CSV.
 
@@ -31,6 +32,8 @@ def read_matches(
     otherwise, or when a catalogue file or ``specs_per_deck`` is given, in
     plain notation ``starter/component/...`` (`skcodex.codex.PlainCatalogue`):
     against the catalogue file's names, or with every name seen a level.
+    With ``tie_components``, each component the decks only ever pair with one
+    starter is tied to it (`PlainCatalogue.learn_ties`), and the ties are listed.
 
     Returns
     -------
@@ -46,10 +49,11 @@ def read_matches(
     source = _csv_source(p, path)
     header = None if isinstance(source, Path) and p.is_dir() else _read_csv(source, path, nrows=0)
     codexdata = header is None or "victor" in header.columns
-    plain_asked = catalogue_file is not None or specs_per_deck is not None
+    plain_asked = catalogue_file is not None or specs_per_deck is not None or tie_components
     if plain_asked and codexdata:
         raise CommandError(
-            "--catalogue and --specs-per-deck are for match-table CSVs of other games; "
+            "--catalogue, --specs-per-deck and --tie-components are for match-table CSVs of "
+            "other games; "
             f"{path} is codexdata, which carries its own Codex catalogue"
         )
     if codexdata:
@@ -71,7 +75,10 @@ def read_matches(
     # reported at the same place whatever its column.
     table.index = pd.RangeIndex(2, len(table) + 2, name="line")
     y = _outcomes(table, path)
-    return table, y, _deck_catalogue(table, path, catalogue_file, specs_per_deck)
+    catalogue = _deck_catalogue(table, path, catalogue_file, specs_per_deck)
+    if tie_components:
+        catalogue = _learned_ties(table, path, catalogue)
+    return table, y, catalogue
 
 
 #: The most a match table read from a pipe may hold; a larger one must be saved to a file.
@@ -176,6 +183,38 @@ def _outcomes(table: pd.DataFrame, path: Any) -> np.ndarray:
         f"{path} has no result column: add 'y' (1 where player1 won, 0 where player2 "
         "won) or 'winner' (the winner's name)"
     )
+
+
+def _learned_ties(table: pd.DataFrame, path: Any, catalogue: Any) -> Any:
+    """``catalogue`` with the components seen with one starter only tied to it, listed."""
+    from skcodex.codex import PlainCatalogue
+    from skcodex.data import MatchTableError, check_match_table
+    from skcodex.data._catalogues import spelled_alike
+
+    if not isinstance(catalogue, PlainCatalogue):
+        raise CommandError(
+            f"--tie-components is for other games' decks; the decks of {shown(path)} are "
+            "Codex decks, whose specs the Codex catalogue already ties to their colours"
+        )
+    try:
+        checked = spelled_alike(check_match_table(table, catalogue), catalogue)
+    except MatchTableError as err:
+        raise CommandError(f"{path}: {err}") from None
+    tied = catalogue.learn_ties(checked)
+    declared = {c.casefold() for c, _ in catalogue.tied_to or ()}
+    learned = [(c, s) for c, s in tied.tied_to or () if c.casefold() not in declared]
+    seen = {c.casefold() for deck in (*checked["deck1"], *checked["deck2"]) for c in deck.specs}
+    cw, sw = catalogue.component_word, catalogue.starter_word
+    free = len(seen) - len(learned) - len(declared & seen)
+    listed = ", ".join(f"{shown(c)} ({shown(s)})" for c, s in learned[:12])
+    more = f" and {len(learned) - 12} more" if len(learned) > 12 else ""
+    print(
+        f"Tied {len(learned)} {cw}(s) to the one {sw} the matches pair each with"
+        + (f": {listed}{more}" if learned else "")
+        + f". {free} {cw}(s) seen with several {sw}s stay free; a deck holding a tied "
+        f"{cw} under another {sw} is refused."
+    )
+    return tied
 
 
 def _deck_catalogue(

@@ -251,7 +251,7 @@ def plain_catalogue_for(deck_texts: Iterable[str]) -> PlainCatalogue | None:
     --------
     >>> plain_catalogue_for(["Zerg", "Terran", "Protoss"])
     PlainCatalogue(starters=None, components=None, specs_per_deck=0, starter_word='starter', \
-component_word='component')
+component_word='component', tied_to=None)
     >>> plain_catalogue_for(["MonoRed", "MonoBlue", "Zerg/Red"]) is None
     True
     """

@@ -9,6 +9,9 @@ warns, once per name and fitted model, when a forecast meets a starter or
 component the fit never saw and the catalogue cannot check: with an open
 catalogue a misspelt name would otherwise pass silently as a new level.
 `warn_if_walk_is_large` warns before a skill walk that will be slow to fit.
+`spelled_alike` gives an open catalogue's names the case handling of a listed
+one (names that differ only in case are one name) and checks the ties of
+components to starters on decks given as `Deck` values.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from skcodex.codex._deck import Deck
 from skcodex.codex._notation import plain_catalogue_for
 from skcodex.codex._plain import PlainCatalogue
 from skcodex.data._codes import walk_size
@@ -30,6 +34,7 @@ __all__ = [
     "checked_with_catalogue",
     "close_name",
     "plain_fallback",
+    "spelled_alike",
     "warn_if_walk_is_large",
     "warn_unseen_names",
 ]
@@ -152,6 +157,79 @@ def warn_unseen_names(model: Any, catalogue: Any, codes: Any) -> None:
                 stacklevel=4,
             )
     _WARNED[model] = (model.vocabulary_, warned)
+
+
+def spelled_alike(table: pd.DataFrame, catalogue: Any, vocabulary: Any = None) -> pd.DataFrame:
+    """``table``'s decks with an open catalogue's names spelled one way, and ties checked.
+
+    A listed catalogue matches names case-insensitively and spells them as it
+    lists them. An open one (starters or components None) cannot know the
+    spelling beforehand, so names of an open kind that differ only in case
+    are made one name here: spelled as ``vocabulary`` (the fitted model's
+    levels) spells them, else as the first match of ``table`` that holds the
+    name. Every distinct deck is then checked against the catalogue's ties of
+    components to starters (`PlainCatalogue.check_ties`), which deck strings
+    already were when read but `Deck` values were not.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A checked match table (`check_match_table`), its decks `Deck` values;
+        changed in place when a name is respelt.
+    catalogue : Catalogue, PlainCatalogue or None
+        The catalogue the table was read against; nothing is done unless it is
+        a `PlainCatalogue`.
+    vocabulary : skcodex.data.Vocabulary, optional
+        The fitted model's levels, whose spellings win.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table``.
+
+    Raises
+    ------
+    MatchTableError
+        If a deck holds a component tied to another starter.
+    """
+    if not isinstance(catalogue, PlainCatalogue) or not len(table):
+        return table
+    kinds = []
+    for open_, known in (
+        (catalogue.starters is None, getattr(vocabulary, "starters", ())),
+        (catalogue.components is None, getattr(vocabulary, "specs", ())),
+    ):
+        spelling: dict[str, str] | None = None
+        if open_:
+            spelling = {}
+            for name in known:
+                spelling.setdefault(str(name).casefold(), str(name))
+        kinds.append(spelling)
+    starters, components = kinds
+    if starters is None and components is None and not catalogue.tied_to:
+        return table
+    distinct = pd.unique(table[["deck1", "deck2"]].to_numpy().ravel())  # in order of play
+    respelt: dict[Deck, Deck] = {}
+    for deck in distinct:
+        starter = deck.starter
+        if starters is not None:
+            starter = starters.setdefault(starter.casefold(), starter)
+        specs = deck.specs
+        if components is not None:
+            specs = tuple(components.setdefault(c.casefold(), c) for c in specs)
+        try:
+            new = Deck(starter, specs) if (starter, specs) != (deck.starter, deck.specs) else deck
+            catalogue.check_ties(new)
+        except ValueError as err:
+            raise MatchTableError(str(err)) from None
+        if new is not deck:
+            respelt[deck] = new
+    if respelt:
+        for column in ("deck1", "deck2"):
+            table[column] = pd.Series(
+                [respelt.get(d, d) for d in table[column]], index=table.index, dtype=object
+            )
+    return table
 
 
 def warn_if_walk_is_large(codes: Any) -> None:

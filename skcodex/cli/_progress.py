@@ -1,0 +1,144 @@
+"""How long a fit is expected to take, said before it starts.
+
+``skcodex fit`` prints, under its "Fitting ..." line, the time the fit is
+expected to take: a fixed part plus a part proportional to the sampler's
+work, measured on the machine the package was developed on
+(``benchmarks/fit_time_estimate.py``, ``docs/speed.md``):
+
+    seconds = FIXED_SECONDS + SECONDS_PER_WORK * rows * (draws + tune) * chains / parallel
+
+``rows`` is the number of distinct match rows (player 1, player 2 and their
+decks: the likelihood's cost per gradient evaluation grows with it, not with
+the number of matches), and ``parallel = min(chains, cores)`` the chains run at
+once. It leaves out what the table alone cannot tell: how many gradient
+evaluations a draw takes (the posterior's shape), a first fit's compilation
+(tens of seconds from empty caches), the skill walk's extra work, and other
+programs sharing the processor. The line says so and gives a range. While the
+sampler runs, nutpie's (or PyMC's) progress bar shows each chain's draws and
+the time left, on a terminal only.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = [
+    "FIXED_SECONDS",
+    "SECONDS_PER_WORK",
+    "duration",
+    "expected_fit_seconds",
+    "fit_estimate",
+    "fit_work",
+]
+
+#: The fixed part of a fit from a warm compile cache, seconds of an idle machine, and
+#: the seconds per unit of work (one distinct row, one step, one chain, over the chains
+#: run at once): least squares on short fits of synthetic tables of 300, 1,200 and 4,000
+#: matches (benchmarks/results/fit_time_estimate.json, docs/speed.md).
+FIXED_SECONDS = 0.12
+SECONDS_PER_WORK = 1.17e-6
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``3 min 20 s``, ``1 h 5 min`` (as the progress lines write times)."""
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
+
+
+def _parallel(chains: int, cores: int | None) -> int:
+    return max(1, min(chains, cores or os.cpu_count() or 1))
+
+
+def fit_work(X: Any, draws: int, tune: int, chains: int, cores: int | None = None) -> float:
+    """The sampler's work for a table: distinct rows x steps x chains over the chains at once.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame
+        The match table (``player1``, ``player2``, ``deck1``, ``deck2``).
+    draws, tune, chains : int
+        The sampler's settings.
+    cores : int, optional
+        The cores the chains may use (None: every processor of the machine).
+
+    Returns
+    -------
+    float
+    """
+    return distinct_rows(X) * (draws + tune) * chains / _parallel(chains, cores)
+
+
+def distinct_rows(X: Any) -> int:
+    """The distinct (player 1, player 2, deck 1, deck 2) rows of a match table."""
+    columns = [c for c in ("player1", "player2", "deck1", "deck2") if c in X.columns]
+    return len(X[columns].astype(str).drop_duplicates()) if len(X) else 0
+
+
+def slowdown(chains: int, cores: int | None = None, load: float | None = None) -> float:
+    """How many times longer than on idle processors a fit is expected to take now.
+
+    Other programs keep ``load`` processors busy on average (the one-minute load
+    average, ``os.getloadavg``), and the fit's chains add theirs: each gets
+    about ``processors / (load + chains at once)`` of a processor. 1 where the
+    load average is not available.
+    """
+    cpus = os.cpu_count() or 1
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return 1.0
+    return max(1.0, (load + _parallel(chains, cores)) / cpus)
+
+
+def expected_fit_seconds(
+    X: Any, draws: int, tune: int, chains: int, cores: int | None = None
+) -> float:
+    """The expected time of a fit of ``X`` on idle processors, in seconds (warm compile cache).
+
+    See the module's description for the formula and what it leaves out.
+    """
+    return FIXED_SECONDS + SECONDS_PER_WORK * fit_work(X, draws, tune, chains, cores)
+
+
+def fit_estimate(
+    X: Any,
+    draws: int,
+    tune: int,
+    chains: int,
+    cores: int | None = None,
+    load: float | None = None,
+) -> str:
+    """The line ``skcodex fit`` prints before a fit: the expected time, a range, its basis.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"player1": ["a", "b"], "player2": ["b", "a"],
+    ...                   "deck1": ["MonoRed", "MonoRed"], "deck2": ["MonoRed", "MonoRed"]})
+    >>> fit_estimate(X, 1000, 1000, 4, cores=2, load=0.0)
+    '  expected to take under a second, from 2 distinct pairings x 2,000 steps x 4 chains'
+    """
+    idle = expected_fit_seconds(X, draws, tune, chains, cores)
+    factor = slowdown(chains, cores, load)
+    seconds = idle * factor
+    basis = (
+        f"from {distinct_rows(X):,} distinct pairings x {draws + tune:,} steps x {chains} "
+        f"chain{'s' if chains != 1 else ''}"
+    )
+    if seconds < 1:
+        return f"  expected to take under a second, {basis}"
+    busy = (
+        f"; {duration(idle)} on idle processors, {factor:.0f} times longer at the current load"
+        if factor >= 1.5
+        else ""
+    )
+    return (
+        f"  expected to take about {duration(seconds)} ({duration(seconds / 2)} to "
+        f"{duration(seconds * 2)}, not counting a first compile{busy}), {basis}"
+    )

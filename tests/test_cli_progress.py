@@ -1,0 +1,74 @@
+"""What ``skcodex fit`` says about how long a fit will take, and its progress off a terminal."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from skcodex.cli import _progress as progress
+from skcodex.datasets import make_matches
+
+from command_process import skcodex  # isort: skip
+
+
+def _table(rows):
+    return pd.DataFrame(rows, columns=["player1", "player2", "deck1", "deck2"])
+
+
+def test_the_work_counts_distinct_pairings_steps_and_chains_at_once():
+    X = _table([("a", "b", "MonoRed", "MonoBlue")] * 5 + [("b", "a", "MonoRed", "MonoBlue")])
+    # two distinct rows; 4 chains on 2 cores run two at a time
+    assert progress.fit_work(X, 100, 50, 4, cores=2) == 2 * 150 * 4 / 2
+    assert progress.fit_work(X, 100, 50, 1, cores=8) == 2 * 150
+    assert progress.fit_work(X.iloc[:0], 100, 50, 1) == 0
+    seconds = progress.expected_fit_seconds(X, 100, 50, 4, cores=2)
+    assert seconds == pytest.approx(progress.FIXED_SECONDS + progress.SECONDS_PER_WORK * 600)
+    # twice the draws, twice the variable part
+    longer = progress.expected_fit_seconds(X, 200, 100, 4, cores=2)
+    assert longer - progress.FIXED_SECONDS == pytest.approx(2 * (seconds - progress.FIXED_SECONDS))
+
+
+def test_the_estimate_line_names_the_time_its_range_and_its_basis(monkeypatch):
+    X = _table([(f"p{i}", f"q{i}", "MonoRed", "MonoBlue") for i in range(1000)])
+    monkeypatch.setattr(progress, "FIXED_SECONDS", 10.0)
+    monkeypatch.setattr(progress, "SECONDS_PER_WORK", 1e-4)
+    monkeypatch.setattr(progress.os, "cpu_count", lambda: 2)
+    # 10 + 1e-4 * 1000 rows * 1000 steps * 2 chains / 2 at once = 110 s on idle processors
+    line = progress.fit_estimate(X, 500, 500, 2, load=0.0)
+    assert line == (
+        "  expected to take about 1 min 50 s (55 s to 3 min 40 s, not counting a first "
+        "compile), from 1,000 distinct pairings x 1,000 steps x 2 chains"
+    )
+    # six other programs' worth of load: each of the 2 chains gets a quarter of a processor
+    assert progress.slowdown(2, load=6.0) == 4.0
+    busy = progress.fit_estimate(X, 500, 500, 2, load=6.0)
+    assert busy.startswith(
+        "  expected to take about 7 min 20 s (3 min 40 s to 14 min 40 s, not counting a first "
+        "compile; 1 min 50 s on idle processors, 4 times longer at the current load), "
+    )
+    assert progress.slowdown(2, load=0.5) == 1.25  # never faster than idle
+    assert progress.slowdown(1, load=0.0) == 1.0
+    assert [progress.duration(s) for s in (45, 200, 3900)] == ["45 s", "3 min 20 s", "1 h 5 min"]
+
+
+def test_fit_says_how_long_it_expects_and_draws_no_progress_bar_off_a_terminal(tmp_path):
+    data = make_matches(n_players=10, n_matches=80, random_state=0)
+    data.X.assign(y=data.y).to_csv(tmp_path / "m.csv", index=False)
+    code, out, err = skcodex(
+        "fit", tmp_path / "m.csv", "--out", tmp_path / "o", "--draws", "30", "--tune", "30",
+        "--chains", "1", "--no-holdout",
+    )  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Fitting on every match"))
+    # the line of `fit_estimate`, whatever the machine's load
+    assert re.fullmatch(
+        r"  expected to take (under a second|about .+ not counting a first compile.*), "
+        r"from 75 distinct pairings x 60 steps x 1 chain",
+        lines[at + 1],
+    )
+    assert lines[at + 2].startswith("  done in ")
+    # the progress bar is drawn on a terminal only: none of it reaches a pipe
+    assert "\r" not in err and "Remaining" not in err and "Draws" not in err
