@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skcodex._blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
+from skcodex._blocks import DEBUT_LEVELS, EXPERIENCE_LEVELS, PRIOR_DEFAULTS
 from skcodex._debut_decks import (
     FACTOR,
     FACTOR_LOGIT,
@@ -279,6 +279,7 @@ def build_model(
         "epoch": list(range(layout.n_epochs)),
         "stage": list(DEBUT_LEVELS),
         "period": list(range(layout.n_periods)),
+        "experience_level": list(EXPERIENCE_LEVELS),
     }
     with pm.Model(coords=full_coords) as model:
         # with the debut deck factor (_debut_decks), the debut rows' deck columns point

@@ -310,6 +310,7 @@ _UNRECORDED_MODEL = {
     "first_move": False,
     "debut": False,
     "period_offset": False,
+    "experience": False,
     "symmetric": False,
     "n_epochs": 0,
     "prior_kind": "unrecorded",

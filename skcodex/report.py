@@ -203,7 +203,15 @@ def section_headings(words: dict[str, Any]) -> dict[str, str]:
 
 
 #: The model's optional parts, as `describe_model` names them.
-_EXTENSIONS = ("time_varying", "synergy", "familiarity", "first_move", "debut", "period_offset")
+_EXTENSIONS = (
+    "time_varying",
+    "synergy",
+    "familiarity",
+    "first_move",
+    "debut",
+    "period_offset",
+    "experience",
+)
 
 #: How the report names each kind of spread prior.
 _PRIOR_NAMES = {
