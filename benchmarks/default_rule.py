@@ -9,7 +9,8 @@ match that ended before the fold began) and forecasts the fold:
 
 Models: the estimator's defaults, the static model (no walk, no debut), the ``"auto"``
 parts decided by the table's own forward evidence (``part_selection="forward"``), the
-walk and debut forced on (what ``"auto"`` fitted on these tables before), Elo with its
+walk and debut forced on (what ``"auto"`` fitted on these tables before), the debut
+option alone and with the experience effect (``experience=True``), Elo with its
 k chosen by forward validation inside each training table, a players-only logistic
 regression (its penalty chosen the same way), Whole-History Rating and TrueSkill Through
 Time.
@@ -22,8 +23,12 @@ loss, each half, the paired differences from the static model with their standar
 errors and 95% bootstrap intervals, and the rule's verdict for each change against the
 static model.
 
+Each record's forecasts are also split into the matches with a newcomer (a player not in
+the fold's training matches) and those between seen players, on all folds and on the later
+half.
+
 Run: python benchmarks/default_rule.py [--records codex,nfl,hockey] [--draws 1000]
-     [--cache DIR] [--out benchmarks/results/default_rule.json]
+     [--cache DIR] [--models NAME,...] [--out benchmarks/results/default_rule.json]
 """
 
 from __future__ import annotations
@@ -58,6 +63,12 @@ DEFAULT = "skcodex default"
 STATIC_NAME = "skcodex static"
 EARLIER = "skcodex walk + debut"
 EVIDENCE = "skcodex forward evidence"
+#: The learned newcomer mean on static skills: the debut offset (and its deck factor) alone.
+DEBUT = "skcodex debut"
+#: The debut offset and a skill mean by rating periods played before (a learning curve).
+EXPERIENCE = "skcodex debut + experience"
+#: The changes the rule is applied to, each against the static model.
+CHANGES = (EARLIER, EVIDENCE, DEBUT, EXPERIENCE)
 
 
 class PlayersOnly(TransformerMixin, BaseEstimator):
@@ -93,6 +104,10 @@ def models(catalogue, draws: int) -> dict:
         STATIC_NAME: BayesianMatchupClassifier(**bayes, **STATIC),
         EVIDENCE: BayesianMatchupClassifier(**bayes, part_selection="forward"),
         EARLIER: BayesianMatchupClassifier(**bayes, time_varying=True, debut=True),
+        DEBUT: BayesianMatchupClassifier(**bayes, time_varying=False, debut=True),
+        EXPERIENCE: BayesianMatchupClassifier(
+            **bayes, time_varying=False, debut=True, experience=True
+        ),
         "Elo (k tuned)": tuned(EloClassifier(), {"k_factor": [8, 16, 24, 32, 48, 64]}),
         "players-only logistic": tuned(
             make_pipeline(PlayersOnly(), LogisticRegression(max_iter=2000)),
@@ -168,14 +183,60 @@ def record(name: str, args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
     return X, y, cv, PlainCatalogue(specs_per_deck=0)
 
 
+def newcomer_flags(forecasts: pd.DataFrame, X: pd.DataFrame, y, cv) -> np.ndarray:
+    """Per forecast match, whether either side's player is new to the fold's training matches."""
+    flags = {}
+    for split, (train, test) in enumerate(cv.split(X, y)):
+        seen = set(X["player1"].iloc[train]) | set(X["player2"].iloc[train])
+        part = X.iloc[test]
+        new = ~part["player1"].isin(seen).to_numpy() | ~part["player2"].isin(seen).to_numpy()
+        flags.update({(split, int(r)): bool(f) for r, f in zip(test, new)})
+    return np.array([flags[(int(s), int(r))] for s, r in zip(forecasts["split"], forecasts["row"])])
+
+
+def newcomer_split(forecasts: pd.DataFrame, new: np.ndarray, names: list[str]) -> dict:
+    """Each model's Brier over the matches with a newcomer and over those between seen players.
+
+    With the difference from the static model and its paired standard error in each, on all
+    folds and on the later half of the folds (where the forum data's newcomers are).
+    """
+    out = {}
+    later = halves(forecasts)["later half"].index
+    for window, rows in (("all folds", forecasts.index), ("later half", later)):
+        part, flag = forecasts.loc[rows], new[forecasts.index.get_indexer(rows)]
+        entry = {"newcomer matches": int(flag.sum()), "seen-player matches": int((~flag).sum())}
+        for label, mask in (("with a newcomer", flag), ("seen players", ~flag)):
+            sub = part[mask]
+            if len(sub) == 0:
+                continue
+            yy = sub["y"].to_numpy()
+            entry[label] = {
+                "brier": {m: brier_score(yy, sub[m]) for m in names},
+                "minus static": {m: paired(sub, m, STATIC_NAME) for m in names if m != STATIC_NAME}
+                if len(sub) > 1
+                else {},
+            }
+        out[window] = entry
+    return out
+
+
 def evaluate(name: str, args) -> dict:
     X, y, cv, catalogue = record(name, args)
     started = time.time()
+    chosen = models(catalogue, args.draws)
+    if args.models:
+        # the static model is what every difference is measured from
+        wanted = [STATIC_NAME, *(m.strip() for m in args.models.split(","))]
+        unknown = sorted(set(wanted) - set(chosen))
+        if unknown:
+            raise SystemExit(f"unknown models {unknown}; choose among {sorted(chosen)}")
+        chosen = {m: chosen[m] for m in chosen if m in wanted}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        forecasts = cached_forecasts(models(catalogue, args.draws), X, y, cv, args.cache)
+        forecasts = cached_forecasts(chosen, X, y, cv, args.cache)
     names = [c for c in forecasts.columns if c not in {"split", "period", "row", "y"}]
     out = {"matches": len(forecasts), "folds": int(forecasts["split"].nunique()), "windows": {}}
+    out["newcomers"] = newcomer_split(forecasts, newcomer_flags(forecasts, X, y, cv), names)
     for window, part in halves(forecasts).items():
         yy = part["y"].to_numpy()
         out["windows"][window] = {
@@ -184,9 +245,13 @@ def evaluate(name: str, args) -> dict:
             "log loss": {m: log_loss(yy, part[m].to_numpy()) for m in names},
             "minus static": {m: paired(part, m, STATIC_NAME) for m in names if m != STATIC_NAME},
         }
-    out["rule: walk + debut against static"] = rule(forecasts, EARLIER, STATIC_NAME)
-    out["rule: forward evidence against static"] = rule(forecasts, EVIDENCE, STATIC_NAME)
-    out["rule: forward evidence against walk + debut"] = rule(forecasts, EVIDENCE, EARLIER)
+    for change in CHANGES:
+        if change in names and STATIC_NAME in names:
+            out[f"rule: {change[8:]} against static"] = rule(forecasts, change, STATIC_NAME)
+    if EXPERIENCE in names and DEBUT in names:
+        out["rule: debut + experience against debut"] = rule(forecasts, EXPERIENCE, DEBUT)
+    if EVIDENCE in names and EARLIER in names:
+        out["rule: forward evidence against walk + debut"] = rule(forecasts, EVIDENCE, EARLIER)
     out["seconds"] = round(time.time() - started, 1)
     return out
 
@@ -210,6 +275,24 @@ def markdown(result: dict) -> str:
                 f"{windows['later half']['brier'][m]:.4f} | "
                 f"{windows['all folds']['log loss'][m]:.4f} | {text} |"
             )
+        for window, entry in rec.get("newcomers", {}).items():
+            if "with a newcomer" not in entry:
+                continue
+            lines += [
+                f"\nNewcomers, {window} ({entry['newcomer matches']} matches with a "
+                f"newcomer, {entry['seen-player matches']} between seen players):\n",
+                "| model | with a newcomer | minus static (se) | seen players "
+                "| minus static (se) |",
+                "|---|---:|---|---:|---|",
+            ]
+            for m in entry["with a newcomer"]["brier"]:
+                cells = []
+                for label in ("with a newcomer", "seen players"):
+                    part = entry.get(label, {"brier": {}, "minus static": {}})
+                    diff = part["minus static"].get(m)
+                    text = "" if diff is None else f"{diff['difference']:+.4f} ({diff['se']:.4f})"
+                    cells += [f"{part['brier'].get(m, float('nan')):.4f}", text]
+                lines.append(f"| {m} | " + " | ".join(cells) + " |")
         for key in [k for k in rec if k.startswith("rule:")]:
             parts = rec[key]["parts"]
             diffs = ", ".join(
@@ -234,6 +317,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "default_rule.json")
     parser.add_argument("--markdown", action="store_true", help="print the tables of --out")
+    parser.add_argument(
+        "--models", default=None, help="comma-separated names of the models to fit (default: all)"
+    )
     args = parser.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(args.out.read_text())))

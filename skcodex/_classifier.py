@@ -26,7 +26,7 @@ from skcodex._matchup import debut as debut_decks
 from skcodex._matchup import fitting, never_seen, part_choice
 from skcodex._matchup import readers as fit_readers
 from skcodex._matchup.approximation import METHODS
-from skcodex._matchup.blocks import BLOCK_TABLE, DEBUT_LEVELS, SPREAD_TABLE
+from skcodex._matchup.blocks import BLOCK_TABLE, DEBUT_LEVELS, EXPERIENCE_LEVELS, SPREAD_TABLE
 from skcodex._matchup.diagnostics import warn_if_not_converged
 from skcodex._matchup.graph import PRIORS, Layout, ModelOptions, SpreadPriors
 from skcodex._matchup.sampling import SAMPLERS, FitProblem, SamplingOptions
@@ -216,6 +216,21 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         (``period_offset=True``).
     log_sd_period_scale : float, default 0.5
         Standard deviation of the prior on the log of the per-period offsets' spread.
+    experience : bool, default False
+        Move each player's skill by how many rating periods they played before
+        the match's period: none or one (the baseline, 0), two or three, four to
+        seven, eight or more, each level's effect pooled by its own spread
+        (``log_sd_experience_loc``, ``log_sd_experience_scale``): a learning
+        curve, ``experience`` in the posterior. A player never seen in fit has
+        played none before any forecast; a seen player's forecast counts every
+        training period they played. With ``debut=True`` the debut offset tells
+        a first period from a second. Needs a ``period`` column; without one
+        the effect is left out of the fitted model.
+    log_sd_experience_loc : float, default -1.0
+        Mean of the prior on the log of the experience effects' spread
+        (``experience=True``).
+    log_sd_experience_scale : float, default 0.5
+        Standard deviation of the prior on the log of the experience effects' spread.
     part_selection : {"none", "forward"}, default "none"
         How the ``"auto"`` parts (``debut``, ``time_varying``) are decided.
         ``"none"``: they are off, the static model (the parts did not pass the
@@ -346,6 +361,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         "symmetric": ["boolean"],
         "debut": ["boolean", StrOptions({"auto"})],
         "period_offset": ["boolean"],
+        "experience": ["boolean"],
         "part_selection": [StrOptions({"forward", "none"})],
         "draws": [Interval(Integral, 1, None, closed="left")],
         "tune": [Interval(Integral, 0, None, closed="left")],
@@ -394,6 +410,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         period_offset: bool = False,
         log_sd_period_loc: float = -1.5,
         log_sd_period_scale: float = 0.5,
+        experience: bool = False,
+        log_sd_experience_loc: float = -1.0,
+        log_sd_experience_scale: float = 0.5,
         part_selection: str = "none",
         draws: int = 1000,
         tune: int = 1000,
@@ -438,6 +457,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         self.period_offset = period_offset
         self.log_sd_period_loc = log_sd_period_loc
         self.log_sd_period_scale = log_sd_period_scale
+        self.experience = experience
+        self.log_sd_experience_loc = log_sd_experience_loc
+        self.log_sd_experience_scale = log_sd_experience_scale
         self.part_selection = part_selection
         self.draws = draws
         self.tune = tune
@@ -480,6 +502,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             symmetric=bool(self.symmetric),
             debut=chosen("debut"),
             period_offset=bool(self.period_offset),
+            experience=bool(self.experience),
         )
 
     @property
@@ -557,6 +580,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             level_names={
                 **fitting.level_names(vocab, layout, periods),
                 "stage": list(DEBUT_LEVELS),
+                "experience_level": list(EXPERIENCE_LEVELS),
                 "period": list(vocab.periods),
             },
         )
@@ -614,7 +638,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             chosen.update(part_choice.candidates(tried)[row])
         model_options = dataclasses.replace(model_options, **chosen)
         if not has_periods:  # no period: no debut to tell apart, no period to offset
-            model_options = dataclasses.replace(model_options, debut=False, period_offset=False)
+            model_options = dataclasses.replace(
+                model_options, debut=False, period_offset=False, experience=False
+            )
         if model_options.time_varying and codes.epoch is not None:
             check_dated(table)  # a skill walk follows time: refuse a match without a date
         return model_options, evidence
@@ -783,6 +809,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             "starter": [*vocab.starters, *codes.unseen_starters],
             "spec": [*vocab.specs, *codes.unseen_specs],
             "stage": list(DEBUT_LEVELS),
+            "experience_level": list(EXPERIENCE_LEVELS),
             "period": [*vocab.periods, *codes.unseen_periods],
         }
 

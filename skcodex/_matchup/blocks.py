@@ -36,6 +36,7 @@ import numpy as np
 __all__ = [
     "BLOCK_TABLE",
     "DEBUT_LEVELS",
+    "EXPERIENCE_LEVELS",
     "LEVEL_KINDS",
     "PRIOR_DEFAULTS",
     "SPREAD_TABLE",
@@ -46,11 +47,16 @@ __all__ = [
 ]
 
 #: The kinds of levels an effect can belong to.
-LEVEL_KINDS = ("player", "starter", "spec", "epoch", "stage", "period")
+LEVEL_KINDS = ("player", "starter", "spec", "epoch", "stage", "period", "experience_level")
 
 #: The two levels of the ``stage`` kind: a side's player is playing their first rating
 #: period (``"debut"``) or not (``"seasoned"``, the baseline, an effect of 0).
 DEBUT_LEVELS = ("seasoned", "debut")
+
+#: The levels of the ``experience_level`` kind: how many rating periods a side's player played
+#: before the match's period (`skcodex.data._experience`). The first, at most one, is the
+#: baseline (an effect of 0): a player's skill is measured from their first two periods.
+EXPERIENCE_LEVELS = ("0-1", "2-3", "4-7", "8+")
 
 
 def level_kind(dim: str) -> str:
@@ -225,6 +231,13 @@ def _read_period_skill(codes, layout) -> Reads:
     return [((f, p), 1.0), ((s, p), -1.0)]
 
 
+def _read_experience(codes, layout) -> Reads:
+    zeros = np.zeros(len(codes), dtype=np.int64)  # not known: the baseline, as for a debut
+    e1 = zeros if codes.experience1 is None else codes.experience1.astype(np.int64)
+    e2 = zeros if codes.experience2 is None else codes.experience2.astype(np.int64)
+    return [((e1[:, None],), 1.0), ((e2[:, None],), -1.0)]
+
+
 def _read_debut(codes, layout) -> Reads:
     n = len(codes)
     zeros = np.zeros(n, dtype=np.int64)
@@ -245,6 +258,7 @@ SPREAD_TABLE = (
     Spread("fam", (-2.0, 0.5), "familiarity", "player-component familiarity"),
     Spread("period", (-1.5, 0.5), "period_offset", "per-period skill offsets"),
     Spread("step", (-2.0, 0.25), "time_varying", "steps of the skill walk"),
+    Spread("experience", (-1.0, 0.5), "experience", "skill by rating periods played before"),
 )
 
 #: Every effect block, in ``theta`` order.
@@ -288,6 +302,15 @@ BLOCK_TABLE = (
         form="baseline",
         prior=(0.0, 0.5),
         label="debut offset (a player's first rating period)",
+    ),
+    EffectBlock(
+        "experience",
+        ("experience_level",),
+        "experience",
+        _read_experience,
+        option="experience",
+        form="baseline",
+        label="skill by rating periods played before (none or one: 0)",
     ),
     EffectBlock(
         "syn_stsp",

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skcodex._matchup.blocks import DEBUT_LEVELS, PRIOR_DEFAULTS
+from skcodex._matchup.blocks import DEBUT_LEVELS, EXPERIENCE_LEVELS, PRIOR_DEFAULTS
 from skcodex._matchup.debut import (
     FACTOR,
     FACTOR_LOGIT,
@@ -261,6 +261,7 @@ def build_model(
         "epoch": list(range(layout.n_epochs)),
         "stage": list(DEBUT_LEVELS),
         "period": list(range(layout.n_periods)),
+        "experience_level": list(EXPERIENCE_LEVELS),
     }
     with pm.Model(coords=full_coords) as model:
         # with the debut deck factor (debut.py), the debut rows' deck columns point

@@ -159,6 +159,7 @@ class Layout:
             "epoch": self.n_epochs,
             "stage": len(blocks.DEBUT_LEVELS),
             "period": self.n_periods,
+            "experience_level": len(blocks.EXPERIENCE_LEVELS),
         }
 
     @property

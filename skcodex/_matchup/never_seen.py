@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from skcodex._matchup import debut, prediction
-from skcodex._matchup.blocks import DEBUT_LEVELS
+from skcodex._matchup.blocks import DEBUT_LEVELS, EXPERIENCE_LEVELS
 from skcodex._matchup.layout import Layout
 
 #: Working memory for the draws of never-seen levels in one chunk of matches.
@@ -226,6 +226,7 @@ def _positional_levels(layout: Layout) -> dict:
         "epoch": range(layout.n_epochs),
         "stage": DEBUT_LEVELS,
         "period": range(layout.n_periods),
+        "experience_level": EXPERIENCE_LEVELS,
     }
 
 

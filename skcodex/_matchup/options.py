@@ -33,6 +33,9 @@ class ModelOptions:
     it needs each match's debut flags (`skcodex.data.MatchCodes`).
     ``period_offset=True`` shifts a player's skill in each rating period by
     an effect of its own, ``N(0, sd_period)`` (the ``period_skill`` block).
+    ``experience=True`` moves a player's skill by how many rating periods they
+    played before the match's (the ``experience`` block); it needs each
+    match's experience levels (`skcodex.data.MatchCodes`).
     """
 
     time_varying: bool = False
@@ -43,6 +46,7 @@ class ModelOptions:
     symmetric: bool = False
     debut: bool = False
     period_offset: bool = False
+    experience: bool = False
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from skcodex.data import _experience as experience
 from skcodex.data._table import MatchTableError, TimeOrder, rows_in_time
 
 __all__ = [
@@ -37,7 +38,9 @@ class Vocabulary:
     ``debut_periods`` holds each player's first rating period (the ``period``
     of their earliest match in time, as text), in the order of ``players``;
     it is empty when the table has no ``period`` column. ``periods`` holds
-    the table's periods (as text) in the order they began.
+    the table's periods (as text) in the order they began; ``played_periods``
+    the periods each player played, as sorted positions in ``periods``, one
+    tuple per player (empty without periods; `skcodex.data._experience`).
     """
 
     players: tuple
@@ -48,6 +51,7 @@ class Vocabulary:
     deck_counts: tuple = ()
     debut_periods: tuple = ()
     periods: tuple = ()
+    played_periods: tuple = ()
 
     @classmethod
     def from_table(cls, table: pd.DataFrame, *, time: TimeOrder | None = None) -> Vocabulary:
@@ -74,6 +78,7 @@ class Vocabulary:
             deck_counts=tuple(int(c) for c in played.to_numpy()),
             debut_periods=_debut_periods(table, players, order),
             periods=_period_order(table, order),
+            played_periods=_played_periods(table, players, order),
         )
 
     @property
@@ -93,7 +98,9 @@ class MatchCodes:
     matches in which player 1 (player 2) plays their first rating period
     (see `debut_flags`). ``period`` codes each match's period against the
     vocabulary's periods, a period never seen numbered on from their count
-    (None without a ``period`` column).
+    (None without a ``period`` column). ``experience1`` and ``experience2``
+    hold each side's experience level (`skcodex.data._experience`; None
+    without periods).
     """
 
     player1: np.ndarray
@@ -115,6 +122,8 @@ class MatchCodes:
     period: np.ndarray | None = None
     n_periods: int = 0
     unseen_periods: tuple = ()
+    experience1: np.ndarray | None = None
+    experience2: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.player1)
@@ -175,6 +184,16 @@ def _debut_periods(table: pd.DataFrame, players: tuple, order: np.ndarray | None
     row_of_rank = np.empty(2 * n, dtype=np.int64)
     row_of_rank[rank2[:n]] = np.arange(n)  # each rank is one row; both sides share it
     return tuple(period2[row_of_rank[earliest]])
+
+
+def _played_periods(table: pd.DataFrame, players: tuple, order: np.ndarray | None) -> tuple:
+    """The periods each player played, as sorted positions in the table's period order."""
+    if "period" not in table.columns:
+        return ()
+    position = pd.Index(_period_order(table, order), dtype=object).get_indexer(_period_text(table))
+    rows, names = pd.factorize(_both_players(table))
+    code = pd.Index(players).get_indexer(names)[rows]
+    return experience.played_periods(np.concatenate([position, position]), code, len(players))
 
 
 def debut_flags(
@@ -250,6 +269,11 @@ def encode(table: pd.DataFrame, vocab: Vocabulary, *, time: TimeOrder | None = N
         epoch = epochs(table["period"], rows_in_time(table, time))
     debut1, debut2 = debut_flags(table, vocab, players[:n], players[n:])
     period, unseen_periods = None, ()
+    levels = (None, None)
+    if "period" in table.columns and vocab.played_periods:
+        levels = experience.experience_codes(
+            vocab.played_periods, vocab.periods, _period_text(table), players[:n], players[n:]
+        )
     if "period" in table.columns:
         period_rows, period_names = pd.factorize(_period_text(table))
         period, unseen_periods = _codes(np.asarray(period_names, dtype=object), vocab.periods)
@@ -274,6 +298,8 @@ def encode(table: pd.DataFrame, vocab: Vocabulary, *, time: TimeOrder | None = N
         period=period,
         n_periods=len(vocab.periods) + len(unseen_periods),
         unseen_periods=unseen_periods,
+        experience1=levels[0],
+        experience2=levels[1],
     )
 
 
