@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from skcodex import _debut_decks as debut_decks
+from skcodex import _draws as draws_model
 from skcodex import _fit_readers as fit_readers
 from skcodex import _fitting as fitting
 from skcodex import _part_choice as part_choice
@@ -40,7 +41,6 @@ from skcodex.data import (
     adjust_for_luck,
     check_luck,
     check_match_table,
-    check_outcome,
     encode,
     table_catalogue,
     time_order,
@@ -262,8 +262,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        ``[0, 1]``: column 1 of `predict_proba` is P(player 1 wins).
+    classes_ : ndarray of shape (2,) or (3,)
+        ``[0, 1]``: column 1 of `predict_proba` is P(player 1 wins). Fitted
+        on outcomes with a draw (0.5), ``[0, 0.5, 1]``: the columns are
+        P(player 2 wins), P(draw), P(player 1 wins) (see `draw_`).
     idata_ : arviz.InferenceData or xarray.DataTree
         The posterior's one home: an ``InferenceData`` under ArviZ 0.x, a
         ``DataTree`` under ArviZ 1.x, with the groups ``posterior`` (the
@@ -520,7 +522,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             The match table: ``player1``, ``player2`` (player 1 moved first),
             ``deck1``, ``deck2``; optional ``period``, ``date``.
         y : array-like of shape (n_matches,)
-            1 (or True) where player 1 won, 0 (or False) where player 2 won.
+            1 (or True) where player 1 won, 0 (or False) where player 2 won;
+            0.5 for a draw, in games that have them: the model then learns a
+            draw threshold (docs: "Draws"; NUTS only, without ``luck``).
         luck : array-like of shape (n_matches,), optional
             Each match's estimated net luck for player 1 on the win-probability
             scale (see `skcodex.luck`). The model is then fitted to the
@@ -533,7 +537,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             The fitted estimator.
         """
         table, catalogue = checked_with_catalogue(X, self.catalogue)
-        observed = check_outcome(y, len(table)).astype(float)
+        observed = draws_model.checked_outcome(y, len(table))
+        drawn = draws_model.has_draws(observed)
+        if drawn:
+            draws_model.check_can_fit(self, luck)
         luck = None if luck is None else check_luck(luck, len(table))
         outcome = observed if luck is None else adjust_for_luck(table, observed, luck)
         vocab = Vocabulary.from_table(table)
@@ -543,8 +550,12 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         model_options, evidence = self._resolved_options(
             table,
             codes,
-            lambda parts: self._forward_evidence(table, observed, luck, parts, select_seed),
+            # with draws an "auto" part stays off: the forward evidence scores wins only
+            None
+            if drawn
+            else lambda parts: self._forward_evidence(table, observed, luck, parts, select_seed),
         )
+        model_options = dataclasses.replace(model_options, draws=drawn)
         layout = self._training_layout(vocab, codes, model_options)
         problem = FitProblem(
             index=layout.index_matrix(codes),
@@ -571,7 +582,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             catalogue_=catalogue,
             layout_=layout,
             _unseen_seed=unseen_seed,
-            classes_=np.array([0, 1]),
+            classes_=draws_model.CLASSES.copy() if drawn else np.array([0, 1]),
             feature_names_in_=columns,
             n_features_in_=len(columns),
             convergence_problems_=problems,
@@ -720,6 +731,24 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         return self._views()["spreads"]
 
     @property
+    def draw_(self) -> pd.DataFrame:
+        """The posterior of the draw threshold of a model fitted with draws.
+
+        Rows ``threshold`` (``c`` of P(player 1 wins) = sigmoid(q - c),
+        P(player 2 wins) = sigmoid(-q - c)) and ``draw_rate_even`` (the chance
+        of a draw between equal sides, ``tanh(c / 2)``); columns ``mean``,
+        ``sd`` and the 90% equal-tailed interval ``lower``, ``upper``.
+        Raises AttributeError for a model fitted without draws.
+        """
+        check_is_fitted(self, "idata_")
+        if not self.layout_.options.draws:
+            raise AttributeError(
+                "this model was fitted without draws: it has no draw threshold "
+                "(fit outcomes holding 0.5 for a draw to learn one)"
+            )
+        return draws_model.draw_summary(self.idata_)
+
+    @property
     def _forecast_layout(self) -> Layout:
         """The layout of `effect_draws_`: `layout_` without the skill walk."""
         return self.layout_.static()
@@ -832,6 +861,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_draws, n_matches)
             Row d: each match's probability under posterior draw d.
         """
+        if self.layout_.options.draws:
+            return draws_model.outcome_draws(self, X)[..., 2]
         codes, layout, index = self._encoded(X)
         signs = self._forecast_layout.signs
         debut = self._debut_factor(layout, index)
@@ -877,6 +908,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_matches, 2)
             Column 0: P(player 2 wins); column 1: P(player 1 wins).
         """
+        if self.layout_.options.draws:  # never-seen levels drawn, not integrated
+            return draws_model.outcome_draws(self, X).mean(axis=0)
         codes, layout, index = self._encoded(X)
         forecast = self._forecast_layout
         signs = forecast.signs
@@ -934,6 +967,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_matches,)
             1 where the posterior mean P(player 1 wins) exceeds one half, else 0.
         """
+        if self.layout_.options.draws:  # the most probable of the three outcomes
+            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
         return (self.predict_proba(X)[:, 1] > 0.5).astype(np.int64)
 
     def __sklearn_tags__(self):

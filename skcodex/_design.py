@@ -62,6 +62,8 @@ class ModelOptions:
     it needs each match's debut flags (`skcodex.data.MatchCodes`).
     ``period_offset=True`` shifts a player's skill in each rating period by
     an effect of its own, ``N(0, sd_period)`` (the ``period_skill`` block).
+    ``draws=True`` adds a third outcome, the draw, with a learned threshold
+    (`skcodex._draws`); no effect block.
     """
 
     time_varying: bool = False
@@ -72,6 +74,7 @@ class ModelOptions:
     symmetric: bool = False
     debut: bool = False
     period_offset: bool = False
+    draws: bool = False
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:

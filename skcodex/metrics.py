@@ -4,7 +4,9 @@
 `brier_decomposition` say where a score comes from (calibration against
 resolution); `calibration_error`, `calibration_slope` and `overconfidence`
 measure calibration in one number each; `brier_scorer` plugs the score into
-scikit-learn's model selection.
+scikit-learn's model selection. Forecasts of games with draws (three outcomes)
+are scored by `ranked_probability_score` and `multiclass_brier_score`, and
+their scorers `ranked_probability_scorer` and `multiclass_brier_scorer`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,13 @@ import pandas as pd
 from scipy.special import expit, logit
 from scipy.stats import beta, norm
 
+from skcodex._draw_metrics import (
+    multiclass_brier_score,
+    multiclass_brier_scorer,
+    ranked_probability_score,
+    ranked_probability_scorer,
+)
+
 __all__ = [
     "COIN_FLIP_BRIER",
     "brier_decomposition",
@@ -24,8 +33,12 @@ __all__ = [
     "brier_skill_score",
     "calibration_error",
     "calibration_slope",
+    "multiclass_brier_score",
+    "multiclass_brier_scorer",
     "overconfidence",
     "positive_class_probability",
+    "ranked_probability_score",
+    "ranked_probability_scorer",
     "reliability_table",
 ]
 
@@ -196,9 +209,14 @@ def brier_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> f
     >>> bool((scores < 0).all())
     True
     """
-    return -brier_score(
-        np.asarray(y, dtype=float), positive_class_probability(estimator, X), sample_weight
-    )
+    outcomes = np.asarray(y, dtype=float)
+    if 0.5 in np.asarray(getattr(estimator, "classes_", [])).tolist() or np.any(outcomes == 0.5):
+        raise ValueError(
+            "the table holds draws (y = 0.5, classes_ [0, 0.5, 1]): the binary Brier score "
+            "scores wins only; use skcodex.metrics.ranked_probability_scorer or "
+            "multiclass_brier_scorer, which score all three outcomes"
+        )
+    return -brier_score(outcomes, positive_class_probability(estimator, X), sample_weight)
 
 
 # -- calibration -----------------------------------------------------------------------
