@@ -90,14 +90,19 @@ def _r_data_set(folder: Path, name: str) -> pd.DataFrame:
     return rdata.conversion.convert(rdata.parser.parse_data(zlib.decompress(blob[4:])))
 
 
-def hockey() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
-    """NCAA ice hockey 2009-10 (BradleyTerry2's ``icehockey``), ties left out; by week."""
+def hockey(ties: bool = False) -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """NCAA ice hockey 2009-10 (BradleyTerry2's ``icehockey``), ties left out; by week.
+
+    With ``ties=True`` the 125 ties are kept, as ``y = 0.5`` (a draw).
+    """
     folder = _debian_data_dir("r-cran-bradleyterry2", "BradleyTerry2")
     games = _r_data_set(folder, "icehockey").reset_index(drop=True)
     games["date"] = pd.to_datetime(games["date"].astype(str), format="%Y%m%d")
     # the data set records the visitor's result (1 win, 0.5 tie, 0 loss); player 1 is home
     result = games["result"].astype(float)
-    games = games[result != 0.5].sort_values("date", kind="stable")
+    if not ties:
+        games = games[result != 0.5]
+    games = games.sort_values("date", kind="stable")
     week = (games["date"] - games["date"].min()).dt.days // 7
     X = pd.DataFrame(
         {
@@ -109,10 +114,13 @@ def hockey() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
             "date": games["date"].to_numpy(),
         }
     )
-    y = (games["result"].astype(float).to_numpy() == 0).astype(int)
-    goals = games["o_goals"].astype(int).to_numpy() > games["v_goals"].astype(int).to_numpy()
-    if not np.array_equal(goals, y == 1):
+    result = games["result"].astype(float).to_numpy()
+    y = (result == 0).astype(int)
+    home, away = games["o_goals"].astype(int).to_numpy(), games["v_goals"].astype(int).to_numpy()
+    if not np.array_equal(home > away, y == 1) or not np.array_equal(home == away, result == 0.5):
         raise ValueError("the hockey record's results disagree with its goals")
+    if ties:
+        y = np.where(result == 0.5, 0.5, y.astype(float))
     return X, y, TournamentSplit(n_splits=10)
 
 
