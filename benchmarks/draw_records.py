@@ -1,8 +1,11 @@
-"""A real record with draws: NCAA ice hockey 2009-10, ties kept, on forward folds.
+"""Real records with draws, on forward folds: NCAA ice hockey 2009-10 and a chess player's games.
 
-The record of `game_records.hockey` with its 125 ties kept as draws (``y = 0.5``):
-1,083 games of 58 teams, the home team player 1, a week a period, the forward folds
-the last ten weeks (each forecast by models fitted on every game before it).
+``--record hockey``: the record of `game_records.hockey` with its 125 ties kept as
+draws (``y = 0.5``): 1,083 games, the home team player 1, a week a period, the forward
+folds the last ten weeks (each forecast by models fitted on every game before it).
+``--record chess``: `game_records.chess`, Vladimir Malakhov's 1,802 games (787 draws)
+from PySimpleGUI-chess 0.0.3's ``Malakhov.pgn``, White player 1, the opening's ECO code
+the "deck", a year a period, the forward folds the last five years.
 
 Models, each forecasting the three outcomes (home win, tie, away win):
 
@@ -22,9 +25,9 @@ Models, each forecasting the three outcomes (home win, tie, away win):
 Scores: the ranked probability score, the multi-class Brier score and the
 three-outcome log loss (lower is better), with each model's difference from skcodex
 and its 95% paired bootstrap interval over games. Prints a table; writes
-``benchmarks/results/draw_records.json``.
+``benchmarks/results/draw_records_<record>.json``.
 
-Run: nice -n 10 python benchmarks/draw_records.py [--draws 1000] [--chains 4]
+Run: nice -n 10 python benchmarks/draw_records.py --record hockey [--draws 1000] [--chains 4]
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from scipy.special import ndtr
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from game_records import hockey  # noqa: E402
+from game_records import chess, hockey  # noqa: E402
 from rating_systems import _chronological, tournament_index  # noqa: E402
 
 from skcodex import BayesianMatchupClassifier  # noqa: E402
@@ -201,11 +204,13 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--out", default=str(HERE / "results" / "draw_records.json"))
+    parser.add_argument("--record", choices=("hockey", "chess"), default="hockey")
+    parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    out = args.out or str(HERE / "results" / f"draw_records_{args.record}.json")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # rdata's note on the file type
-        X, y, splitter = hockey(ties=True)
+        X, y, splitter = hockey(ties=True) if args.record == "hockey" else chess()
     models = {
         "skcodex": None,
         "TrueSkill Through Time": ttt_forecast,
@@ -236,7 +241,8 @@ def main() -> None:
             else:
                 forecasts[name][test] = forecast(Xtr, ytr, Xte)
         tested[test] = True
-        print(f"fold {fold + 1}: {len(test)} games, {time.perf_counter() - start:.0f} s", flush=True)
+        took = time.perf_counter() - start
+        print(f"fold {fold + 1}: {len(test)} games, {took:.0f} s", flush=True)
     yt = y[tested]
     scores = {name: per_game(yt, p[tested]) for name, p in forecasts.items()}
     for name, p in forecasts.items():  # the library's scores agree with the per-game ones
@@ -254,9 +260,13 @@ def main() -> None:
     frame = pd.DataFrame(table).set_index("model")
     print(f"\n{int(tested.sum())} forecast games ({int(np.sum(yt == 0.5))} ties)")
     print(frame.to_string(float_format=lambda v: f"{v:.4f}"))
+    records = {
+        "hockey": "NCAA men's ice hockey 2009-10 (BradleyTerry2 icehockey), ties kept",
+        "chess": "Vladimir Malakhov's games 1992-2018 (PySimpleGUI-chess 0.0.3 Malakhov.pgn)",
+    }
     result = {
-        "record": "NCAA men's ice hockey 2009-10 (BradleyTerry2 icehockey), ties kept",
-        "games": int(len(y)),
+        "record": records[args.record],
+        "games": len(y),
         "ties": int(np.sum(y == 0.5)),
         "forecast_games": int(tested.sum()),
         "forecast_ties": int(np.sum(yt == 0.5)),
@@ -265,7 +275,7 @@ def main() -> None:
         "skcodex_threshold_by_fold": thresholds,
         "seconds": time.perf_counter() - start,
     }
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    Path(out).write_text(json.dumps(result, indent=1) + "\n")
 
 
 if __name__ == "__main__":

