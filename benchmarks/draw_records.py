@@ -4,8 +4,9 @@
 draws (``y = 0.5``): 1,083 games, the home team player 1, a week a period, the forward
 folds the last ten weeks (each forecast by models fitted on every game before it).
 ``--record chess``: `game_records.chess`, Vladimir Malakhov's 1,802 games (787 draws)
-from PySimpleGUI-chess 0.0.3's ``Malakhov.pgn``, White player 1, the opening's ECO code
-the "deck", a year a period, the forward folds the last five years.
+from PySimpleGUI-chess 0.0.3's ``Malakhov.pgn``, White player 1, the opening's ECO
+family (letter and first digit) the "deck", a year a period, the forward folds the last
+five years.
 
 Models, each forecasting the three outcomes (home win, tie, away win):
 

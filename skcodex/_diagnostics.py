@@ -303,6 +303,7 @@ _FREE_VARIABLES = (
     "deck_split_logits",
     "log_sd_extra",
     FACTOR_LOGIT,
+    "draw_log_threshold",  # a model with draws (`skcodex._draws`)
     "z",
 )
 
@@ -561,6 +562,7 @@ _FAMILIES = {
     **dict.fromkeys(("fam_st", "fam_sp"), "familiarity"),
     "first_move": "first move",
     FACTOR_LOGIT: "debut deck factor",
+    "draw_log_threshold": "draw threshold",
 }
 _FAMILY_ORDER = (
     "spreads",
@@ -569,6 +571,7 @@ _FAMILY_ORDER = (
     "familiarity",
     "first move",
     "debut deck factor",
+    "draw threshold",
 )
 _PROBLEM = re.compile(
     r"^(?P<what>.+?) for (?P<n>\d+) (?:spread|effect) parameter\(s\) "

@@ -426,3 +426,109 @@ def test_draw_threshold_is_recovered_within_its_interval():
         lower, upper = clf.draw_.loc["threshold", ["lower", "upper"]]
         covered += lower <= c <= upper
     assert covered >= RECOVERY_MIN, f"{covered} of {RECOVERY_SERIES} intervals cover the truth"
+
+
+def test_convergence_checks_cover_the_threshold(drawn):
+    from skcodex._diagnostics import monitored_draws
+
+    assert "draw_log_threshold" in monitored_draws(drawn.idata_, drawn.layout_)
+
+
+def test_a_draw_model_plays_tournaments_with_draws(drawn, game):
+    from skcodex.exceptions import TournamentError
+    from skcodex.tournament import simulate_tournament
+
+    players = sorted(set(game.X["player1"]))[:4]
+    entrants = pd.DataFrame({"player": players, "deck": ["char0"] * 4})
+    forecast = simulate_tournament(
+        "round-robin", entrants, drawn, n_simulations=200, random_state=0
+    )
+    assert forecast.p_win.sum() == pytest.approx(1.0)
+    two_decks = pd.DataFrame({"player": players, "deck": ["char0;char1"] * 4})
+    with pytest.raises(TournamentError, match="fixed order"):
+        simulate_tournament("round-robin", two_decks, drawn, deck_rule="nash", n_simulations=10)
+
+
+def _match_outcomes(p, d, i, j):
+    """P(i wins), P(draw), P(j wins) with the first move decided by a coin."""
+    win = 0.5 * p[i, j] + 0.5 * (1 - p[j, i] - d[j, i])
+    draw = 0.5 * (d[i, j] + d[j, i])
+    return win, draw, 1 - win - draw
+
+
+def test_round_robin_with_draws_equals_exact_enumeration():
+    """Three entrants, a draw worth half a win, ties at the top split evenly."""
+    from itertools import product
+
+    from skcodex.tournament import simulate_tournament
+
+    p = np.array([[0.0, 0.5, 0.6], [0.3, 0.0, 0.45], [0.2, 0.35, 0.0]])
+    d = np.array([[0.0, 0.3, 0.2], [0.4, 0.0, 0.25], [0.3, 0.3, 0.0]])
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    exact = np.zeros(3)
+    for outcome in product(range(3), repeat=3):  # 0: first named wins, 1: draw, 2: other wins
+        chance, points = 1.0, np.zeros(3)
+        for (i, j), k in zip(pairs, outcome):
+            chance *= _match_outcomes(p, d, i, j)[k]
+            points[i] += (1.0, 0.5, 0.0)[k]
+            points[j] += (0.0, 0.5, 1.0)[k]
+        top = np.flatnonzero(points == points.max())
+        exact[top] += chance / len(top)
+    n = 200_000
+    forecast = simulate_tournament(
+        "round-robin",
+        ["a", "b", "c"],
+        probabilities=p,
+        draw_probabilities=d,
+        n_simulations=n,
+        first_move="random",
+        random_state=1,
+    )
+    se = np.sqrt(exact * (1 - exact) / n)
+    assert np.all(np.abs(forecast.p_win - exact) < 4 * se), (forecast.p_win, exact)
+
+
+def test_a_drawn_knockout_match_goes_to_the_decider():
+    from skcodex.tournament import simulate_tournament
+
+    p = np.array([[0.0, 0.4], [0.3, 0.0]])
+    d = np.array([[0.0, 0.4], [0.2, 0.0]])
+    # first move by a coin; a draw is decided by P(win) / (P(win) + P(loss))
+    first = p[0, 1] + d[0, 1] * p[0, 1] / (1 - d[0, 1])
+    loss_second = 1 - p[1, 0] - d[1, 0]
+    second = loss_second + d[1, 0] * loss_second / (1 - d[1, 0])
+    exact = 0.5 * first + 0.5 * second
+    n = 200_000
+    forecast = simulate_tournament(
+        "knockout",
+        ["a", "b"],
+        probabilities=p,
+        draw_probabilities=d,
+        n_simulations=n,
+        first_move="random",
+        random_state=2,
+    )
+    assert abs(forecast.p_win[0] - exact) < 4 * np.sqrt(exact * (1 - exact) / n)
+
+
+def test_draw_probabilities_are_checked():
+    from skcodex.exceptions import TournamentError
+    from skcodex.tournament import simulate_tournament
+
+    p = np.array([[0.0, 0.7], [0.3, 0.0]])
+    with pytest.raises(TournamentError, match="add up to more than 1"):
+        simulate_tournament(
+            "knockout",
+            ["a", "b"],
+            probabilities=p,
+            draw_probabilities=[[0, 0.4], [0, 0]],
+            n_simulations=10,
+        )
+    with pytest.raises(TournamentError, match="shape"):
+        simulate_tournament(
+            "knockout",
+            ["a", "b"],
+            probabilities=p,
+            draw_probabilities=np.zeros(3),
+            n_simulations=10,
+        )

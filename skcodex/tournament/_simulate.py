@@ -7,6 +7,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from skcodex.tournament._draws import (
+    check_draw_probabilities,
+    draw_probability_draws,
+    fits_draws,
+)
 from skcodex.tournament._forecast import TournamentForecast
 from skcodex.tournament._formats import (
     Format,
@@ -65,6 +70,7 @@ def simulate_tournament(
     estimator: Any = None,
     *,
     probabilities: Any = None,
+    draw_probabilities: Any = None,
     deck_rule: str = "fixed order",
     results: Any = None,
     n_simulations: int = 10_000,
@@ -95,6 +101,13 @@ def simulate_tournament(
         system: the same probabilities in every tournament).
     probabilities : array-like of shape (n, n) or (n_draws, n, n), optional
         Instead of an estimator: P(entrant i beats j when i moves first).
+    draw_probabilities : array-like of the shape of ``probabilities``, optional
+        With ``probabilities``, in a game with draws: P(i and j draw when i
+        moves first); i then loses with the rest. An estimator fitted with
+        draws (``classes_`` ``[0, 0.5, 1]``) gives them itself. In Swiss,
+        round-robin and group standings a draw is worth half a win; a drawn
+        knockout match goes to the winner of a decider played with the draw
+        left out.
     deck_rule : {"fixed order", "uniform", "nash"}
         How an entrant with several decks picks one per match.
     results : DataFrame, optional
@@ -130,15 +143,22 @@ def simulate_tournament(
     if n_draws is not None:
         if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
             raise TournamentError(f"n_draws must be a positive whole number, got {n_draws!r}")
+    drawn = None
     if estimator is not None:
+        if draw_probabilities is not None:
+            raise TournamentError("draw_probabilities go with probabilities, not an estimator")
+        if fits_draws(estimator):  # before the wins: refuses a deck rule it cannot mix
+            drawn = draw_probability_draws(estimator, field, deck_rule, n_draws)
         p, offsets, n_decks = win_probability_draws(estimator, field, deck_rule, n_draws)
     else:
         p = _check_probabilities(probabilities, field.n_entrants)
         offsets, n_decks = np.arange(field.n_entrants), np.ones(field.n_entrants, dtype=np.int64)
+        if draw_probabilities is not None:
+            drawn = check_draw_probabilities(draw_probabilities, p)
     recorded = check_results(results, field.names)
     _check_result_rounds(format, field.n_entrants, recorded, field.names)
     rng = np.random.default_rng(random_state)
-    forecast = _run(format, field, p, offsets, n_decks, recorded, n_simulations, rng)
+    forecast = _run(format, field, p, offsets, n_decks, recorded, n_simulations, rng, drawn)
     forecast.decks = None if field.decks is None else [list(d) for d in field.decks]
     with_decks = estimator is not None and field.decks is not None
     forecast.deck_rule = deck_rule if with_decks else None
@@ -260,14 +280,18 @@ def _check_bracket_round(i: int, j: int, r: int, size: int, row: int, who: str) 
         )
 
 
-def _run(format, field: Field, p, offsets, n_decks, recorded: Results, n_simulations, rng):
+def _run(
+    format, field: Field, p, offsets, n_decks, recorded: Results, n_simulations, rng, drawn=None
+):
     n = field.n_entrants
     cycles = -(-n_simulations // len(p))
     draws = np.concatenate([rng.permutation(len(p)) for _ in range(cycles)])[:n_simulations]
     batch = max(1, _BATCH_BYTES // (2 * n * n))
     parts = []
     for start in range(0, n_simulations, batch):
-        matches = Matches(p, offsets, n_decks, draws[start : start + batch], format.first_move, rng)
+        matches = Matches(
+            p, offsets, n_decks, draws[start : start + batch], format.first_move, rng, drawn
+        )
         parts.append(_play(format, matches, recorded))
     return TournamentForecast.from_batches(format, field.names, parts)
 

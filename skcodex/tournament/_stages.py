@@ -92,21 +92,21 @@ def _round_robin(legs, matches, seeding, first_round, results) -> StageResult:
     m = seeding.shape[1]
     schedule = round_robin_rounds(m)
     n_rounds = legs * len(schedule)
-    start = matches.wins.copy()
+    start = matches.points.copy()
     for leg in range(legs):
         # A result binds the leg of the round it was recorded in.
         leg_start = first_round + leg * len(schedule)
         forced = results.meetings(leg_start, leg_start + len(schedule), len(seeding))
         for a, b in schedule:
             matches.play(seeding[:, a], seeding[:, b], forced)
-    stage_wins = _gather(matches.wins - start, seeding)
+    stage_wins = _gather(matches.points - start, seeding)
     order = rank([stage_wins], _gather(matches.tiebreak, seeding))
     return StageResult(_gather(seeding, order), n_rounds)
 
 
 def _groups(stage, matches, seeding, first_round, results) -> StageResult:
     m = seeding.shape[1]
-    start = matches.wins + matches.byes
+    start = matches.points + matches.byes
     groups = [[] for _ in range(stage.n_groups)]
     for k in range(m):
         row, col = divmod(k, stage.n_groups)
@@ -116,7 +116,7 @@ def _groups(stage, matches, seeding, first_round, results) -> StageResult:
         for g in groups
     ]
     # Group winners first (better record in the groups first), then runners-up, and so on.
-    total = matches.wins + matches.byes - start
+    total = matches.points + matches.byes - start
     ordered = []
     for place in range(max(len(g) for g in groups)):
         at_place = np.column_stack([r[:, place] for r in rankings if r.shape[1] > place])
@@ -131,7 +131,7 @@ def _groups(stage, matches, seeding, first_round, results) -> StageResult:
 def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
     n_sims, m = seeding.shape
     sims = np.arange(n_sims)
-    start_wins, start_byes = matches.wins.copy(), matches.byes.copy()
+    start_wins, start_byes = matches.points.copy(), matches.byes.copy()
     losses_start = matches.losses.copy()
     active = np.ones((n_sims, m), dtype=bool)
     out_round = np.zeros((n_sims, m), dtype=np.int64)
@@ -144,7 +144,7 @@ def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
         if eliminating and not (active.sum(axis=1) > 1).any():
             break
         this_round = first_round + played_rounds
-        score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
+        score = _gather(matches.points - start_wins + matches.byes - start_byes, seeding)
         # A tournament with one entrant left is over: nobody there is paired.
         playing = active & (active.sum(axis=1) > 1)[:, None]
         order = rank([score], _gather(matches.tiebreak, seeding))
@@ -172,7 +172,7 @@ def _swiss(stage, matches, seeding, first_round, results) -> StageResult:
             lost_out = active & (_gather(matches.losses - losses_start, seeding) >= stage.losses)
             out_round[lost_out] = played_rounds
             active &= ~lost_out
-    score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
+    score = _gather(matches.points - start_wins + matches.byes - start_byes, seeding)
     if eliminating:
         keys = [np.where(active, n_rounds or played_rounds + 1, out_round), score]
     else:
