@@ -730,6 +730,11 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         """The spreads per draw, (n_draws, n_spreads), derived from ``idata_``."""
         return self._views()["spreads"]
 
+    def _fitted_with_draws(self) -> bool:
+        """Whether the fitted model has draws (NotFittedError before a fit)."""
+        check_is_fitted(self, "idata_")
+        return bool(self.layout_.options.draws)
+
     @property
     def draw_(self) -> pd.DataFrame:
         """The posterior of the draw threshold of a model fitted with draws.
@@ -861,7 +866,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_draws, n_matches)
             Row d: each match's probability under posterior draw d.
         """
-        if self.layout_.options.draws:
+        if self._fitted_with_draws():
             return draws_model.outcome_draws(self, X)[..., 2]
         codes, layout, index = self._encoded(X)
         signs = self._forecast_layout.signs
@@ -908,7 +913,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_matches, 2)
             Column 0: P(player 2 wins); column 1: P(player 1 wins).
         """
-        if self.layout_.options.draws:  # never-seen levels drawn, not integrated
+        if self._fitted_with_draws():  # never-seen levels drawn, not integrated
             return draws_model.outcome_draws(self, X).mean(axis=0)
         codes, layout, index = self._encoded(X)
         forecast = self._forecast_layout
@@ -967,7 +972,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_matches,)
             1 where the posterior mean P(player 1 wins) exceeds one half, else 0.
         """
-        if self.layout_.options.draws:  # the most probable of the three outcomes
+        if self._fitted_with_draws():  # the most probable of the three outcomes
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
         return (self.predict_proba(X)[:, 1] > 0.5).astype(np.int64)
 

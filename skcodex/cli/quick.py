@@ -63,7 +63,7 @@ def quick_probability_draws(model: QuickModel, table: pd.DataFrame) -> np.ndarra
     """P(player 1 wins) per draw for ``table``'s matches, as ``predict_proba_draws`` gives it.
 
     None when a match has a level the fit never saw (the estimator draws
-    those; this path does not).
+    those; this path does not), or for a model fitted with draws.
     """
     from skcodex import _debut_decks as debut_decks
     from skcodex import _fit_readers as fit_readers
@@ -71,6 +71,8 @@ def quick_probability_draws(model: QuickModel, table: pd.DataFrame) -> np.ndarra
     from skcodex._prediction import win_probability_draws
     from skcodex.data import check_match_table, encode
 
+    if getattr(model.layout_.options, "draws", False):
+        return None  # a model with draws: P(player 1 wins) needs its threshold
     catalogue = model.catalogue or model.catalogue_
     codes = encode(check_match_table(table, catalogue), model.vocabulary_)
     if any(
