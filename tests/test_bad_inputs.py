@@ -670,10 +670,10 @@ CASES = [
         "got inf at row 239",
     ),
     Case(
-        "fit: y holds a draw (0.5)",
-        lambda e: (_fit_bayes, (e["data"].X, np.r_[0.5, _y(e)[1:]]), {}),
+        "fit: y holds a draw (0.5) and a value that is no outcome",
+        lambda e: (_fit_bayes, (e["data"].X, np.r_[0.5, 0.3, _y(e)[2:]]), {}),
         MatchTableError,
-        "draws are not supported",
+        r"1 \(player1 won\), 0\.5 \(a draw\) or 0 \(player2 won\); got 0\.3 at row 1",
     ),
     Case(
         "fit: y holds words",

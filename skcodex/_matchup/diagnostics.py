@@ -47,6 +47,7 @@ _FREE_VARIABLES = (
     "deck_split_logits",
     "log_sd_extra",
     FACTOR_LOGIT,
+    "draw_log_threshold",  # a model with draws (`skcodex._matchup.draws`)
     "z",
 )
 
@@ -305,6 +306,7 @@ _FAMILIES = {
     **dict.fromkeys(("fam_st", "fam_sp"), "familiarity"),
     "first_move": "first move",
     FACTOR_LOGIT: "debut deck factor",
+    "draw_log_threshold": "draw threshold",
 }
 _FAMILY_ORDER = (
     "spreads",
@@ -313,6 +315,7 @@ _FAMILY_ORDER = (
     "familiarity",
     "first move",
     "debut deck factor",
+    "draw threshold",
 )
 _PROBLEM = re.compile(
     r"^(?P<what>.+?) for (?P<n>\d+) (?:spread|effect) parameter\(s\) "

@@ -360,7 +360,14 @@ def build_model(
             k = pm.Normal(FACTOR_LOGIT, *FACTOR_PRIOR)
             factor = pm.Deterministic(FACTOR, 2.0 * pt.sigmoid(k))
             read_theta = graph_theta(theta, factor, pt)
-        loglik = signed_row_loglik(read_theta, idx, layout.signs, outcome, count)
+        if opts.draws:  # a third outcome, the draw, with a learned threshold
+            if batch_rows is not None:
+                raise ValueError("a model with draws is fitted by NUTS only, not in minibatches")
+            from skcodex._matchup.draws import add_draw_likelihood
+
+            loglik = add_draw_likelihood(read_theta, idx, layout.signs, outcome, count, len(y))
+        else:
+            loglik = signed_row_loglik(read_theta, idx, layout.signs, outcome, count)
         pm.Potential("loglik", loglik if data_scale is None else data_scale * loglik)
         dims = {b.name: b.dims for b in layout.declared}
         for name, block in layout.unflatten(theta).items():

@@ -373,19 +373,26 @@ class FittedDraws:
 
 
 def win_probability_draws(
-    fitted: FittedDraws, grown: Layout, index: np.ndarray, levels: dict
+    fitted: FittedDraws, grown: Layout, index: np.ndarray, levels: dict, per_draw=None
 ) -> np.ndarray:
     """P(player 1 wins) per posterior draw, never-seen cells drawn: (n_draws, n_matches).
 
     ``index`` is the matches' index matrix in the layout ``grown`` (the fitted
     layout grown by their never-seen levels), whose names by kind are ``levels``.
+    ``per_draw(theta, index)`` computes another quantity per draw and match
+    instead (the log-odds of a model with draws).
     """
     signs = fitted.layout.signs
+    if per_draw is None:
+
+        def per_draw(t, i):
+            return prediction.win_probability_draws(t, i, signs)
+
     by_debut = fitted.debut_rows(grown, index)
     out = np.empty((fitted.effects.shape[0], len(index)))
     for rows, theta, part in fitted.chunks(grown, index, np.arange(len(index)), levels):
         out[:, rows] = debut.by_rows(
-            lambda t, i, _: prediction.win_probability_draws(t, i, signs),
+            lambda t, i, _: per_draw(t, i),
             theta,
             part,
             *by_debut(rows),

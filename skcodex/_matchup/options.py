@@ -36,6 +36,8 @@ class ModelOptions:
     ``experience=True`` moves a player's skill by how many rating periods they
     played before the match's (the ``experience`` block); it needs each
     match's experience levels (`skcodex.data.MatchCodes`).
+    ``draws=True`` adds a third outcome, the draw, with a learned threshold
+    (`skcodex._matchup.draws`); no effect block.
     """
 
     time_varying: bool = False
@@ -47,6 +49,7 @@ class ModelOptions:
     debut: bool = False
     period_offset: bool = False
     experience: bool = False
+    draws: bool = False
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:

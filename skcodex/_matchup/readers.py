@@ -16,6 +16,8 @@ import numpy as np
 
 from skcodex._compat import posterior
 from skcodex._matchup import debut as debut_decks
+from skcodex._matchup.draws import loglik_terms as draw_terms
+from skcodex._matchup.draws import threshold_draws as draw_threshold_draws
 from skcodex._matchup.graph import Layout, quasi_loglik_terms
 
 __all__ = [
@@ -44,7 +46,11 @@ def effect_draws(idata, layout: Layout) -> np.ndarray:
 
 
 def pointwise_log_likelihood(
-    theta: np.ndarray, index: np.ndarray, signs: np.ndarray, outcome: np.ndarray
+    theta: np.ndarray,
+    index: np.ndarray,
+    signs: np.ndarray,
+    outcome: np.ndarray,
+    threshold: np.ndarray | None = None,
 ) -> np.ndarray:
     """Each match's log-likelihood per draw, with log-odds ``q = theta[:, index] @ signs``.
 
@@ -53,6 +59,8 @@ def pointwise_log_likelihood(
     quasi-log-likelihood for luck-adjusted outcomes. The log-odds of every
     draw come from one product with the sparse matrix of the matches' signed
     reads (18 entries a row), in blocks of matches of at most 2**21 values.
+    With ``threshold`` (one per draw), the three-outcome likelihood of a
+    model with draws (`skcodex._matchup.draws.loglik_terms`).
     """
     from scipy import sparse
 
@@ -70,7 +78,11 @@ def pointwise_log_likelihood(
     step = max(1, 2**21 // max(1, theta.shape[0]))
     for start in range(0, n_rows, step):
         q = reads[start : start + step] @ draws_first  # (rows, n_draws)
-        out[:, start : start + step] = quasi_loglik_terms(outcome[start : start + step, None], q).T
+        r = outcome[start : start + step, None]
+        if threshold is None:
+            out[:, start : start + step] = quasi_loglik_terms(r, q).T
+        else:
+            out[:, start : start + step] = draw_terms(r, q, threshold[None, :]).T
     return out
 
 
@@ -96,8 +108,9 @@ def add_log_likelihood(idata, layout: Layout):
         theta, index = debut_decks.with_factor(
             theta, index, rows, debut_decks.deck_columns(layout), factor
         )
+    threshold = draw_threshold_draws(idata) if layout.options.draws else None
     values = pointwise_log_likelihood(
-        theta, index, data["signs"].to_numpy(), observed["outcome"].to_numpy()
+        theta, index, data["signs"].to_numpy(), observed["outcome"].to_numpy(), threshold
     )
     import xarray as xr
 

@@ -122,6 +122,10 @@ class FitProblem:
     trials : ndarray of float, shape (n_rows,), optional
         The number of matches behind each row of a `collapsed` problem; None
         when each row is one match.
+    draws : ndarray of float, shape (n_rows,), optional
+        The draws behind each row of a `collapsed` problem of a model with
+        draws (`skcodex._matchup.draws`); None when each row is one match (a draw
+        where its outcome is 0.5) or the model has none.
     """
 
     index: np.ndarray
@@ -132,6 +136,7 @@ class FitProblem:
     method: str = "nuts"
     level_names: Mapping[str, list] = field(default_factory=dict)
     trials: np.ndarray | None = None
+    draws: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         index = np.asarray(self.index, dtype=np.int64)
@@ -161,7 +166,16 @@ class FitProblem:
         distinct row, not one per match.
         """
         rows, trials, totals = collapse_matches(self.index, self.outcome)
-        return replace(self, index=rows, outcome=totals, trials=trials)
+        draws = None
+        if self.layout.options.draws:  # and the draws of each row, in the same row order
+            draws = collapse_matches(self.index, self.draw_counts())[2]
+        return replace(self, index=rows, outcome=totals, trials=trials, draws=draws)
+
+    def draw_counts(self) -> np.ndarray:
+        """The draws behind each row (`draws`, or 1 where one match's outcome is 0.5)."""
+        if self.draws is not None:
+            return np.asarray(self.draws, dtype=float)
+        return (self.outcome == 0.5).astype(float)
 
 
 def available_memory() -> int | None:
@@ -642,6 +656,8 @@ def sample_posterior(problem: FitProblem):
         theta_pos[index] if index.size else index, problem.outcome, problem.priors, problem.trials
     )
     data.update(walk_data(padded, data["index"]))
+    if layout.options.draws:  # the model's third outcome (`skcodex._matchup.draws`)
+        data["draws"] = problem.draw_counts()
     data["centring"] = choose_centring(
         data["index"], data["trials"], padded, problem.priors.loc, options.parameterisation
     )

@@ -63,7 +63,7 @@ def quick_probability_draws(model: QuickModel, table: pd.DataFrame) -> np.ndarra
     """P(player 1 wins) per draw for ``table``'s matches, as ``predict_proba_draws`` gives it.
 
     None when a match has a level the fit never saw (the estimator draws
-    those; this path does not).
+    those; this path does not), or for a model fitted with draws.
     """
     from skcodex._compat import posterior
     from skcodex._matchup import debut as debut_decks
@@ -72,6 +72,8 @@ def quick_probability_draws(model: QuickModel, table: pd.DataFrame) -> np.ndarra
     from skcodex.data import check_match_table, encode
     from skcodex.data._catalogues import spelled_alike
 
+    if getattr(model.layout_.options, "draws", False):
+        return None  # a model with draws: P(player 1 wins) needs its threshold
     catalogue = model.catalogue or model.catalogue_
     table = spelled_alike(check_match_table(table, catalogue), catalogue, model.vocabulary_)
     codes = encode(table, model.vocabulary_)

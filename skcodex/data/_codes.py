@@ -40,7 +40,7 @@ class Vocabulary:
     it is empty when the table has no ``period`` column. ``periods`` holds
     the table's periods (as text) in the order they began; ``played_periods``
     the periods each player played, as sorted positions in ``periods``, one
-    tuple per player (empty without periods; `skcodex.data._experience`).
+    tuple per player (empty without periods; read by the ``experience`` option).
     """
 
     players: tuple
@@ -99,7 +99,7 @@ class MatchCodes:
     (see `debut_flags`). ``period`` codes each match's period against the
     vocabulary's periods, a period never seen numbered on from their count
     (None without a ``period`` column). ``experience1`` and ``experience2``
-    hold each side's experience level (`skcodex.data._experience`; None
+    hold each side's experience level (how many periods the player played before; None
     without periods).
     """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
+from scipy.special import expit, logit
 from sklearn.utils import Bunch, check_random_state
 
 from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks
@@ -87,6 +87,7 @@ def _play_tournaments(
     *,
     first_move: float = 0.0,
     sd_step: float = 0.0,
+    draw_threshold: float = 0.0,
 ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, list[np.ndarray]]:
     """The series of tournaments and its outcomes, drawn from the seed model.
 
@@ -96,6 +97,9 @@ def _play_tournaments(
     ``m`` sums the matchup blocks over the decks' components. ``deck_codes(deck)``
     gives a deck's starter index and its list of spec indices. With ``sd_step``
     > 0 the skills take a Gaussian random-walk step between tournaments.
+    With ``draw_threshold`` c > 0, the same uniform draw gives player 1 a win
+    below ``expit(q - c)``, player 2 a win above ``expit(q + c)`` and a draw
+    (0.5) between (the ordered logit the classifier fits); ``p_win`` is then ``expit(q - c)``.
 
     Returns the table (decks as they are in the pools), ``y``, the true
     probabilities and the skills of each tournament.
@@ -122,13 +126,18 @@ def _play_tournaments(
             m_deck += spsp[np.ix_(h, u)].sum()
             q = first_move + skill[first] - skill[second] + m_deck
             day = begin + pd.Timedelta(days=int(28 * m / max(n_t, 1)))
-            rows.append((players[first], players[second], d1, d2, label, day, expit(q)))
+            rows.append((players[first], players[second], d1, d2, label, day, expit(q), q))
 
     frame = pd.DataFrame(
-        rows, columns=["player1", "player2", "deck1", "deck2", "period", "date", "p_win"]
+        rows, columns=["player1", "player2", "deck1", "deck2", "period", "date", "p_win", "q"]
     )
     p_win = frame.pop("p_win").to_numpy()
-    y = (rng.uniform(size=len(p_win)) < p_win).astype(np.int64)
+    q = frame.pop("q").to_numpy(dtype=float)
+    u = rng.uniform(size=len(p_win))
+    y = (u < p_win).astype(np.int64)
+    if draw_threshold > 0:  # a draw between the two sides' thresholds
+        p_win, not_lost = expit(q - draw_threshold), expit(q + draw_threshold)
+        y = np.where(u < p_win, 1.0, np.where(u < not_lost, 0.5, 0.0))
     return frame, y, p_win, path
 
 
@@ -259,6 +268,25 @@ def _level_names(value, prefix: str, what: str, minimum: int = 1) -> list[str]:
     return names
 
 
+def _check_game_terms(first_move, symmetric, draw_threshold) -> None:
+    """The first-move effect, the symmetric flag and the draw threshold, checked."""
+    if not np.isfinite(first_move):
+        raise ValueError(f"first_move must be a finite number, got {first_move!r}")
+    check_flag(symmetric, "symmetric")
+    if not (
+        isinstance(draw_threshold, (int, float, np.integer, np.floating))
+        and np.isfinite(draw_threshold)
+        and draw_threshold >= 0
+    ):
+        raise ValueError(
+            f"draw_threshold must be a finite number >= 0 (0: no draws), got {draw_threshold!r}"
+        )
+    if symmetric and first_move != 0:
+        raise ValueError(
+            f"a symmetric game has no first-move effect, got first_move={first_move!r}"
+        )
+
+
 def make_game_matches(
     n_players: int = 40,
     n_matches: int = 1000,
@@ -274,6 +302,7 @@ def make_game_matches(
     first_move: float = 0.0,
     symmetric: bool = False,
     decks_per_player: int = 2,
+    draw_threshold: float = 0.0,
     random_state=None,
     return_X_y: bool = False,
 ) -> Bunch | tuple[pd.DataFrame, np.ndarray]:
@@ -316,6 +345,13 @@ def make_game_matches(
         ``m(a, b) = -m(b, a)``. Needs ``first_move=0``.
     decks_per_player : int, default 2
         Size of each player's deck pool.
+    draw_threshold : float, default 0.0
+        True draw threshold ``c >= 0`` of the ordered-logit draw model
+        (docs: "Draws"): player 1 wins with probability ``expit(q - c)``,
+        player 2 with ``expit(-q - c)``, and the match is drawn (``y = 0.5``)
+        otherwise; between equal sides a draw has chance ``tanh(c / 2)``.
+        0 (the default) draws no draw, and the same ``random_state`` gives
+        the same matches and outcomes as without the parameter.
     random_state : int, RandomState instance or None
     return_X_y : bool, default=False
         If True, return ``(X, y)`` only, without the truth and the catalogue.
@@ -325,12 +361,13 @@ def make_game_matches(
     Bunch
         ``X``: the match table (``player1``, ``player2``, ``deck1``, ``deck2``
         in plain notation ``starter/component/...``, ``period``, ``date``);
-        ``y``; ``p_win``: the true probabilities; ``catalogue``: a
+        ``y`` (1, 0 and, with a draw threshold, 0.5); ``p_win``: the true
+        probabilities that player 1 wins; ``p_draw``: of a draw; ``catalogue``: a
         `skcodex.codex.PlainCatalogue` of the starters and components;
         ``params``: the truth, ``skill`` (Series by player), ``stst``, ``stsp``,
         ``spst``, ``spsp`` (DataFrames, player 1's component as rows),
-        ``first_move``, ``sd`` (dict of the spreads) and ``decks`` (each
-        player's pool).
+        ``first_move``, ``draw_threshold``, ``sd`` (dict of the spreads) and
+        ``decks`` (each player's pool).
     (X, y) : tuple
         Only the table and the outcomes, with ``return_X_y=True``.
 
@@ -352,13 +389,7 @@ def make_game_matches(
     check_flag(return_X_y, "return_X_y")
     sd = {"player": sd_player, "stst": sd_stst, "stsp": sd_stsp, "spsp": sd_spsp}
     _check_series(n_players, n_matches, n_tournaments, decks_per_player, sd)
-    if not np.isfinite(first_move):
-        raise ValueError(f"first_move must be a finite number, got {first_move!r}")
-    check_flag(symmetric, "symmetric")
-    if symmetric and first_move != 0:
-        raise ValueError(
-            f"a symmetric game has no first-move effect, got first_move={first_move!r}"
-        )
+    _check_game_terms(first_move, symmetric, draw_threshold)
     st_names = _level_names(starters, "char", "starters")
     comp_names = _level_names(components, "comp", "components", minimum=0)
     if specs_per_deck > len(comp_names):
@@ -396,15 +427,20 @@ def make_game_matches(
         skill,
         blocks,
         first_move=first_move,
+        draw_threshold=float(draw_threshold),
     )
+    p_draw = np.zeros(len(p_win))
+    if draw_threshold > 0:  # expit(q + c) - expit(q - c), with q - c = logit(p_win)
+        p_draw = expit(logit(p_win) + 2.0 * draw_threshold) - p_win
     for col in ("deck1", "deck2"):
         frame[col] = [catalogue.format(deck(c)) for c in frame[col]]
     params = {
         **_truth(players, skill, blocks, st_names, comp_names),
         "first_move": float(first_move),
+        "draw_threshold": float(draw_threshold),
         "sd": sd,
         "decks": {players[i]: [deck(c) for c in pools[i]] for i in range(n_players)},
     }
     if return_X_y:
         return frame, y
-    return Bunch(X=frame, y=y, p_win=p_win, params=params, catalogue=catalogue)
+    return Bunch(X=frame, y=y, p_win=p_win, p_draw=p_draw, params=params, catalogue=catalogue)

@@ -4,7 +4,9 @@
 `brier_decomposition` say where a score comes from (calibration against
 resolution); `calibration_error`, `calibration_slope` and `overconfidence`
 measure calibration in one number each; `brier_scorer` plugs the score into
-scikit-learn's model selection.
+scikit-learn's model selection. Forecasts of games with draws (three outcomes)
+are scored by `ranked_probability_score` and `multiclass_brier_score`, and
+their scorers `ranked_probability_scorer` and `multiclass_brier_scorer`.
 
 Import rule (checked by the tests):
 May import: skcodex._docstrings
@@ -16,6 +18,12 @@ from skcodex.metrics._calibration import (
     calibration_slope,
     overconfidence,
     reliability_table,
+)
+from skcodex.metrics._draws import (
+    multiclass_brier_score,
+    multiclass_brier_scorer,
+    ranked_probability_score,
+    ranked_probability_scorer,
 )
 from skcodex.metrics._scores import (
     COIN_FLIP_BRIER,
@@ -33,7 +41,11 @@ __all__ = [
     "brier_skill_score",
     "calibration_error",
     "calibration_slope",
+    "multiclass_brier_score",
+    "multiclass_brier_scorer",
     "overconfidence",
     "positive_class_probability",
+    "ranked_probability_score",
+    "ranked_probability_scorer",
     "reliability_table",
 ]

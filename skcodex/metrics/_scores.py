@@ -181,6 +181,11 @@ def brier_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> f
     >>> bool((scores < 0).all())
     True
     """
-    return -brier_score(
-        np.asarray(y, dtype=float), positive_class_probability(estimator, X), sample_weight
-    )
+    outcomes = np.asarray(y, dtype=float)
+    if 0.5 in np.asarray(getattr(estimator, "classes_", [])).tolist() or np.any(outcomes == 0.5):
+        raise ValueError(
+            "the table holds draws (y = 0.5, classes_ [0, 0.5, 1]): the binary Brier score "
+            "scores wins only; use skcodex.metrics.ranked_probability_scorer or "
+            "multiclass_brier_scorer, which score all three outcomes"
+        )
+    return -brier_score(outcomes, positive_class_probability(estimator, X), sample_weight)

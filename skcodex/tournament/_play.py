@@ -23,19 +23,27 @@ class Matches:
         The posterior draw of each simulated tournament: all its matches use it.
     first_move : {"random", "alternating"}
     rng : numpy.random.Generator
+    draw_probabilities : ndarray of shape (n_draws, n_slots, n_slots), optional
+        P(a draw when slot ``u`` moves first against ``v``): a game with
+        draws (`skcodex.tournament._draws`); None, no draws.
 
     Attributes
     ----------
     wins, losses, byes, played, firsts : ndarray of shape (n_simulations, n_entrants)
         Match wins, losses, byes, matches played and matches moved first.
+    drawn : ndarray of shape (n_simulations, n_entrants)
+        Matches drawn (neither a win nor a loss).
     met : ndarray of bool, shape (n_simulations, n_entrants, n_entrants)
         Whether each pair has met.
     tiebreak : ndarray of shape (n_simulations, n_entrants)
         A uniform number per entrant and tournament, the last tie-break of every standing.
     """
 
-    def __init__(self, probabilities, offsets, n_decks, draws, first_move, rng):
+    def __init__(
+        self, probabilities, offsets, n_decks, draws, first_move, rng, draw_probabilities=None
+    ):
         self.probabilities = probabilities
+        self.draw_probabilities = draw_probabilities
         self.offsets = offsets
         self.n_decks = n_decks
         self.draws = draws
@@ -47,9 +55,19 @@ class Matches:
         self.byes = np.zeros((n_sims, n), dtype=np.int32)
         self.played = np.zeros((n_sims, n), dtype=np.int32)
         self.firsts = np.zeros((n_sims, n), dtype=np.int32)
+        self.drawn = np.zeros((n_sims, n), dtype=np.int32)
         self.met = np.zeros((n_sims, n, n), dtype=bool)
         self._one_deck_each = bool((n_decks == 1).all())
         self.tiebreak = rng.random((n_sims, n))
+
+    @property
+    def points(self) -> np.ndarray:
+        """Wins plus `skcodex.tournament._draws.DRAW_POINTS` per draw (the wins without draws)."""
+        if self.draw_probabilities is None:
+            return self.wins
+        from skcodex.tournament._draws import DRAW_POINTS
+
+        return self.wins + DRAW_POINTS * self.drawn
 
     @property
     def n_simulations(self) -> int:
@@ -97,16 +115,32 @@ class Matches:
             known = recorded >= 0
             first = np.where(known, recorded_first, first)
             second = np.where(known, i + j - recorded_first, second)
-        p = self.probabilities[
-            self.draws[sims], self.deck_slot(sims, first), self.deck_slot(sims, second)
-        ]
-        won = np.where(self.rng.random(len(sims)) < p, first, second)
+        slot = (self.draws[sims], self.deck_slot(sims, first), self.deck_slot(sims, second))
+        p = self.probabilities[slot]
+        uniform = self.rng.random(len(sims))
+        won = np.where(uniform < p, first, second)
+        tied = None
+        if self.draw_probabilities is not None:
+            # a draw between the win and the loss; the decider (for knockouts) leaves it out
+            d = self.draw_probabilities[slot]
+            tied = (uniform >= p) & (uniform < p + d)
+            decider = self.rng.random(len(sims)) * np.maximum(1.0 - d, 1e-300) < p
+            won = np.where(tied, np.where(decider, first, second), won)
+            if known is not None:
+                tied &= ~known
         if known is not None:
             won = np.where(known, recorded, won)
         lost = i + j - won
         winner[sims, col], loser[sims, col] = won, lost
-        self.wins[sims, won] += 1
-        self.losses[sims, lost] += 1
+        if tied is None:
+            self.wins[sims, won] += 1
+            self.losses[sims, lost] += 1
+        else:
+            decided = ~tied
+            self.wins[sims[decided], won[decided]] += 1
+            self.losses[sims[decided], lost[decided]] += 1
+            self.drawn[sims[tied], i[tied]] += 1
+            self.drawn[sims[tied], j[tied]] += 1
         self.played[sims, i] += 1
         self.played[sims, j] += 1
         self.firsts[sims, first] += 1

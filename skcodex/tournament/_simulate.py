@@ -7,6 +7,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from skcodex.tournament._draws import (
+    check_draw_probabilities,
+    draw_probability_draws,
+    fits_draws,
+)
 from skcodex.tournament._forecast import TournamentForecast
 from skcodex.tournament._formats import Format, TournamentError, parse_format
 from skcodex.tournament._play import Matches
@@ -56,6 +61,7 @@ def simulate_tournament(
     estimator: Any = None,
     *,
     probabilities: Any = None,
+    draw_probabilities: Any = None,
     deck_rule: str = "fixed order",
     results: Any = None,
     n_simulations: int = 10_000,
@@ -86,6 +92,13 @@ def simulate_tournament(
         system: the same probabilities in every tournament).
     probabilities : array-like of shape (n, n) or (n_draws, n, n), or None, default None
         Instead of an estimator: P(entrant i beats j when i moves first).
+    draw_probabilities : array-like of the shape of ``probabilities``, optional
+        With ``probabilities``, in a game with draws: P(i and j draw when i
+        moves first); i then loses with the rest. An estimator fitted with
+        draws (``classes_`` ``[0, 0.5, 1]``) gives them itself. In Swiss,
+        round-robin and group standings a draw is worth half a win; a drawn
+        knockout match goes to the winner of a decider played with the draw
+        left out.
     deck_rule : {"fixed order", "uniform", "nash"}, default "fixed order"
         How an entrant with several decks picks one per match.
     results : DataFrame or None, default None
@@ -116,11 +129,14 @@ def simulate_tournament(
     n_simulations = _check_count(n_simulations, "n_simulations")
     if (estimator is None) == (probabilities is None):
         raise TournamentError("give either a fitted estimator or probabilities, not both")
+    drawn = _estimator_draw_probabilities(estimator, draw_probabilities, field, deck_rule, n_draws)
     p, offsets, n_decks = _win_probabilities(estimator, probabilities, field, deck_rule, n_draws)
+    if estimator is None and draw_probabilities is not None:
+        drawn = check_draw_probabilities(draw_probabilities, p)
     recorded = check_results(results, field.names)
     _check_result_rounds(format, field.n_entrants, recorded, field.names)
     rng = np.random.default_rng(random_state)
-    forecast = _run(format, field, p, offsets, n_decks, recorded, n_simulations, rng)
+    forecast = _run(format, field, p, offsets, n_decks, recorded, n_simulations, rng, drawn)
     forecast.decks = None if field.decks is None else [list(d) for d in field.decks]
     with_decks = estimator is not None and field.decks is not None
     forecast.deck_rule = deck_rule if with_decks else None
@@ -138,6 +154,21 @@ def _win_probabilities(estimator, probabilities, field, deck_rule, n_draws) -> t
         return win_probability_draws(estimator, field, deck_rule, n_draws)
     p = _check_probabilities(probabilities, field.n_entrants)
     return p, np.arange(field.n_entrants), np.ones(field.n_entrants, dtype=np.int64)
+
+
+def _estimator_draw_probabilities(estimator, draw_probabilities, field, deck_rule, n_draws):
+    """Each draw's draw probabilities of an estimator fitted with draws (None: no draws).
+
+    Computed before the win probabilities, so that a deck rule a model with draws
+    cannot mix is refused before any work.
+    """
+    if estimator is None:
+        return None
+    if draw_probabilities is not None:
+        raise TournamentError("draw_probabilities go with probabilities, not an estimator")
+    if not fits_draws(estimator):
+        return None
+    return draw_probability_draws(estimator, field, deck_rule, n_draws)
 
 
 def _check_format(format: Any, first_move: str | None) -> Format:
@@ -264,14 +295,18 @@ def _check_bracket_round(i: int, j: int, r: int, size: int, row: int, who: str) 
         )
 
 
-def _run(format, field: Field, p, offsets, n_decks, recorded: Results, n_simulations, rng):
+def _run(
+    format, field: Field, p, offsets, n_decks, recorded: Results, n_simulations, rng, drawn=None
+):
     n = field.n_entrants
     cycles = -(-n_simulations // len(p))
     draws = np.concatenate([rng.permutation(len(p)) for _ in range(cycles)])[:n_simulations]
     batch = max(1, _BATCH_BYTES // (2 * n * n))
     parts = []
     for start in range(0, n_simulations, batch):
-        matches = Matches(p, offsets, n_decks, draws[start : start + batch], format.first_move, rng)
+        matches = Matches(
+            p, offsets, n_decks, draws[start : start + batch], format.first_move, rng, drawn
+        )
         parts.append(_play(format, matches, recorded))
     return TournamentForecast.from_batches(format, field.names, parts)
 

@@ -73,14 +73,14 @@ def round_robin(legs, matches, seeding, first_round, results) -> StageResult:
     m = seeding.shape[1]
     schedule = round_robin_rounds(m)
     n_rounds = legs * len(schedule)
-    start = matches.wins.copy()
+    start = matches.points.copy()
     for leg in range(legs):
         # A result binds the leg of the round it was recorded in.
         leg_start = first_round + leg * len(schedule)
         forced = results.meetings(leg_start, leg_start + len(schedule), len(seeding))
         for a, b in schedule:
             matches.play(seeding[:, a], seeding[:, b], forced)
-    stage_wins = _gather(matches.wins - start, seeding)
+    stage_wins = _gather(matches.points - start, seeding)
     order = rank([stage_wins], _gather(matches.tiebreak, seeding))
     return StageResult(_gather(seeding, order), n_rounds)
 
@@ -88,7 +88,7 @@ def round_robin(legs, matches, seeding, first_round, results) -> StageResult:
 def groups(n_groups, legs, matches, seeding, first_round, results, n_rounds) -> StageResult:
     """Round-robin groups by snake seeding; ``n_rounds(m)`` the rounds the stage takes."""
     m = seeding.shape[1]
-    start = matches.wins + matches.byes
+    start = matches.points + matches.byes
     pods = [[] for _ in range(n_groups)]
     for k in range(m):
         row, col = divmod(k, n_groups)
@@ -97,7 +97,7 @@ def groups(n_groups, legs, matches, seeding, first_round, results, n_rounds) -> 
         round_robin(legs, matches, seeding[:, g], first_round, results).ranking for g in pods
     ]
     # Group winners first (better record in the groups first), then runners-up, and so on.
-    total = matches.wins + matches.byes - start
+    total = matches.points + matches.byes - start
     ordered = []
     for place in range(max(len(g) for g in pods)):
         at_place = np.column_stack([r[:, place] for r in rankings if r.shape[1] > place])
@@ -113,7 +113,7 @@ def swiss(matches, seeding, first_round, results, n_rounds=None, out_at=None) ->
     """Swiss rounds: ``n_rounds`` of them, or until one is left, each out at ``out_at`` losses."""
     n_sims, m = seeding.shape
     sims = np.arange(n_sims)
-    start_wins, start_byes = matches.wins.copy(), matches.byes.copy()
+    start_wins, start_byes = matches.points.copy(), matches.byes.copy()
     losses_start = matches.losses.copy()
     active = np.ones((n_sims, m), dtype=bool)
     out_round = np.zeros((n_sims, m), dtype=np.int64)
@@ -125,7 +125,7 @@ def swiss(matches, seeding, first_round, results, n_rounds=None, out_at=None) ->
         if eliminating and not (active.sum(axis=1) > 1).any():
             break
         this_round = first_round + played_rounds
-        score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
+        score = _gather(matches.points - start_wins + matches.byes - start_byes, seeding)
         # A tournament with one entrant left is over: nobody there is paired.
         playing = active & (active.sum(axis=1) > 1)[:, None]
         order = rank([score], _gather(matches.tiebreak, seeding))
@@ -153,7 +153,7 @@ def swiss(matches, seeding, first_round, results, n_rounds=None, out_at=None) ->
             lost_out = active & (_gather(matches.losses - losses_start, seeding) >= out_at)
             out_round[lost_out] = played_rounds
             active &= ~lost_out
-    score = _gather(matches.wins - start_wins + matches.byes - start_byes, seeding)
+    score = _gather(matches.points - start_wins + matches.byes - start_byes, seeding)
     if eliminating:
         keys = [np.where(active, n_rounds or played_rounds + 1, out_round), score]
     else:
