@@ -60,16 +60,17 @@ class PlainCatalogue:
 
     Parameters
     ----------
-    starters : sequence of str, optional
+    starters : sequence of str or None, default None
         Every starter (character, faction, hero). None: any name.
-    components : sequence of str, optional
+    components : sequence of str or None, default None
         Every side component (colour, spec, loadout part). None: any name.
-    specs_per_deck : int, optional
+    specs_per_deck : int or None, default None
         How many side components every deck holds (0 for characters alone).
         None: any number, the same for every deck of a table.
-    starter_word, component_word : str
-        How the game calls its starters and components, used in error messages
-        (``"character"``, ``"colour"``).
+    starter_word : str, default "starter"
+        How the game calls its starters, used in error messages (``"character"``).
+    component_word : str, default "component"
+        How the game calls its components, used in error messages (``"colour"``).
 
     Examples
     --------
@@ -132,7 +133,23 @@ class PlainCatalogue:
         return cache[kind]
 
     def parse(self, text: str) -> Deck:
-        """Read one deck string; raises `DeckParseError` naming the problem."""
+        """Read one deck string.
+
+        Parameters
+        ----------
+        text : str
+            The deck, ``starter`` or ``starter/component/component...``.
+
+        Returns
+        -------
+        Deck
+            The deck, its names spelled as listed.
+
+        Raises
+        ------
+        DeckParseError
+            Naming the problem with the string.
+        """
         if not isinstance(text, str):
             raise DeckParseError(f"a deck must be written as a string, got {text!r}")
         stripped = text.strip()
@@ -166,7 +183,18 @@ class PlainCatalogue:
         return Deck(starter, comps)
 
     def format(self, deck: Deck) -> str:
-        """Write a deck in plain notation; `parse` reads it back to the same deck."""
+        """Write a deck in plain notation; `parse` reads it back to the same deck.
+
+        Parameters
+        ----------
+        deck : Deck
+            The deck to write.
+
+        Returns
+        -------
+        str
+            ``starter/component/...``, the components in the deck's order.
+        """
         if not isinstance(deck, Deck):
             raise TypeError(f"format needs a Deck, got {type(deck).__name__}")
         return "/".join([deck.starter, *deck.specs])
@@ -181,6 +209,18 @@ class PlainCatalogue:
         and ``component_word,colour`` name the parts in messages and the
         report. Lines starting with ``#`` are comments. With no component
         rows every deck is a starter alone.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The catalogue file.
+        specs_per_deck : int or None, default None
+            Components per deck, overriding the file's ``specs_per_deck`` row.
+
+        Returns
+        -------
+        PlainCatalogue
+            The catalogue the file lists.
 
         Raises
         ------
