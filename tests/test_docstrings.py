@@ -80,16 +80,6 @@ TARGETS = [member for target in PUBLIC for member in _members(target)]
 #: expected to fail (strict: a fixed one fails here until it leaves the list); the list
 #: only shrinks.
 PENDING = {
-    "skcodex.data.MatchCodes": "both",
-    "skcodex.data.Vocabulary": "both",
-    "skcodex.data.Vocabulary.from_table": "validation",
-    "skcodex.data.adjust_for_luck": "validation",
-    "skcodex.data.check_luck": "both",
-    "skcodex.data.check_match_table": "parameters",
-    "skcodex.data.check_outcome": "both",
-    "skcodex.data.encode": "both",
-    "skcodex.data.normalise_name": "validation",
-    "skcodex.data.table_catalogue": "both",
     "skcodex.datasets.DiceGame": "parameters",
     "skcodex.datasets.DiceGame.annotate_luck": "validation",
     "skcodex.datasets.DiceGame.best_move": "validation",
