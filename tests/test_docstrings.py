@@ -80,23 +80,6 @@ TARGETS = [member for target in PUBLIC for member in _members(target)]
 #: expected to fail (strict: a fixed one fails here until it leaves the list); the list
 #: only shrinks.
 PENDING = {
-    "skcodex.datasets.DiceGame": "parameters",
-    "skcodex.datasets.DiceGame.annotate_luck": "validation",
-    "skcodex.datasets.DiceGame.best_move": "validation",
-    "skcodex.datasets.DiceGame.biased_values": "validation",
-    "skcodex.datasets.DiceGame.evaluator_values": "validation",
-    "skcodex.datasets.DiceGame.luck": "validation",
-    "skcodex.datasets.DiceGame.luck_table": "validation",
-    "skcodex.datasets.DiceGame.move_values": "validation",
-    "skcodex.datasets.DiceGame.moves": "validation",
-    "skcodex.datasets.DiceGame.play": "validation",
-    "skcodex.datasets.DiceGame.roll_index": "validation",
-    "skcodex.datasets.DiceGame.roll_values": "validation",
-    "skcodex.datasets.DiceGame.value": "validation",
-    "skcodex.datasets.LoadSummary": "both",
-    "skcodex.datasets.make_dice_matches": "both",
-    "skcodex.datasets.make_game_matches": "both",
-    "skcodex.datasets.make_matches": "both",
     "skcodex.evaluation.bootstrap_against_best_other": "both",
     "skcodex.evaluation.forward_forecasts": "parameters",
     "skcodex.evaluation.log_loss": "both",
