@@ -91,12 +91,12 @@ def matchup_draws(
         Codex's six monocolour decks.
     decks2 : list of str or Deck, or a keyword, or None, default None
         Player 2's decks, read as ``decks1``; ``decks1`` by default.
-    player1 : str or None, default None
+    player1 : player id or None, default None
         A named player 1. When both players are None the players are equally
         skilled and the probability is ``expit(m)`` of the deck matchup ``m``
         alone; when named, their skills enter too (a player not seen in fit
         gets a fresh skill from the population for every draw).
-    player2 : str or None, default None
+    player2 : player id or None, default None
         A named player 2, as ``player1``.
     n_draws : int or None, default None
         Use this many evenly spaced posterior draws (all by default).
@@ -159,12 +159,12 @@ def matchup_table(
         Codex's six monocolour decks.
     decks2 : list of str or Deck, or a keyword, or None, default None
         Player 2's decks, read as ``decks1``; ``decks1`` by default.
-    player1 : str or None, default None
+    player1 : player id or None, default None
         A named player 1. When both players are None the players are equally
         skilled and the probability is ``expit(m)`` of the deck matchup ``m``
         alone; when named, their skills enter too (a player not seen in fit
         gets a fresh skill from the population for every draw).
-    player2 : str or None, default None
+    player2 : player id or None, default None
         A named player 2, as ``player1``.
     interval : float, default 0.9
         Width of every equal-tailed credible interval.
