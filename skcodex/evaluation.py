@@ -46,11 +46,11 @@ def forward_forecasts(
         1 where player 1 won.
     cv : splitter
         E.g. `skcodex.TournamentSplit`; its splits must not overlap.
-    groups : array-like, optional
+    groups : array-like or None, default None
         Passed to ``cv.split``.
-    fit_params : mapping of name to dict, optional
+    fit_params : mapping of name to dict, or None, default None
         Extra ``fit`` keyword arguments per model.
-    verbose : bool
+    verbose : bool, default False
         Print progress.
 
     Returns
@@ -89,7 +89,20 @@ def _models(forecasts: pd.DataFrame) -> list[str]:
 
 
 def log_loss(y: np.ndarray, p: np.ndarray) -> float:
-    """Mean negative log-likelihood of binary outcomes (natural log): scikit-learn's."""
+    """Mean negative log-likelihood of binary outcomes (natural log): scikit-learn's.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_matches,)
+        1 where player 1 won, 0 where player 2 won.
+    p : array-like of shape (n_matches,)
+        Forecast P(player 1 wins).
+
+    Returns
+    -------
+    float
+        The log loss.
+    """
     return float(metrics.log_loss(np.asarray(y), np.asarray(p, dtype=float), labels=[0, 1]))
 
 
@@ -98,6 +111,20 @@ def score_table(forecasts: pd.DataFrame, by: str = "period") -> pd.DataFrame:
 
     The last two rows are ``pooled`` (all forecast matches together) and
     ``log loss (pooled)``.
+
+    Parameters
+    ----------
+    forecasts : pandas.DataFrame
+        From `forward_forecasts`: ``y`` and one column of forecasts per model.
+    by : str, default "period"
+        The column the rows are grouped by; ``split`` when ``forecasts`` has no
+        such column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group, then the pooled rows; a ``matches`` column and one
+        column per model.
     """
     models = _models(forecasts)
     key = by if by in forecasts.columns else "split"
@@ -126,6 +153,26 @@ def paired_bootstrap(
 
     Negative means ``model`` forecasts better. Both are scored on the same
     resampled matches, so the interval reflects the difference only.
+
+    Parameters
+    ----------
+    forecasts : pandas.DataFrame
+        From `forward_forecasts`: ``y`` and one column of forecasts per model.
+    model : str
+        The model whose score the other's is subtracted from.
+    other : str
+        The model compared against.
+    n_resamples : int, default 2000
+        Bootstrap resamples of the matches.
+    interval : float, default 0.95
+        Width of the percentile interval.
+    random_state : int, RandomState instance or None, default 0
+        Seed or generator of the resamples.
+
+    Returns
+    -------
+    dict of str to float
+        ``difference`` (the mean Brier difference), ``lower`` and ``upper``.
     """
     rng = check_random_state(random_state)
     y = forecasts["y"].to_numpy()
@@ -141,7 +188,22 @@ def paired_bootstrap(
 
 
 def bootstrap_against_best_other(forecasts: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
-    """For each model, its paired bootstrap difference from the best other model (pooled Brier)."""
+    """For each model, its paired bootstrap difference from the best other model (pooled Brier).
+
+    Parameters
+    ----------
+    forecasts : pandas.DataFrame
+        From `forward_forecasts`: ``y`` and one column of forecasts per model.
+    **kwargs
+        Passed to `paired_bootstrap` (``n_resamples``, ``interval``,
+        ``random_state``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model: ``best other`` (the other model of lowest pooled
+        Brier score), ``difference``, ``lower`` and ``upper``.
+    """
     models = _models(forecasts)
     y = forecasts["y"].to_numpy()
     brier = {m: brier_score(y, forecasts[m]) for m in models}

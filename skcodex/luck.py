@@ -62,8 +62,11 @@ def luck_from_pairs(average: Any, value: Any) -> np.ndarray | float:
 
     Parameters
     ----------
-    average, value : float or array-like
-        On the same scale and from the same player's view.
+    average : float or array-like
+        The evaluator's mean value after the event, over its outcomes.
+    value : float or array-like
+        Its value after the outcome that happened, on the same scale and from
+        the same player's view as ``average``.
 
     Returns
     -------
@@ -118,6 +121,7 @@ def event_luck(
     Returns
     -------
     float
+        The event's luck, to the player it happened to.
 
     Examples
     --------
@@ -208,11 +212,15 @@ def luck_by_match(
         from that player's view; for example the ``events`` of
         `skcodex.datasets.make_dice_matches` or the output of
         `skcodex.datasets.DiceGame.annotate_luck`.
-    n_matches : int, optional
+    n_matches : int or None, default None
         Number of matches in the table; matches without events get 0. By
         default one more than the largest match number.
-    match, roller, luck : str
-        Column names.
+    match : str, default "match"
+        The column of the match's position.
+    roller : str, default "roller"
+        The column of who the event happened to.
+    luck : str, default "luck"
+        The column of the event's luck.
 
     Returns
     -------
@@ -268,6 +276,7 @@ def adjusted_outcome(y: Any, luck: Any) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n_matches,)
+        ``y - luck``.
 
     Examples
     --------
@@ -293,6 +302,18 @@ def quasi_log_likelihood(outcome: Any, logit_p: Any) -> np.ndarray:
     prior on the strengths, do.
     It treats ``r`` as if it had the spread of a win or loss, which overstates
     the noise of an adjusted outcome, so it errs on the side of caution.
+
+    Parameters
+    ----------
+    outcome : array-like of shape (n_matches,)
+        Player 1's result ``r`` in each match: 0/1, or any real adjusted outcome.
+    logit_p : array-like of shape (n_matches,)
+        The log-odds ``q`` that player 1 wins each match.
+
+    Returns
+    -------
+    ndarray of shape (n_matches,)
+        The quasi-log-likelihood of each match.
 
     Examples
     --------
@@ -323,10 +344,10 @@ def fit_skills(
         The match table (``player1``, ``player2``, ``deck1``, ``deck2``).
     outcome : array-like of shape (n_matches,)
         Player 1's result in each match: 0/1, or any real adjusted outcome.
-    penalty : float
+    penalty : float, default 1.0
         Ridge penalty on the strengths (a normal prior with variance
         ``1 / penalty``); must be > 0 so the fit is defined for every table.
-    first_move : bool
+    first_move : bool, default True
         Fit the first-move advantage ``h`` (otherwise ``h = 0``).
 
     Returns
@@ -404,6 +425,11 @@ def zare_example() -> pd.DataFrame:
     deeper, averaged over rolls), ``evaluation`` (after the actual roll) and
     ``luck`` as printed. Units are match equity, +1 for a won match and -1 for
     a lost one; divide by 2 for the win-probability scale.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row a roll, the columns above.
 
     Examples
     --------

@@ -371,15 +371,17 @@ def latest_share_split(
         optionally ``date`` or ``start``/``end``.
     share : float, default 0.15
         Least share of the matches held out, in (0, 1).
-    since : date-like, optional
+    since : date-like or None, default None
         Hold out the tournaments starting on or after this date instead.
-    groups : array-like, optional
+    groups : array-like or None, default None
         The tournament of each match; defaults to ``X["period"]``.
 
     Returns
     -------
-    train, test : numpy.ndarray of int
-        Row positions.
+    train : numpy.ndarray of int
+        Row positions of the training matches.
+    test : numpy.ndarray of int
+        Row positions of the held-out matches.
 
     Raises
     ------

@@ -251,6 +251,13 @@ def convergence_summary(clf: Any, X: Any = None) -> dict[str, Any]:
     to the win probabilities of its matches (`forecast_convergence`), to say
     whether forecasts are affected.
 
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        A fitted estimator, with its posterior sample in ``idata_``.
+    X : pandas.DataFrame or None, default None
+        The match table it was fitted on, to check its forecasts too.
+
     Returns
     -------
     dict

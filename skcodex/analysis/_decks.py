@@ -33,6 +33,12 @@ def default_decks(clf: Any, n: int = N_DEFAULT_DECKS) -> list[Deck]:
     clf : BayesianMatchupClassifier
         A fitted classifier.
     n : int, default 8
+        How many decks.
+
+    Returns
+    -------
+    list of Deck
+        The decks, most played first.
     """
     check_fitted(clf)
     n = check_count(n, "n")
@@ -74,6 +80,21 @@ def most_played_decks(
     """The ``n`` decks played most often in a match table, counting both seats.
 
     Ties are broken by first appearance.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame
+        The match table, one row a match: ``player1`` (who moves first), ``player2``,
+        ``deck1``, ``deck2``, and optionally ``period`` and ``date``.
+    n : int, default 20
+        How many decks.
+    catalogue : Catalogue or None, default None
+        The catalogue the deck notation is read with; Codex's by default.
+
+    Returns
+    -------
+    list of Deck
+        The decks, most played first.
 
     Examples
     --------

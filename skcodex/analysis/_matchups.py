@@ -83,24 +83,28 @@ def matchup_draws(
     ----------
     clf : BayesianMatchupClassifier
         A fitted classifier.
-    decks1, decks2 : list of str or Deck, or a keyword, optional
-        Player 1's (who moves first) and player 2's decks; strings are labels
-        of fitted decks (as these tables print them) or notation read against
-        the classifier's catalogue. ``None`` or ``"most played"``: the
-        `N_DEFAULT_DECKS` decks played most in the fitted data
-        (`default_decks`); ``"monocolour"``: Codex's six monocolour decks.
-        ``decks2`` defaults to ``decks1``.
-    player1, player2 : optional
-        Named players. When both are None (the default) the players are
-        equally skilled and the probability is ``expit(m)`` of the deck
-        matchup ``m`` alone; when named, their skills enter too (a player not
-        seen in fit gets a fresh skill from the population for every draw).
-    n_draws : int, optional
+    decks1 : list of str or Deck, or a keyword, or None, default None
+        Player 1's (who moves first) decks; strings are labels of fitted decks
+        (as these tables print them) or notation read against the classifier's
+        catalogue. ``None`` or ``"most played"``: the `N_DEFAULT_DECKS` decks
+        played most in the fitted data (`default_decks`); ``"monocolour"``:
+        Codex's six monocolour decks.
+    decks2 : list of str or Deck, or a keyword, or None, default None
+        Player 2's decks, read as ``decks1``; ``decks1`` by default.
+    player1 : player id or None, default None
+        A named player 1. When both players are None the players are equally
+        skilled and the probability is ``expit(m)`` of the deck matchup ``m``
+        alone; when named, their skills enter too (a player not seen in fit
+        gets a fresh skill from the population for every draw).
+    player2 : player id or None, default None
+        A named player 2, as ``player1``.
+    n_draws : int or None, default None
         Use this many evenly spaced posterior draws (all by default).
 
     Returns
     -------
     ndarray of shape (n_draws, len(decks1), len(decks2))
+        P(player 1 wins) for each draw, deck of player 1 and deck of player 2.
 
     Notes
     -----
@@ -141,7 +145,31 @@ def matchup_table(
 
     Player 1 moves first, so the table holds both turn orders: the row
     ``(A, B)`` is deck A moving first against deck B, and ``(B, A)`` the
-    reverse. Arguments are those of `matchup_draws`.
+    reverse.
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        A fitted classifier.
+    decks1 : list of str or Deck, or a keyword, or None, default None
+        Player 1's (who moves first) decks; strings are labels of fitted decks
+        (as these tables print them) or notation read against the classifier's
+        catalogue. ``None`` or ``"most played"``: the `N_DEFAULT_DECKS` decks
+        played most in the fitted data (`default_decks`); ``"monocolour"``:
+        Codex's six monocolour decks.
+    decks2 : list of str or Deck, or a keyword, or None, default None
+        Player 2's decks, read as ``decks1``; ``decks1`` by default.
+    player1 : player id or None, default None
+        A named player 1. When both players are None the players are equally
+        skilled and the probability is ``expit(m)`` of the deck matchup ``m``
+        alone; when named, their skills enter too (a player not seen in fit
+        gets a fresh skill from the population for every draw).
+    player2 : player id or None, default None
+        A named player 2, as ``player1``.
+    interval : float, default 0.9
+        Width of every equal-tailed credible interval.
+    n_draws : int or None, default None
+        Use this many evenly spaced posterior draws (all by default).
 
     Returns
     -------
@@ -187,6 +215,16 @@ def matchup_table(
 def match_forecast(clf: Any, X: pd.DataFrame, interval: float = INTERVAL) -> pd.DataFrame:
     """P(player 1 wins) for each match of a table, with its credible interval.
 
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        A fitted classifier.
+    X : pandas.DataFrame
+        The match table, one row a match: ``player1`` (who moves first), ``player2``,
+        ``deck1``, ``deck2``, and optionally ``period`` and ``date``.
+    interval : float, default 0.9
+        Width of every equal-tailed credible interval.
+
     Returns
     -------
     pandas.DataFrame
@@ -208,7 +246,7 @@ def deck_ranking(
     interval: float = INTERVAL,
     n_draws: int | None = None,
 ) -> pd.DataFrame:
-    """Decks ranked by their chance to beat an equally skilled opponent from a field.
+    """Rank decks by their chance to beat an equally skilled opponent from a field.
 
     A deck's score is its win probability against an opponent whose deck is
     drawn uniformly from ``field``, with the turn order decided by a coin
@@ -219,13 +257,15 @@ def deck_ranking(
     Parameters
     ----------
     clf : BayesianMatchupClassifier
-    decks : list of str or Deck, or a keyword, optional
+        A fitted classifier.
+    decks : list of str or Deck, or a keyword, or None, default None
         The decks to rank; the most played decks of the fitted data by
         default (keywords as in `matchup_draws`).
-    field : list of str or Deck, optional
+    field : list of str or Deck, or None, default None
         The opponents' decks; ``decks`` by default.
-    interval : float
-    n_draws : int, optional
+    interval : float, default 0.9
+        Width of every equal-tailed credible interval.
+    n_draws : int or None, default None
         Evenly spaced posterior draws to use (all by default).
 
     Returns

@@ -33,6 +33,7 @@ def solve_matrix_game(payoff: Any) -> tuple[np.ndarray, np.ndarray, float]:
     Parameters
     ----------
     payoff : array-like of shape (n_rows, n_columns)
+        The row player's payoff for each pair of strategies: finite numbers.
 
     Returns
     -------
@@ -83,10 +84,12 @@ def solve_matrix_game(payoff: Any) -> tuple[np.ndarray, np.ndarray, float]:
 class NashEquilibria:
     """Equilibrium deck weights for each posterior draw (see `nash_equilibria`).
 
-    Attributes
+    Parameters
     ----------
-    decks1, decks2 : tuple of str
-        Labels of player 1's and player 2's decks.
+    decks1 : tuple of str
+        Labels of player 1's decks.
+    decks2 : tuple of str
+        Labels of player 2's decks.
     player1 : ndarray of shape (n_draws, len(decks1))
         Player 1's (who moves first) equilibrium weights, per draw.
     player2 : ndarray of shape (n_draws, len(decks2))
@@ -110,10 +113,20 @@ class NashEquilibria:
     def summary(self, interval: float = INTERVAL, threshold: float = 1e-6) -> pd.DataFrame:
         """Mean weights with intervals, one row per role and deck.
 
-        Columns: ``role`` (``"player 1"``, ``"player 2"``, ``"both"``),
-        ``deck``, ``mean``, ``lower``, ``upper`` and ``p_played``, the share of
-        draws in which the deck has a weight above ``threshold``.
-        ``attrs["value"]`` summarises the game value (mean, lower, upper).
+        Parameters
+        ----------
+        interval : float, default 0.9
+            Width of every equal-tailed credible interval.
+        threshold : float, default 1e-6
+            A deck counts as played in a draw when its weight is above this.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns: ``role`` (``"player 1"``, ``"player 2"``, ``"both"``),
+            ``deck``, ``mean``, ``lower``, ``upper`` and ``p_played``, the share of
+            draws in which the deck has a weight above ``threshold``.
+            ``attrs["value"]`` summarises the game value (mean, lower, upper).
         """
         frames = []
         roles = [("player 1", self.decks1, self.player1), ("player 2", self.decks2, self.player2)]
@@ -170,10 +183,11 @@ def nash_equilibria(
     ----------
     clf : BayesianMatchupClassifier
         A fitted classifier.
-    decks1, decks2 : list of str or Deck, or a keyword, optional
-        The decks each player may choose; the most played decks of the fitted
-        data by default (keywords as in `matchup_draws`); ``decks2`` defaults
-        to ``decks1``.
+    decks1 : list of str or Deck, or a keyword, or None, default None
+        The decks player 1 may choose; the most played decks of the fitted
+        data by default (keywords as in `matchup_draws`).
+    decks2 : list of str or Deck, or a keyword, or None, default None
+        The decks player 2 may choose; ``decks1`` by default.
     n_draws : int or None, default 500
         Solve the games for this many evenly spaced posterior draws (None for
         all). Each draw solves three linear programmes; with a few hundred
@@ -230,6 +244,21 @@ def nash_weights(
     interval: float = INTERVAL,
 ) -> pd.DataFrame:
     """Nash weights of decks with intervals: `nash_equilibria` summarised.
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        A fitted classifier.
+    decks1 : list of str or Deck, or a keyword, or None, default None
+        The decks player 1 may choose; the most played decks of the fitted
+        data by default (keywords as in `matchup_draws`).
+    decks2 : list of str or Deck, or a keyword, or None, default None
+        The decks player 2 may choose; ``decks1`` by default.
+    n_draws : int or None, default 500
+        Solve the games for this many evenly spaced posterior draws (None for
+        all).
+    interval : float, default 0.9
+        Width of every equal-tailed credible interval.
 
     Returns
     -------

@@ -30,13 +30,13 @@ def skill_table(
     ----------
     clf : BayesianMatchupClassifier
         A fitted classifier.
-    X : pandas.DataFrame, optional
+    X : pandas.DataFrame or None, default None
         The training match table; when given, the matches each player played
         are counted.
-    y : array-like, optional
+    y : array-like or None, default None
         The training outcomes (1 = player 1 won); with ``X``, each player's
         wins are counted too.
-    interval : float
+    interval : float, default 0.9
         Width of the credible interval.
 
     Returns
@@ -107,6 +107,13 @@ def skill_versus_decks(clf: Any, interval: float = INTERVAL) -> pd.DataFrame:
     that answers "does the match depend more on who plays or on what they
     play?": a pair of players differs by a difference of two skills, while a
     deck pair's matchup is one draw of ``m``.
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        A fitted classifier.
+    interval : float, default 0.9
+        Width of every equal-tailed credible interval.
 
     Returns
     -------

@@ -42,7 +42,14 @@ def deck_spread_draws(
         ``specs_per_deck=0``, player and stst are enough (a fit of decks
         without specs has no other deck spreads).
     specs_per_deck : int, default 3
-    sd_synergy : ndarray of shape (n_draws,), optional
+        Specs (components) in a deck, k.
+    sd_synergy : ndarray of shape (n_draws,) or None, default None
+        The deck-synergy spread per draw, for a model with deck synergy.
+
+    Returns
+    -------
+    ndarray of shape (n_draws,)
+        The sd of m over deck pairs, per draw.
 
     Examples
     --------
@@ -92,6 +99,16 @@ def spread_comparison_draws(clf: Any) -> pd.DataFrame:
     familiarity effects adds ``sd_familiarity``, the spread of the
     player-deck part ``fam(player1, deck1) - fam(player2, deck2)``,
     ``sqrt(2 (1 + k)) sd_fam``, which belongs to neither side.
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        A fitted classifier.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row a posterior draw, the columns above.
     """
     check_fitted(clf)
     layout = clf.layout_
@@ -118,7 +135,7 @@ PRIOR_DRAWS = 100_000
 def prior_spread_draws(
     clf: Any, n_draws: int = PRIOR_DRAWS, random_state: int | None = 0
 ) -> np.ndarray:
-    """Spreads drawn from a classifier's prior, in the order of its spreads.
+    """Draw spreads from a classifier's prior, in the order of its spreads.
 
     The spreads are those of the fitted model (``clf.layout_.spreads``), or
     before a fit every one its options switch on (``clf.options.spreads``).
@@ -135,11 +152,14 @@ def prior_spread_draws(
     clf : BayesianMatchupClassifier
         Fitted or not; its prior parameters and model options are read.
     n_draws : int, default 100000
+        How many draws from the prior.
     random_state : int or None, default 0
+        Seed of the simulation (None: fresh entropy).
 
     Returns
     -------
     ndarray of shape (n_draws, n_spreads)
+        One row a draw, one column a spread.
     """
     from skcodex._matchup.priors import balanced_spreads
 
@@ -176,6 +196,20 @@ def prior_spread_comparison_draws(
     they play is ``mean(skill_share > 1/2)`` over these draws. See
     `prior_spread_draws` for the simulation.
 
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        Fitted or not; its prior parameters and model options are read.
+    n_draws : int, default 100000
+        How many draws from the prior.
+    random_state : int or None, default 0
+        Seed of the simulation (None: fresh entropy).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row a draw from the prior, the columns of `spread_comparison_draws`.
+
     Examples
     --------
     >>> from skcodex import BayesianMatchupClassifier
@@ -193,6 +227,16 @@ def describe_prior(clf: Any) -> str:
     Once fitted, only the priors of spreads the model has are named: decks of
     a starter alone (no components) have no starter-vs-component or
     component-vs-component spreads, and the balanced prior no split among them.
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        Fitted or not; its prior parameters and model options are read.
+
+    Returns
+    -------
+    str
+        The prior of each spread, in one line.
 
     Examples
     --------

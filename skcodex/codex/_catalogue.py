@@ -68,13 +68,13 @@ class Catalogue:
 
     Parameters
     ----------
-    spec_colours : mapping of str to str
+    spec_colours : mapping of str to str, default the base Codex specs
         Each spec and the starter (colour) it belongs to.
-    starters : iterable of str
-        Every starter. Starters named in `spec_colours` are added.
-    nicknames : mapping of str to Deck
+    starters : iterable, default ('Black', 'Blue', 'Green', 'Neutral', 'Purple', 'Red', 'White')
+        Every starter, by name. Starters named in `spec_colours` are added.
+    nicknames : mapping of str to Deck, default the base Codex nicknames
         Names that stand for a whole deck (``MonoRed``).
-    specs_per_deck : int
+    specs_per_deck : int, default 3
         How many specs a deck holds (3 in Codex).
 
     Examples
@@ -150,19 +150,63 @@ class Catalogue:
         return tuple(self.spec_colours)
 
     def colour(self, spec: str) -> str:
-        """The starter a spec belongs to."""
+        """The starter a spec belongs to.
+
+        Parameters
+        ----------
+        spec : str
+            A spec of the catalogue, spelt as the catalogue spells it.
+
+        Returns
+        -------
+        str
+            The spec's starter (colour).
+        """
         return self.spec_colours[spec]
 
     def canonical(self, name: str) -> str | None:
-        """The catalogue's spelling of a spec or starter name (case-insensitive), or None."""
+        """The catalogue's spelling of a spec or starter name (case-insensitive), or None.
+
+        Parameters
+        ----------
+        name : str
+            A spec or starter name, in any case, surrounding spaces ignored.
+
+        Returns
+        -------
+        str or None
+            The name as the catalogue spells it; None when it is not in the catalogue.
+        """
         return self._lookup.get(name.strip().casefold())
 
     def nickname(self, name: str) -> Deck | None:
-        """The deck a nickname stands for (case-insensitive), or None."""
+        """The deck a nickname stands for (case-insensitive), or None.
+
+        Parameters
+        ----------
+        name : str
+            A nickname, in any case, surrounding spaces ignored.
+
+        Returns
+        -------
+        Deck or None
+            The deck; None when the name is no nickname of the catalogue.
+        """
         return self._nick_lookup.get(name.strip().casefold())  # type: ignore[attr-defined]
 
     def with_specs(self, spec_colours: Mapping[str, str]) -> Catalogue:
-        """A catalogue with extra (e.g. variant) specs added."""
+        """A catalogue with extra (e.g. variant) specs added.
+
+        Parameters
+        ----------
+        spec_colours : mapping of str to str
+            Each new spec and the starter (colour) it belongs to.
+
+        Returns
+        -------
+        Catalogue
+            A new catalogue; this one is unchanged.
+        """
         return Catalogue(
             {**self.spec_colours, **spec_colours},
             self.starters,
@@ -171,13 +215,35 @@ class Catalogue:
         )
 
     def with_starters(self, starters: Iterable[str]) -> Catalogue:
-        """A catalogue with extra (e.g. variant) starters added."""
+        """A catalogue with extra (e.g. variant) starters added.
+
+        Parameters
+        ----------
+        starters : iterable of str
+            The new starters' names.
+
+        Returns
+        -------
+        Catalogue
+            A new catalogue; this one is unchanged.
+        """
         return Catalogue(
             self.spec_colours, (*self.starters, *starters), self.nicknames, self.specs_per_deck
         )
 
     def with_nicknames(self, nicknames: Mapping[str, Deck]) -> Catalogue:
-        """A catalogue with extra deck nicknames."""
+        """A catalogue with extra deck nicknames.
+
+        Parameters
+        ----------
+        nicknames : mapping of str to Deck
+            Each new nickname and the deck it stands for.
+
+        Returns
+        -------
+        Catalogue
+            A new catalogue; this one is unchanged.
+        """
         return Catalogue(
             self.spec_colours,
             self.starters,
@@ -195,13 +261,18 @@ def legal_decks(kind: DeckKind = "multicolour", catalogue: Catalogue | None = No
 
     Parameters
     ----------
-    kind : {"multicolour", "monocolour", "draft"}
+    kind : {"multicolour", "monocolour", "draft"}, default "multicolour"
         ``"multicolour"``: every deck whose starter shares the colour of at least
         one of its specs (the forum's usual rule; 3,084 decks in base Codex).
         ``"monocolour"``: all specs of the starter's colour (6 decks).
         ``"draft"``: any starter with any distinct specs (7,980 decks).
-    catalogue : Catalogue, optional
-        Defaults to the base Codex catalogue.
+    catalogue : Catalogue or None, default None
+        The catalogue of specs and starters; the base Codex catalogue by default.
+
+    Returns
+    -------
+    list of Deck
+        Every deck of that kind, by starter in catalogue order, then by specs.
 
     Examples
     --------
@@ -234,6 +305,16 @@ def monocolour_decks(catalogue: Catalogue | None = None) -> list[Deck]:
     many) would make more monocolour decks; only the base game's six are
     returned. A catalogue without the base game's specs gets every
     monocolour deck it has.
+
+    Parameters
+    ----------
+    catalogue : Catalogue or None, default None
+        The catalogue of specs and starters; the base Codex catalogue by default.
+
+    Returns
+    -------
+    list of Deck
+        The monocolour decks, by starter.
 
     Examples
     --------

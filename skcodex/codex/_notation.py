@@ -32,7 +32,7 @@ def parse_deck(text: str, catalogue: Catalogue | PlainCatalogue | None = None) -
     ----------
     text : str
         The deck as written.
-    catalogue : Catalogue or PlainCatalogue, optional
+    catalogue : Catalogue or PlainCatalogue or None, default None
         The specs, starters and nicknames to read against (base Codex by
         default). A `PlainCatalogue` reads another game's plain notation,
         ``starter/component/...``.
@@ -40,6 +40,7 @@ def parse_deck(text: str, catalogue: Catalogue | PlainCatalogue | None = None) -
     Returns
     -------
     Deck
+        The deck the text names.
 
     Raises
     ------
@@ -125,6 +126,18 @@ def parse_deck(text: str, catalogue: Catalogue | PlainCatalogue | None = None) -
 def format_deck(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None) -> str:
     """Write a deck in forum notation; `parse_deck` reads it back to the same deck.
 
+    Parameters
+    ----------
+    deck : Deck
+        The deck to write.
+    catalogue : Catalogue or PlainCatalogue or None, default None
+        The specs, starters and nicknames to write with (base Codex by default).
+
+    Returns
+    -------
+    str
+        The deck in forum notation (plain notation with a `PlainCatalogue`).
+
     Examples
     --------
     >>> from skcodex.codex import Deck, format_deck
@@ -158,6 +171,18 @@ def deck_label(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None) 
     and decks the Codex catalogue cannot write, in plain notation
     (``starter/component/...``). `parse_decks` reads such labels back.
 
+    Parameters
+    ----------
+    deck : Deck
+        The deck to name.
+    catalogue : Catalogue or PlainCatalogue or None, default None
+        The specs, starters and nicknames to write with (base Codex by default).
+
+    Returns
+    -------
+    str
+        The deck's label.
+
     Examples
     --------
     >>> deck_label(parse_deck("[Anarchy/Blood/Fire]"))
@@ -185,7 +210,7 @@ def parse_decks(
     known: Iterable[Deck] = (),
     what: str = "decks",
 ) -> list[Deck]:
-    """A list of decks from one deck or several, each a `Deck` or a string.
+    """Read a list of decks from one deck or several, each a `Deck` or a string.
 
     A string is first looked up among the labels (`deck_label`) of the
     ``known`` decks, so a label printed for a deck outside the catalogue's
@@ -194,12 +219,18 @@ def parse_decks(
     Parameters
     ----------
     decks : str, Deck, or iterable of str or Deck
-    catalogue : Catalogue or PlainCatalogue, optional
+        One deck, or several.
+    catalogue : Catalogue or PlainCatalogue or None, default None
         What strings are read against (base Codex by default).
-    known : iterable of Deck, optional
+    known : iterable of Deck, default ()
         Decks whose labels are accepted as they are.
     what : str, default "decks"
         The argument's name, for error messages.
+
+    Returns
+    -------
+    list of Deck
+        The decks, in the order given.
 
     Examples
     --------

@@ -98,17 +98,18 @@ class PlainCatalogue:
 
     Parameters
     ----------
-    starters : sequence of str, optional
+    starters : sequence of str or None, default None
         Every starter (character, faction, hero). None: any name.
-    components : sequence of str, optional
+    components : sequence of str or None, default None
         Every side component (colour, spec, loadout part). None: any name.
-    specs_per_deck : int, optional
+    specs_per_deck : int or None, default None
         How many side components every deck holds (0 for characters alone).
         None: any number, the same for every deck of a table.
-    starter_word, component_word : str
-        How the game calls its starters and components, used in error messages
-        (``"character"``, ``"colour"``).
-    tied_to : mapping of str to str, optional
+    starter_word : str, default "starter"
+        How the game calls its starters, used in error messages (``"character"``).
+    component_word : str, default "component"
+        How the game calls its components, used in error messages (``"colour"``).
+    tied_to : mapping of str to str or None, default None
         Components tied to one starter, ``{component: starter}``
         (``{"Deneghra": "Cryx"}``); kept as ``((component, starter), ...)``.
         Names are matched case-insensitively; with listed starters or
@@ -221,7 +222,18 @@ class PlainCatalogue:
         return cache[key]
 
     def starter_of(self, component: str) -> str | None:
-        """The starter ``component`` is tied to (case aside), or None when it is free.
+        """Name the starter ``component`` is tied to (case aside), or None when it is free.
+
+        Parameters
+        ----------
+        component : str
+            A component's name.
+
+        Returns
+        -------
+        str or None
+            The starter it is tied to, spelled as the catalogue spells it; None
+            when it is tied to none.
 
         Examples
         --------
@@ -273,7 +285,7 @@ class PlainCatalogue:
             )
 
     def learn_ties(self, decks: Any) -> PlainCatalogue:
-        """This catalogue with every component seen under one starter only tied to it.
+        """Tie every component seen under one starter only to it, in a copy of this catalogue.
 
         For games whose components belong to one starter but whose catalogue
         does not say which: a component that every deck of ``decks`` holding it
@@ -329,7 +341,23 @@ class PlainCatalogue:
         return replace(self, tied_to=learned or None)
 
     def parse(self, text: str) -> Deck:
-        """Read one deck string; raises `DeckParseError` naming the problem."""
+        """Read one deck string.
+
+        Parameters
+        ----------
+        text : str
+            The deck, ``starter`` or ``starter/component/component...``.
+
+        Returns
+        -------
+        Deck
+            The deck, its names spelled as listed.
+
+        Raises
+        ------
+        DeckParseError
+            Naming the problem with the string.
+        """
         if not isinstance(text, str):
             raise DeckParseError(f"a deck must be written as a string, got {text!r}")
         stripped = text.strip()
@@ -365,7 +393,18 @@ class PlainCatalogue:
         return deck
 
     def format(self, deck: Deck) -> str:
-        """Write a deck in plain notation; `parse` reads it back to the same deck."""
+        """Write a deck in plain notation; `parse` reads it back to the same deck.
+
+        Parameters
+        ----------
+        deck : Deck
+            The deck to write.
+
+        Returns
+        -------
+        str
+            ``starter/component/...``, the components in the deck's order.
+        """
         if not isinstance(deck, Deck):
             raise TypeError(f"format needs a Deck, got {type(deck).__name__}")
         return "/".join([deck.starter, *deck.specs])
@@ -383,6 +422,18 @@ class PlainCatalogue:
         and ``component_word,colour`` name the parts in messages and the
         report. Lines starting with ``#`` are comments. With no component
         rows every deck is a starter alone.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The catalogue file.
+        specs_per_deck : int or None, default None
+            Components per deck, overriding the file's ``specs_per_deck`` row.
+
+        Returns
+        -------
+        PlainCatalogue
+            The catalogue the file lists.
 
         Raises
         ------

@@ -41,6 +41,27 @@ class Vocabulary:
     the table's periods (as text) in the order they began; ``played_periods``
     the periods each player played, as sorted positions in ``periods``, one
     tuple per player (empty without periods; read by the ``experience`` option).
+
+    Parameters
+    ----------
+    players : tuple
+        The players, sorted by their text.
+    starters : tuple of str
+        The starters, sorted.
+    specs : tuple of str
+        The specs (side components), sorted.
+    specs_per_deck : int
+        Specs in every deck.
+    decks : tuple of Deck, default ()
+        The decks played, most played first.
+    deck_counts : tuple of int, default ()
+        How often each deck of ``decks`` was played.
+    debut_periods : tuple of str, default ()
+        Each player's first rating period.
+    periods : tuple of str, default ()
+        The periods, in the order they began.
+    played_periods : tuple of tuple of int, default ()
+        The periods each player played, as positions in ``periods``.
     """
 
     players: tuple
@@ -57,7 +78,18 @@ class Vocabulary:
     def from_table(cls, table: pd.DataFrame, *, time: TimeOrder | None = None) -> Vocabulary:
         """Collect the levels of a table checked by `check_match_table`, sorted.
 
-        ``time`` is the table's time order when the caller has it already.
+        Parameters
+        ----------
+        table : pandas.DataFrame
+            A table checked by `check_match_table`.
+        time : TimeOrder or None, default None
+            The table's time order when the caller has it already (computed
+            here otherwise).
+
+        Returns
+        -------
+        Vocabulary
+            The table's levels.
         """
         order = rows_in_time(table, time) if "period" in table.columns else None
         players = _both_players(table).unique()
@@ -99,8 +131,54 @@ class MatchCodes:
     (see `debut_flags`). ``period`` codes each match's period against the
     vocabulary's periods, a period never seen numbered on from their count
     (None without a ``period`` column). ``experience1`` and ``experience2``
-    hold each side's experience level (how many periods the player played before; None
-    without periods).
+    hold each side's experience level (how many periods the player played
+    before; None without periods).
+
+    Parameters
+    ----------
+    player1 : ndarray of int
+        Player 1's code in each match.
+    player2 : ndarray of int
+        Player 2's code in each match.
+    starter1 : ndarray of int
+        The code of player 1's starter in each match.
+    starter2 : ndarray of int
+        The code of player 2's starter in each match.
+    specs1 : ndarray of int of shape (n_matches, specs_per_deck)
+        The codes of player 1's specs in each match.
+    specs2 : ndarray of int of shape (n_matches, specs_per_deck)
+        The codes of player 2's specs in each match.
+    n_players : int
+        Players, seen and unseen.
+    n_starters : int
+        Starters, seen and unseen.
+    n_specs : int
+        Specs, seen and unseen.
+    unseen_players : tuple, default ()
+        The players not in the vocabulary, in code order.
+    unseen_starters : tuple, default ()
+        The starters not in the vocabulary, in code order.
+    unseen_specs : tuple, default ()
+        The specs not in the vocabulary, in code order.
+    epoch : ndarray of int or None, default None
+        Each match's rating epoch: how many distinct periods have begun by
+        then, minus one (None without a ``period`` column).
+    n_epochs : int, default 0
+        The number of epochs.
+    debut1 : ndarray of bool or None, default None
+        Whether player 1 plays their first rating period in each match.
+    debut2 : ndarray of bool or None, default None
+        Whether player 2 plays their first rating period in each match.
+    period : ndarray of int or None, default None
+        Each match's period code.
+    n_periods : int, default 0
+        Periods, seen and unseen.
+    unseen_periods : tuple, default ()
+        The periods not in the vocabulary, in code order.
+    experience1 : ndarray of int or None, default None
+        Player 1's experience level in each match.
+    experience2 : ndarray of int or None, default None
+        Player 2's experience level in each match.
     """
 
     player1: np.ndarray
@@ -245,7 +323,20 @@ def _codes(values: np.ndarray, levels: tuple) -> tuple[np.ndarray, tuple]:
 def encode(table: pd.DataFrame, vocab: Vocabulary, *, time: TimeOrder | None = None) -> MatchCodes:
     """Turn a checked match table into integer codes against a vocabulary.
 
-    ``time`` is the table's time order when the caller has it already.
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table checked by `check_match_table`.
+    vocab : Vocabulary
+        The levels seen in training.
+    time : TimeOrder or None, default None
+        The table's time order when the caller has it already (computed
+        here otherwise).
+
+    Returns
+    -------
+    MatchCodes
+        The table's codes.
     """
     k = vocab.specs_per_deck
     n = len(table)

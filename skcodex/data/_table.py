@@ -75,10 +75,12 @@ def normalise_name(name: str) -> str:
     Parameters
     ----------
     name : str
+        A player name as given.
 
     Returns
     -------
     str
+        The name as compared.
     """
     if name.isascii():  # no format characters, and already in NFC
         return name.strip()
@@ -172,12 +174,13 @@ def table_catalogue(X: Any, catalogue: Catalogue | None = None) -> Catalogue | N
     ----------
     X : pandas.DataFrame or any
         The match table.
-    catalogue : Catalogue, optional
+    catalogue : Catalogue or None, default None
         An explicitly given catalogue.
 
     Returns
     -------
     Catalogue or None
+        The catalogue to read the decks with; None for the base game.
     """
     if catalogue is not None:
         return catalogue
@@ -201,14 +204,15 @@ def check_match_table(
     Parameters
     ----------
     X : pandas.DataFrame
-        The match table (see the module docstring).
-    catalogue : Catalogue, optional
+        The match table, one row a match: ``player1`` (who moves first), ``player2``,
+        ``deck1``, ``deck2``, and optionally ``period`` and ``date``.
+    catalogue : Catalogue or PlainCatalogue or None, default None
         What deck strings are read against. By default the table's own
         ``X.attrs["catalogue"]`` when it has one (a table from
         `skcodex.datasets.load_codex_matches` does), else base Codex.
-    require_rows : bool
-        Raise on an empty table (the default).
-    read_decks : bool
+    require_rows : bool, default True
+        Raise on an empty table.
+    read_decks : bool, default True
         Read the decks into `Deck` values (the default). False only checks
         that every row has them and returns them as given: for models that
         ignore decks, so a deck name they never use (or another game's deck)
@@ -526,6 +530,18 @@ def period_times(period: pd.Series) -> pd.Series | None:
 def check_luck(luck: Any, n_matches: int) -> np.ndarray:
     """Validate per-match net luck for player 1 (win-probability scale), one finite float each.
 
+    Parameters
+    ----------
+    luck : array-like of shape (n_matches,)
+        Player 1's net luck in each match.
+    n_matches : int
+        The number of matches in the table.
+
+    Returns
+    -------
+    ndarray of float
+        The luck as a one-dimensional float array.
+
     Raises
     ------
     MatchTableError
@@ -588,6 +604,7 @@ def adjust_for_luck(
     Returns
     -------
     ndarray of float
+        The adjusted outcomes ``outcome - luck``.
     """
     import warnings
 
@@ -626,9 +643,25 @@ def adjust_for_luck(
 def check_outcome(y: Any, n_matches: int) -> np.ndarray:
     """Validate match outcomes: 1 (or True) where player 1 won, 0 (or False) where player 2 won.
 
-    Returns an int8 array. A one-column frame or (n, 1) array is read as its
-    column. Raises `MatchTableError` for a missing y, NaN, draws or other
-    values, a 2-D y of several columns, or a length that differs from the table's.
+    A one-column frame or (n, 1) array is read as its column.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_matches,)
+        The outcomes.
+    n_matches : int
+        The number of matches in the table.
+
+    Returns
+    -------
+    ndarray of int8
+        1 where player 1 won, 0 where player 2 won.
+
+    Raises
+    ------
+    MatchTableError
+        For a missing y, NaN, draws or other values, a 2-D y of several
+        columns, or a length that differs from the table's.
     """
     if y is None:
         raise MatchTableError(

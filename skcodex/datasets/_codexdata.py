@@ -100,7 +100,7 @@ class LoadSummary:
 
     Printing it gives a short report.
 
-    Attributes
+    Parameters
     ----------
     path : str
         The ``matches.csv`` that was read.
@@ -118,7 +118,7 @@ class LoadSummary:
         Rows each rule matches on its own, over every row read, whether the
         rule was switched on or not (a timeout played on a map counts under
         both ``timeout`` and ``map``).
-    active : dict of str to bool
+    active : dict of str to bool, default every rule on
         Which rules dropped rows (``False`` for the ones switched off).
 
     Examples

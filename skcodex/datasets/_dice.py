@@ -52,10 +52,10 @@ class DiceGame:
 
     Parameters
     ----------
-    length : int
-        Distance from start to home (default 30).
-    faces : int
-        Faces on each die (default 6).
+    length : int, default 30
+        Distance from start to home.
+    faces : int, default 6
+        Faces on each die.
 
     Attributes
     ----------
@@ -89,7 +89,18 @@ class DiceGame:
     # -- rules ---------------------------------------------------------------------
 
     def roll_index(self, roll: tuple[int, int]) -> int:
-        """Index of an ordered roll ``(die1, die2)`` in `rolls`."""
+        """Index of an ordered roll ``(die1, die2)`` in `rolls`.
+
+        Parameters
+        ----------
+        roll : (int, int)
+            The two dice, each from 1 to ``faces``.
+
+        Returns
+        -------
+        int
+            The roll's row in `rolls`.
+        """
         d1, d2 = (int(d) for d in roll)
         if not (1 <= d1 <= self.faces and 1 <= d2 <= self.faces):
             raise ValueError(f"a roll is two dice from 1 to {self.faces}, got {roll!r}")
@@ -105,7 +116,20 @@ class DiceGame:
         return a, b
 
     def moves(self, distance: int, roll: tuple[int, int]) -> tuple[int, ...]:
-        """The legal moves (steps) from ``distance`` with ``roll``; empty when the turn passes."""
+        """The legal moves (steps) from ``distance`` with ``roll``; empty when the turn passes.
+
+        Parameters
+        ----------
+        distance : int
+            The moving counter's distance to home.
+        roll : (int, int)
+            The two dice, each from 1 to ``faces``.
+
+        Returns
+        -------
+        tuple of int
+            The legal moves, shortest first.
+        """
         a = _check_int(distance, "distance", 1)
         options = self._options[self.roll_index(roll)]
         return tuple(sorted(int(m) for m in options if 1 <= m <= a))
@@ -118,7 +142,20 @@ class DiceGame:
         return solver.solve(self.length, self.faces)
 
     def value(self, mover: int, opponent: int) -> float:
-        """Exact probability that the player to move at ``(mover, opponent)`` wins."""
+        """Exact probability that the player to move at ``(mover, opponent)`` wins.
+
+        Parameters
+        ----------
+        mover : int
+            Distance to home of the player about to roll, 1 to ``length``.
+        opponent : int
+            Distance to home of the other player, 1 to ``length``.
+
+        Returns
+        -------
+        float
+            The probability, under optimal play by both.
+        """
         a, b = self._check_position(mover, opponent)
         return float(self.values[a, b])
 
@@ -143,9 +180,21 @@ class DiceGame:
         systematic way (it flattens the odds and favours whoever is to roll) and
         at random, as a real program might.
 
+        Parameters
+        ----------
+        slope : float, default 0.7
+            Factor on the exact log-odds (below 1 flattens the odds).
+        shift : float, default 0.4
+            Log-odds added for the player to move.
+        noise : float, default 0.3
+            Standard deviation of the random error, on the log-odds scale (>= 0).
+        random_state : int, RandomState instance or None, default 0
+            Fixes the random error of each position.
+
         Returns
         -------
         ndarray of shape (length + 1, length + 1)
+            The biased values to the player to move, indexed ``[mover, opponent]``.
         """
         for name, val in (("slope", slope), ("shift", shift), ("noise", noise)):
             if not np.isfinite(val):
@@ -167,6 +216,16 @@ class DiceGame:
         ``"exact"`` is `values`, ``"biased"`` is `biased_values` with its defaults,
         and an array of shape ``(length + 1, length + 1)`` is used as given
         (values to the player to move).
+
+        Parameters
+        ----------
+        evaluator : {"exact", "biased"} or ndarray, default "exact"
+            The evaluator.
+
+        Returns
+        -------
+        ndarray of shape (length + 1, length + 1)
+            The evaluator's values to the player to move, indexed ``[mover, opponent]``.
         """
         if isinstance(evaluator, str):
             if evaluator == "exact":
@@ -187,6 +246,16 @@ class DiceGame:
 
         Slots follow ``(die1, die2, die1 + die2)``; NaN where the slot is not a
         legal, distinct move.
+
+        Parameters
+        ----------
+        evaluator : {"exact", "biased"} or ndarray, default "exact"
+            The value table that judges positions (see `evaluator_values`).
+
+        Returns
+        -------
+        ndarray of shape (length + 1, length + 1, faces ** 2, 3)
+            The value after each move, to the player who rolled.
         """
         return solver.move_values(self.evaluator_values(evaluator), self._options)
 
@@ -198,6 +267,16 @@ class DiceGame:
         "evaluation" of the chance event. Its average over rolls,
         ``roll_values(e) @ roll_probabilities``, is the "average" at the same
         depth. For the exact evaluator the average equals `values`.
+
+        Parameters
+        ----------
+        evaluator : {"exact", "biased"} or ndarray, default "exact"
+            The value table that judges positions (see `evaluator_values`).
+
+        Returns
+        -------
+        ndarray of shape (length + 1, length + 1, faces ** 2)
+            The value after each roll, to the player who rolled.
         """
         return solver.roll_values(self.evaluator_values(evaluator), self._options)
 
@@ -207,6 +286,16 @@ class DiceGame:
         ``roll_values - average over rolls``, both from the same evaluator at
         the same depth, so it averages to exactly zero over the rolls of any
         position whatever the evaluator.
+
+        Parameters
+        ----------
+        evaluator : {"exact", "biased"} or ndarray, default "exact"
+            The value table that judges positions (see `evaluator_values`).
+
+        Returns
+        -------
+        ndarray of shape (length + 1, length + 1, faces ** 2)
+            The luck of each roll, to the player who rolled.
         """
         after = self.roll_values(evaluator)
         average = after @ self.roll_probabilities
@@ -220,7 +309,24 @@ class DiceGame:
     def best_move(
         self, mover: int, opponent: int, roll: Roll, evaluator: Evaluator = "exact"
     ) -> int:
-        """The move the evaluator calls best (the shortest among ties); 0 when the turn passes."""
+        """The move the evaluator calls best (the shortest among ties); 0 when the turn passes.
+
+        Parameters
+        ----------
+        mover : int
+            Distance to home of the player about to roll, 1 to ``length``.
+        opponent : int
+            Distance to home of the other player, 1 to ``length``.
+        roll : (int, int)
+            The two dice, each from 1 to ``faces``.
+        evaluator : {"exact", "biased"} or ndarray, default "exact"
+            The value table that judges positions (see `evaluator_values`).
+
+        Returns
+        -------
+        int
+            The move, in steps.
+        """
         a, b, r = self._at(mover, opponent, roll)
         vals = self.move_values(evaluator)[a, b, r]
         if not np.isfinite(vals).any():
@@ -230,7 +336,24 @@ class DiceGame:
         return int(min(self._options[r, k] for k in slots))
 
     def luck(self, mover: int, opponent: int, roll: Roll, evaluator: Evaluator = "exact") -> float:
-        """Luck of ``roll`` at ``(mover, opponent)`` for the roller, by ``evaluator``."""
+        """Luck of ``roll`` at ``(mover, opponent)`` for the roller, by ``evaluator``.
+
+        Parameters
+        ----------
+        mover : int
+            Distance to home of the player about to roll, 1 to ``length``.
+        opponent : int
+            Distance to home of the other player, 1 to ``length``.
+        roll : (int, int)
+            The two dice, each from 1 to ``faces``.
+        evaluator : {"exact", "biased"} or ndarray, default "exact"
+            The value table that judges positions (see `evaluator_values`).
+
+        Returns
+        -------
+        float
+            The value after the roll minus the average over rolls, to the roller.
+        """
         a, b, r = self._at(mover, opponent, roll)
         return float(self.luck_table(evaluator)[a, b, r])
 
@@ -258,7 +381,8 @@ class DiceGame:
         start : (int, int), optional
             Distances of the first and second player at the start, the first to
             move; ``(length, length)`` by default.
-        random_state : int, RandomState instance or None
+        random_state : int, RandomState instance or None, default None
+            Seed or generator of the dice and the players' choices.
 
         Returns
         -------
@@ -356,12 +480,24 @@ class DiceGame:
     ) -> pd.DataFrame:
         """Add the luck of every roll in an event record, by one evaluator.
 
-        Returns a copy of ``events`` with the columns ``average`` (the
+        The copy returned has the columns ``average`` (the
         evaluator's mean over rolls of the value after rolling), ``value``
         (its value after the actual roll) and ``luck`` (``value - average``),
         all to the roller, and ``luck_p1``: the same luck to player 1
         (``luck`` for player 1's rolls, ``-luck`` for player 2's, since player
         2's chance is one minus player 1's).
+
+        Parameters
+        ----------
+        events : pandas.DataFrame
+            An event record from `play`.
+        evaluator : {"exact", "biased"} or ndarray, default "exact"
+            The value table that judges positions (see `evaluator_values`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of ``events`` with the four columns added.
         """
         after = self.roll_values(evaluator)
         average = after @ self.roll_probabilities
@@ -387,7 +523,7 @@ def make_dice_matches(
     random_state: Any = None,
     return_X_y: bool = False,
 ) -> Bunch | tuple[pd.DataFrame, np.ndarray]:
-    """Matches of the dice game between players of known skill, with every roll's luck.
+    """Simulate matches of the dice game between players of known skill, with each roll's luck.
 
     Each match pairs two distinct players drawn at random; which of them moves
     first is random too. A player's skill is their move accuracy: the chance
@@ -398,17 +534,20 @@ def make_dice_matches(
 
     Parameters
     ----------
-    n_players, n_matches : int
-        Number of players (at least 2) and of matches.
-    skill_range : (float, float)
+    n_players : int, default 20
+        Number of players (at least 2).
+    n_matches : int, default 1000
+        Number of matches.
+    skill_range : (float, float), default (0.5, 1.0)
         Skills are drawn uniformly from this range inside [0, 1].
-    skills : array-like of shape (n_players,), optional
+    skills : array-like of shape (n_players,) or None, default None
         Fixed skills instead of random ones.
-    evaluator : "exact", "biased" or ndarray
+    evaluator : {"exact", "biased"} or ndarray, default "exact"
         What the luck estimates use (see `DiceGame.evaluator_values`).
-    length : int
+    length : int, default 30
         Race length (see `DiceGame`).
-    random_state : int, RandomState instance or None
+    random_state : int, RandomState instance or None, default None
+        Seed or generator of the players' pairings, skills and games.
     return_X_y : bool, default=False
         If True, return ``(X, y)`` only, without the luck, skills and events.
 

@@ -170,20 +170,31 @@ def make_matches(
 
     Parameters
     ----------
-    n_players, n_matches, n_tournaments : int
-        Size of the series. Matches are split evenly across tournaments.
-    sd_player, sd_stst, sd_stsp, sd_spsp : float
-        True spreads of the effect blocks (log-odds scale).
-    sd_step : float
+    n_players : int, default 40
+        Number of players.
+    n_matches : int, default 1000
+        Number of matches, split evenly across tournaments.
+    n_tournaments : int, default 10
+        Number of tournaments.
+    sd_player : float, default 0.8
+        True spread of the player skills (log-odds scale).
+    sd_stst : float, default 0.4
+        True spread of the starter-vs-starter effects.
+    sd_stsp : float, default 0.25
+        True spread of the starter-vs-spec and spec-vs-starter effects.
+    sd_spsp : float, default 0.15
+        True spread of the spec-vs-spec effects.
+    sd_step : float, default 0.0
         Each player's skill moves by a N(0, sd_step) step between tournaments
-        (a Gaussian random walk); 0, the default, keeps skills fixed.
-    decks_per_player : int
+        (a Gaussian random walk); 0 keeps skills fixed.
+    decks_per_player : int, default 3
         Size of each player's deck pool.
-    deck_kind : {"multicolour", "monocolour", "draft"}
+    deck_kind : {"multicolour", "monocolour", "draft"}, default "multicolour"
         Which decks players draw their pools from (see `legal_decks`).
-    catalogue : Catalogue, optional
-        Base Codex by default.
-    random_state : int, RandomState instance or None
+    catalogue : Catalogue or None, default None
+        The specs and starters decks are built from; base Codex by default.
+    random_state : int, RandomState instance or None, default None
+        Seed or generator of every random draw.
     return_X_y : bool, default=False
         If True, return the match table and outcomes ``(X, y)`` rather than the
         Bunch with the truth.
@@ -323,17 +334,27 @@ def make_game_matches(
 
     Parameters
     ----------
-    n_players, n_matches, n_tournaments : int
-        Size of the series; matches are split evenly across tournaments.
+    n_players : int, default 40
+        Number of players.
+    n_matches : int, default 1000
+        Number of matches, split evenly across tournaments.
+    n_tournaments : int, default 10
+        Number of tournaments.
     starters : int or sequence of str, default 12
         The starters (characters, heroes, factions), or how many (named
         ``char00``, ``char01``, ...).
     components : int or sequence of str, default ()
         The side components (colours, specs), or how many (``comp0``, ...).
     specs_per_deck : int, default 0
-        k, the components in every deck; at most the number of components.
-    sd_player, sd_stst, sd_stsp, sd_spsp : float
-        True spreads of the effect blocks (log-odds scale).
+        The number k of components in every deck; at most the number of components.
+    sd_player : float, default 0.8
+        True spread of the player skills (log-odds scale).
+    sd_stst : float, default 0.4
+        True spread of the starter-vs-starter effects.
+    sd_stsp : float, default 0.25
+        True spread of the starter-vs-component and component-vs-starter effects.
+    sd_spsp : float, default 0.15
+        True spread of the component-vs-component effects.
     first_move : float, default 0.0
         True first-move effect (log-odds added for player 1).
     symmetric : bool, default False
@@ -352,7 +373,8 @@ def make_game_matches(
         otherwise; between equal sides a draw has chance ``tanh(c / 2)``.
         0 (the default) draws no draw, and the same ``random_state`` gives
         the same matches and outcomes as without the parameter.
-    random_state : int, RandomState instance or None
+    random_state : int, RandomState instance or None, default None
+        Seed or generator of every random draw.
     return_X_y : bool, default=False
         If True, return ``(X, y)`` only, without the truth and the catalogue.
 

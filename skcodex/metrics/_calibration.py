@@ -58,13 +58,14 @@ def reliability_table(
     strategy: str = "uniform",
     interval: float = 0.90,
 ) -> pd.DataFrame:
-    """Forecasts binned against how often player 1 actually won.
+    """Bin forecasts against how often player 1 actually won.
 
     Parameters
     ----------
     {y_true}
     {p_win}
     n_bins : int, default 10
+        Number of forecast bins.
     strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width bins on [0, 1], or bins holding about equal numbers of
         forecasts. Each bin holds its lower edge, not its upper one
@@ -127,6 +128,18 @@ def brier_decomposition(
     otherwise ``within_bin`` holds the remainder, ``brier - (reliability -
     resolution + uncertainty)``, which comes from forecasts varying inside
     their bins.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_matches,)
+        1 where player 1 won, 0 where player 2 won.
+    p_win : array-like of shape (n_matches,)
+        Forecast P(player 1 wins).
+    n_bins : int, default 10
+        Number of forecast bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width bins on [0, 1], or bins holding about equal numbers of
+        forecasts. Bins are those of `reliability_table`.
 
     Returns
     -------

@@ -127,7 +127,26 @@ def brier_skill_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> flo
 
 
 def positive_class_probability(estimator: Any, X: Any) -> np.ndarray:
-    """P(player 1 wins) from an estimator's ``predict_proba``, located through ``classes_``."""
+    """P(player 1 wins) from an estimator's ``predict_proba``, located through ``classes_``.
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        Any estimator with ``classes_`` (holding 1) and ``predict_proba``.
+    X : pandas.DataFrame or array-like
+        The matches to forecast, as the estimator reads them.
+
+    Returns
+    -------
+    ndarray of shape (n_matches,)
+        The ``predict_proba`` column of class 1.
+
+    Raises
+    ------
+    ValueError
+        If the estimator has no ``classes_``, they do not hold 1, or
+        ``predict_proba`` returns a table of another shape.
+    """
     classes = getattr(estimator, "classes_", None)
     if classes is None:
         raise ValueError(

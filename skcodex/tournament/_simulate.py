@@ -92,7 +92,7 @@ def simulate_tournament(
         system: the same probabilities in every tournament).
     probabilities : array-like of shape (n, n) or (n_draws, n, n), or None, default None
         Instead of an estimator: P(entrant i beats j when i moves first).
-    draw_probabilities : array-like of the shape of ``probabilities``, optional
+    draw_probabilities : array-like of the shape of ``probabilities`` or None, default None
         With ``probabilities``, in a game with draws: P(i and j draw when i
         moves first); i then loses with the rest. An estimator fitted with
         draws (``classes_`` ``[0, 0.5, 1]``) gives them itself. In Swiss,
