@@ -3,7 +3,9 @@
 `simulate_tournament` plays a format (`Format`: round robins, groups, Swiss,
 Swiss elimination, single and double elimination) among entrants with their
 decks, each simulated tournament on one posterior draw, optionally after the
-results already played, and answers with a `TournamentForecast`.
+results already played, and answers with a `TournamentForecast`. A stage may
+play best-of-N sets (``knockout:8:bo3``); `predict_series` gives the chance of one
+set on the posterior, with the rules by which decks change between its games.
 """
 
 from skcodex.tournament._forecast import TournamentForecast
@@ -25,6 +27,13 @@ from skcodex.tournament._report import (
     tournament_tables,
     write_tournament_report,
 )
+from skcodex.tournament._series import (
+    SERIES_FIRST_MOVES,
+    SERIES_PICKS,
+    SERIES_RULES,
+    predict_series,
+    series_win_probability,
+)
 from skcodex.tournament._simulate import simulate_tournament
 
 __all__ = [
@@ -35,12 +44,17 @@ __all__ = [
     "Knockout",
     "LossElimination",
     "RoundRobin",
+    "SERIES_FIRST_MOVES",
+    "SERIES_PICKS",
+    "SERIES_RULES",
     "Swiss",
     "TournamentError",
     "TournamentForecast",
     "parse_format",
     "plot_tournament",
+    "predict_series",
     "render_tournament_html",
+    "series_win_probability",
     "simulate_tournament",
     "tournament_tables",
     "write_tournament_report",
