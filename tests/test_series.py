@@ -159,7 +159,7 @@ def test_sets_equal_exact_enumeration(rule, best_of, pick, first_move):
     # in closed form); three against two under "uniform".
     shapes = [(2, 2)] if pick == "best" else [(3, 2), (2, 3)]
     if rule == "fixed":
-        shapes = shapes + [(1, 1)]
+        shapes = [*shapes, (1, 1)]
     for k, (na, nb) in enumerate(shapes):
         first, second = _matrices(na, nb, 3, seed=100 * best_of + k)
         got = series_win_probability(

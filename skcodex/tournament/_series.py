@@ -115,7 +115,7 @@ def _after_game(w: np.ndarray, rule: str, pick: str, a_won: bool) -> np.ndarray:
     Returns ``u[d, a, b]``: A's chance when the game just played had decks ``(a, b)``
     and was won by A (``a_won``) or B, after the rule's pick.
     """
-    n_draws, na, nb = w.shape
+    _, na, nb = w.shape
     if rule == "fixed":
         return w
     if rule == "each picks":
