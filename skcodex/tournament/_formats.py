@@ -48,9 +48,11 @@ class RoundRobin:
     """Every entrant plays every other ``legs`` times (1: single, 2: double round robin)."""
 
     legs: int = 1
+    best_of: int = 1
 
     def __post_init__(self):
         _count(self.legs, "round robin legs", 1)
+        _sets(self.best_of)
 
 
 @dataclass(frozen=True)
@@ -64,10 +66,12 @@ class Groups:
 
     n_groups: int
     legs: int = 1
+    best_of: int = 1
 
     def __post_init__(self):
         _count(self.n_groups, "the number of groups", 2)
         _count(self.legs, "round robin legs", 1)
+        _sets(self.best_of)
 
 
 @dataclass(frozen=True)
@@ -83,9 +87,11 @@ class Swiss:
     """
 
     rounds: int
+    best_of: int = 1
 
     def __post_init__(self):
         _count(self.rounds, "Swiss rounds", 1)
+        _sets(self.best_of)
 
 
 @dataclass(frozen=True)
@@ -97,9 +103,11 @@ class LossElimination:
     """
 
     losses: int = 3
+    best_of: int = 1
 
     def __post_init__(self):
         _count(self.losses, "losses", 1)
+        _sets(self.best_of)
 
 
 @dataclass(frozen=True)
@@ -110,15 +118,29 @@ class Knockout:
     when the field is not a power of two the best seeds get byes. In double
     elimination a first loss drops an entrant into the losers' bracket and the
     grand final is replayed if the losers' bracket winner wins it.
-    ``size=None`` takes every entrant.
+    ``size=None`` takes every entrant. ``final_best_of`` sets the final's length
+    (the grand final and its replay in double elimination) apart from the
+    other rounds' ``best_of``.
     """
 
     size: int | None = None
     double: bool = False
+    best_of: int = 1
+    final_best_of: int | None = None
 
     def __post_init__(self):
         if self.size is not None:
             _count(self.size, "knockout size", 2)
+        _sets(self.best_of)
+        if self.final_best_of is not None:
+            _sets(self.final_best_of, "final_best_of")
+
+
+def _sets(value: object, name: str = "best_of") -> int:
+    """A stage's set length: an odd number of games (1: single games)."""
+    from skcodex.tournament._series import check_best_of
+
+    return check_best_of(value, name)
 
 
 Stage = RoundRobin | Groups | Swiss | LossElimination | Knockout
@@ -176,7 +198,13 @@ class Format:
 
 
 def describe_stage(stage: Stage) -> str:
-    """A stage in words, e.g. ``"5 rounds of Swiss"``."""
+    """A stage in words, e.g. ``"5 rounds of Swiss"``, ``"double elimination (all), best of 3"``."""
+    from skcodex.tournament._series import describe_sets
+
+    return _describe_games(stage) + describe_sets(stage)
+
+
+def _describe_games(stage: Stage) -> str:
     if isinstance(stage, RoundRobin):
         return "double round robin" if stage.legs == 2 else f"round robin ({stage.legs} legs)"
     if isinstance(stage, Groups):
@@ -215,16 +243,26 @@ def parse_format(text: str, first_move: str = "random") -> Format:
     ``double-round-robin``, ``groups:N``, ``swiss:N`` (rounds), ``losses:N``
     (Swiss elimination at N losses, 3 by default), ``knockout:N`` or
     ``single-elimination:N`` (top N; all without N), ``double-elimination:N``.
+    A stage played in best-of-K sets ends in ``:boK`` (``swiss:5:bo3``); a
+    knockout's final may have a length of its own, ``:final-boK``
+    (``knockout:8:bo3:final-bo5``).
 
     Examples
     --------
     >>> parse_format("swiss:5+knockout:8").stages
-    (Swiss(rounds=5), Knockout(size=8, double=False))
+    (Swiss(rounds=5, best_of=1), Knockout(size=8, double=False, best_of=1, final_best_of=None))
+    >>> parse_format("knockout:8:bo3:final-bo5").stages[0].final_best_of
+    5
     """
     if not isinstance(text, str) or not text.strip():
         raise TournamentError("a tournament format must be text such as 'swiss:5+knockout:8'")
+    from dataclasses import replace
+
+    from skcodex.tournament._series import split_sets
+
     stages = []
-    for part in text.split("+"):
+    for whole in text.split("+"):
+        part, best_of, final = split_sets(whole)
         word, _, number = part.strip().lower().partition(":")
         if word not in _WORDS:
             raise TournamentError(
@@ -242,5 +280,16 @@ def parse_format(text: str, first_move: str = "random") -> Format:
                     f"{MAX_STAGE_NUMBER:,}"
                 )
             n = int(digits)
-        stages.append(_WORDS[word](n))
+        stage = _WORDS[word](n)
+        if final is not None and not isinstance(stage, Knockout):
+            raise TournamentError(
+                f"{whole.strip()[:40]!r}: only a knockout has a final of its own length "
+                "('final-boN'); use 'boN' for the whole stage"
+            )
+        if best_of is not None or final is not None:
+            extra = {"best_of": best_of or 1}
+            if final is not None:
+                extra["final_best_of"] = final
+            stage = replace(stage, **extra)
+        stages.append(stage)
     return Format(tuple(stages), first_move)

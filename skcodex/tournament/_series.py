@@ -278,10 +278,24 @@ def fixed_deck_sets(p: np.ndarray, best_of: int) -> np.ndarray:
     if best_of == 1:
         return p
     n_draws, n, _ = p.shape
-    first = p.reshape(-1, 1, 1)
-    second = (1.0 - p.transpose(0, 2, 1)).reshape(-1, 1, 1)
-    out = _solve(first, second, (best_of + 1) // 2, "fixed", "uniform", "alternating")
+    first = p.reshape(-1)
+    second = (1.0 - p.transpose(0, 2, 1)).reshape(-1)
+    out = np.empty(first.shape)
+    for start in range(0, len(first), _SET_CHUNK):
+        part = slice(start, start + _SET_CHUNK)
+        out[part] = _solve(
+            first[part, None, None],
+            second[part, None, None],
+            (best_of + 1) // 2,
+            "fixed",
+            "uniform",
+            "alternating",
+        )
     return out.reshape(n_draws, n, n)
+
+
+#: Pairs and draws whose sets are computed at once (8 MB a state of the set).
+_SET_CHUNK = 2**20
 
 
 # -- from a fitted estimator ----------------------------------------------------
@@ -442,3 +456,50 @@ def predict_series(
     out["p_game"], out["mean"], out["lower"], out["upper"] = p_game, mean, lower, upper
     out.attrs.update(best_of=best_of, rule=rule, pick=pick, first_move=first_move)
     return out
+
+
+# -- stages of a tournament played in sets --------------------------------------------
+
+
+def describe_sets(stage: Any) -> str:
+    """The set lengths of a stage in words (empty for single games)."""
+    words = []
+    if getattr(stage, "best_of", 1) > 1:
+        words.append(f"best of {stage.best_of}")
+    final = getattr(stage, "final_best_of", None)
+    if final is not None and final != stage.best_of:
+        words.append(f"final best of {final}")
+    return "".join(f", {w}" for w in words)
+
+
+def split_sets(part: str) -> tuple[str, int | None, int | None]:
+    """A stage's text without its set suffixes, and their lengths.
+
+    ``"knockout:8:bo3:final-bo5"`` gives ``("knockout:8", 3, 5)``; absent
+    suffixes give None.
+    """
+    pieces = part.split(":")
+    best_of = final = None
+    while len(pieces) > 1:
+        token = pieces[-1].strip().lower()
+        if token.startswith("final-bo"):
+            if final is not None:
+                raise TournamentError(f"{part.strip()[:40]!r}: give 'final-boN' once")
+            final = _set_number(token[len("final-bo") :], part, "final-bo")
+        elif token.startswith("bo"):
+            if best_of is not None:
+                raise TournamentError(f"{part.strip()[:40]!r}: give 'boN' once")
+            best_of = _set_number(token[2:], part, "bo")
+        else:
+            break
+        pieces.pop()
+    return ":".join(pieces), best_of, final
+
+
+def _set_number(digits: str, part: str, prefix: str) -> int:
+    shown = part.strip()[:40]
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 3:
+        raise TournamentError(
+            f"{shown!r}: '{prefix}' takes an odd number of games, e.g. '{prefix}3'"
+        )
+    return check_best_of(int(digits), f"{shown!r}: the games of a set")

@@ -280,6 +280,7 @@ def _play(format: Format, matches: Matches, recorded: Results) -> dict:
     reached, final = [], None
     for stage in format.stages:
         size = stage.size if isinstance(stage, Knockout) and stage.size else standing.shape[1]
+        matches.sets(stage.best_of, getattr(stage, "final_best_of", None))
         result = play_stage(stage, matches, standing[:, :size], first_round, recorded)
         standing = np.hstack([result.ranking, standing[:, size:]])
         first_round += stage_rounds(stage, size)
