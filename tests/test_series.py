@@ -309,3 +309,70 @@ def test_predict_series_refuses_bad_tables():
     before = good.copy()
     predict_series(est, good)
     pd.testing.assert_frame_equal(good, before)
+
+
+# -- the series column of a match table -------------------------------------------------
+
+
+def _games():
+    return pd.DataFrame(
+        {
+            "player1": ["ann", "bob", "ann", "cat", "ann", "cat"],
+            "player2": ["bob", "ann", "bob", "ann", "cat", "bob"],
+            "deck1": ["MonoRed", "MonoBlue", "MonoGreen", "MonoRed", "MonoRed", "MonoBlue"],
+            "deck2": ["MonoBlue", "MonoRed", "MonoBlue", "MonoBlue", "MonoBlue", "MonoRed"],
+            "series": ["s1", "s1", "s1", "s2", "s2", None],
+        }
+    )
+
+
+def test_the_series_column_is_kept_and_checked():
+    from skcodex.data import MatchTableError, check_match_table
+
+    X = _games()
+    before = X.copy()
+    table = check_match_table(X)
+    assert table["series"].tolist()[:5] == ["s1", "s1", "s1", "s2", "s2"]
+    assert pd.isna(table["series"].iloc[5])  # a game outside any series
+    pd.testing.assert_frame_equal(X, before)
+    bad = X.assign(series=["s1", "s1", "s1", "s1", "s2", None])
+    with pytest.raises(MatchTableError, match=r"series 's1' has games between 'ann' and 'bob'"):
+        check_match_table(bad)
+    with pytest.raises(MatchTableError, match="holds a list"):
+        check_match_table(X.assign(series=[["s1"]] + ["s1"] * 5))
+    with pytest.raises(MatchTableError, match="True or False"):
+        check_match_table(X.assign(series=[True] * 6))
+    categorical = check_match_table(X.assign(series=X["series"].astype("category")))
+    assert categorical["series"].iloc[0] == "s1"
+
+
+def test_series_table_scores_each_series():
+    from skcodex.tournament import series_table
+
+    out = series_table(_games(), [1, 1, 0, 1, 0, 1])
+    assert out["series"].tolist() == ["s1", "s2"]
+    assert out[["player1", "player2"]].values.tolist() == [["ann", "bob"], ["cat", "ann"]]
+    # s1: ann won game 1, bob game 2 (as player 1), bob game 3; s2: cat won both.
+    assert out[["wins1", "wins2", "winner"]].values.tolist() == [[1, 2, 0.0], [2, 0, 1.0]]
+    assert out["deck1"].tolist() == ["MonoRed;MonoGreen", "MonoRed;MonoBlue"]
+    with pytest.raises(TournamentError, match="no 'series' column"):
+        series_table(_games().drop(columns="series"), [1] * 6)
+
+
+def test_a_series_column_leaves_the_fit_unchanged(small_matches):
+    from skcodex import BayesianMatchupClassifier
+
+    X, y = small_matches.X, small_matches.y
+    # Label consecutive games of the same pair as one series.
+    pair = [frozenset(p) for p in zip(X["player1"], X["player2"])]
+    labels, current = [], 0
+    for k in range(len(X)):
+        if k and pair[k] != pair[k - 1]:
+            current += 1
+        labels.append(f"set {current}")
+    with_series = X.assign(series=labels)
+    options = {"draws": 30, "tune": 30, "chains": 1, "random_state": 3}
+    plain = BayesianMatchupClassifier(**options).fit(X, y)
+    series = BayesianMatchupClassifier(**options).fit(with_series, y)
+    np.testing.assert_array_equal(plain.effect_draws_, series.effect_draws_)
+    np.testing.assert_array_equal(plain.predict_proba(X), series.predict_proba(with_series))

@@ -32,6 +32,7 @@ from skcodex.tournament._series import (
     SERIES_PICKS,
     SERIES_RULES,
     predict_series,
+    series_table,
     series_win_probability,
 )
 from skcodex.tournament._simulate import simulate_tournament
@@ -54,6 +55,7 @@ __all__ = [
     "plot_tournament",
     "predict_series",
     "render_tournament_html",
+    "series_table",
     "series_win_probability",
     "simulate_tournament",
     "tournament_tables",
