@@ -261,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--p2", required=True, metavar="NAME", help="player 2")
     predict.add_argument("--deck2", required=True, metavar="DECK", help="player 2's deck")
     predict.add_argument("--interval", type=_probability, default=0.9, help="interval width (0.9)")
+    _series_options(predict)
     predict.set_defaults(run=_cmd_predict)
 
     demo = sub.add_parser(
@@ -282,6 +283,50 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_cmd_demo)
     _simulate_parser(sub)
     return parser
+
+
+def _odd_games(value: str) -> int:
+    n = _whole_number(value, 1)
+    if n % 2 == 0:
+        raise argparse.ArgumentTypeError(
+            f"expected an odd number of games (1, 3, 5, ...: an even number can end level), "
+            f"got {value!r}"
+        )
+    return n
+
+
+def _series_options(predict) -> None:
+    """``skcodex predict --best-of N``: the chance of a set, and how its games are played."""
+    from skcodex.tournament import SERIES_FIRST_MOVES, SERIES_PICKS, SERIES_RULES
+
+    predict.add_argument(
+        "--best-of",
+        type=_odd_games,
+        default=1,
+        metavar="N",
+        help="P(player 1 wins a best-of-N set) on the posterior (1: one game); --deck1 and "
+        "--deck2 may then list several decks separated by ';' for the rules that pick",
+    )
+    predict.add_argument(
+        "--series-rule",
+        choices=SERIES_RULES,
+        default="fixed",
+        help="how decks change between the games of a set (fixed)",
+    )
+    predict.add_argument(
+        "--pick",
+        choices=SERIES_PICKS,
+        default="best",
+        help="how a side picks a deck: best (its highest posterior mean chance of the set) "
+        "or uniform (best)",
+    )
+    predict.add_argument(
+        "--series-first-move",
+        choices=SERIES_FIRST_MOVES,
+        default="alternating",
+        help="who moves first after game 1 (player 1 moves first in it): alternating, the "
+        "loser of the last game, or a coin flip every game (alternating)",
+    )
 
 
 def _simulate_parser(sub) -> None:
@@ -307,7 +352,9 @@ def _simulate_parser(sub) -> None:
         metavar="FORMAT",
         help="stages joined by '+': round-robin, double-round-robin, groups:N, swiss:N, "
         "losses:N (out at N losses), knockout:N or single-elimination:N (top N), "
-        "double-elimination:N; e.g. swiss:5+knockout:8",
+        "double-elimination:N; e.g. swiss:5+knockout:8. A stage played in best-of-K sets "
+        "ends in :boK, a knockout's final of its own length in :final-boK: "
+        "swiss:5:bo3+knockout:8:bo3:final-bo5",
     )
     simulate.add_argument(
         "--results",
