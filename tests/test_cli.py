@@ -918,7 +918,8 @@ def test_parser_defaults():
     predict.pop("run")
     assert predict == {
         "command": "predict", "model": "m", "p1": "a", "deck1": "x", "p2": "b",
-        "deck2": "y", "interval": 0.9,
+        "deck2": "y", "interval": 0.9, "best_of": 1, "series_rule": "fixed", "pick": "best",
+        "set_order": "alternating",
     }  # fmt: skip
 
 
@@ -1733,7 +1734,7 @@ def test_predict_best_of_prints_the_python_apis_set_chance(fitted_dir, capsys):
     decks = ["MonoRed;MonoBlue", "[Demonology]/Anarchy/Law"]
     argv = ["predict", fitted_dir, "--p1", a, "--deck1", decks[0], "--p2", b]
     argv += ["--deck2", decks[1], "--best-of", "5", "--series-rule", "loser may switch"]
-    argv += ["--series-first-move", "loser", "--interval", "0.8"]
+    argv += ["--set-order", "loser", "--interval", "0.8"]
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert "in a best-of-5 set) = " in out
@@ -1778,3 +1779,12 @@ def test_predict_best_of_bad_options(fitted_dir, capsys, extra, pattern):
     argv += ["--deck2", "MonoBlue"]
     code, _, err = run([*argv, *extra], capsys)
     assert_one_line_error(code, err, pattern)
+
+
+def test_predict_set_choices_are_the_tournament_packages():
+    from skcodex.cli import parser as cli_parser
+    from skcodex.tournament import SERIES_FIRST_MOVES, SERIES_PICKS, SERIES_RULES
+
+    assert cli_parser.SERIES_RULES == SERIES_RULES
+    assert cli_parser.SERIES_PICKS == SERIES_PICKS
+    assert cli_parser.SERIES_FIRST_MOVES == SERIES_FIRST_MOVES

@@ -798,7 +798,7 @@ def _predict_series(args: argparse.Namespace) -> int:
             args.best_of,
             rule=args.series_rule,
             pick=args.pick,
-            first_move=args.series_first_move,
+            first_move=args.set_order,
             interval=args.interval,
         ).iloc[0]
     for w in caught:
@@ -820,15 +820,16 @@ def _predict_series(args: argparse.Namespace) -> int:
         f"{row['mean']:.3f}"
     )
     print(f"{round(100 * args.interval)}% interval: {row['lower']:.3f} to {row['upper']:.3f}")
-    first = {
-        "alternating": "moves first in games 1, 3, 5, ...",
-        "loser": "moves first in game 1, then the loser of each game",
-        "random": "a coin flip decides who moves first in each game",
-    }[args.series_first_move]
+    then = {
+        "alternating": "the other player in turn",
+        "loser": "the loser of the last game",
+        "random": "either at random",
+    }[args.set_order]
+    # a symmetric game has no player 1 to speak of (`_player1_words` says nothing)
+    order = f"; player 1 in game 1: {p1}, then {then}" if _player1_words(model) else ""
     one_each = len(decks[0]) == len(decks[1]) == 1
     rule = "fixed decks" if args.series_rule == "fixed" else args.series_rule
     picks = "" if one_each else f", decks picked: {args.pick}"
-    who = first if args.series_first_move == "random" else f"{p1} {first}"
     alone = f"; one game alone: {row['p_game']:.3f}" if one_each else ""
-    print(f"set: {rule}{picks}; {who}{alone}")
+    print(f"set: {rule}{picks}{order}{alone}")
     return 0

@@ -296,9 +296,12 @@ def _odd_games(value: str) -> int:
 
 
 def _series_options(predict) -> None:
-    """``skcodex predict --best-of N``: the chance of a set, and how its games are played."""
-    from skcodex.tournament import SERIES_FIRST_MOVES, SERIES_PICKS, SERIES_RULES
+    """``skcodex predict --best-of N``: the chance of a set, and how its games are played.
 
+    The choices are `skcodex.tournament`'s `SERIES_RULES`, `SERIES_PICKS` and
+    `SERIES_FIRST_MOVES`, written out: importing the tournament package here would
+    load scikit-learn for every forecast (a test keeps them equal).
+    """
     predict.add_argument(
         "--best-of",
         type=_odd_games,
@@ -321,12 +324,18 @@ def _series_options(predict) -> None:
         "or uniform (best)",
     )
     predict.add_argument(
-        "--series-first-move",
+        "--set-order",
         choices=SERIES_FIRST_MOVES,
         default="alternating",
-        help="who moves first after game 1 (player 1 moves first in it): alternating, the "
-        "loser of the last game, or a coin flip every game (alternating)",
+        help="who is player 1 in each game after game 1 (--p1 is in game 1): alternating, "
+        "the loser of the last game, or at random in every game (alternating)",
     )
+
+
+#: The set options' choices (`skcodex.tournament`'s, without importing it).
+SERIES_RULES = ("fixed", "loser may switch", "winner may not repeat", "each picks")
+SERIES_PICKS = ("best", "uniform")
+SERIES_FIRST_MOVES = ("alternating", "loser", "random")
 
 
 def _simulate_parser(sub) -> None:
