@@ -176,3 +176,14 @@ def test_decks_in_a_set_stage_come_from_the_estimator_draws():
     )
     exact = 0.7**2 * (3 - 2 * 0.7)
     _within(fc.p_win, np.array([exact, 1 - exact]), N_SIMS)
+
+
+def test_set_tables_larger_than_one_chunk_equal_enumeration():
+    from skcodex.tournament._series import _SET_CHUNK, fixed_deck_sets
+
+    rng = np.random.default_rng(5)
+    n_draws = _SET_CHUNK // 100 + 7  # 10 x 10 pairs a draw: more than one chunk
+    p = rng.uniform(0.1, 0.9, (n_draws, 10, 10))
+    sets = fixed_deck_sets(p, 3)
+    for d, i, j in [(0, 1, 2), (n_draws // 2, 3, 7), (n_draws - 1, 9, 0)]:
+        assert sets[d, i, j] == pytest.approx(_set_exact(p[d], i, j, 3), abs=1e-12)

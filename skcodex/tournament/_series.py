@@ -295,8 +295,8 @@ def fixed_deck_sets(p: np.ndarray, best_of: int) -> np.ndarray:
     return out.reshape(n_draws, n, n)
 
 
-#: Pairs and draws whose sets are computed at once (8 MB a state of the set).
-_SET_CHUNK = 2**20
+#: Pairs and draws whose sets are computed at once (2 MB a state of the set).
+_SET_CHUNK = 2**18
 
 
 # -- from a fitted estimator ----------------------------------------------------
