@@ -82,7 +82,10 @@ def simulate_tournament(
     ----------
     format : Format or str
         The stages (`skcodex.tournament.Format`, or text for `parse_format`
-        such as ``"swiss:5+knockout:8"``).
+        such as ``"swiss:5+knockout:8"``). A stage may be played in best-of-N
+        sets (``"knockout:8:bo3:final-bo5"``): each set is computed exactly from
+        the simulated tournament's posterior draw, decks kept and the first move
+        alternating within it, and counts as one match.
     entrants : DataFrame, mapping or list
         Entrants in seeding order (first = top seed): a table with ``player``
         and ``deck`` columns (a deck cell holds one deck, several joined by
