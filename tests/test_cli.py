@@ -927,7 +927,8 @@ def test_parser_defaults():
     predict.pop("run")
     assert predict == {
         "command": "predict", "model": "m", "p1": "a", "deck1": "x", "p2": "b",
-        "deck2": "y", "interval": 0.9,
+        "deck2": "y", "interval": 0.9, "best_of": 1, "series_rule": "fixed", "pick": "best",
+        "set_order": "alternating",
     }  # fmt: skip
 
 
@@ -1733,3 +1734,70 @@ def test_predict_reads_no_estimator_for_a_seen_match(fitted_dir, small_matches, 
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"P({row['player1']} with ")
     assert lines[-1] == "[]", done.stdout
+
+
+# -- predict --best-of ------------------------------------------------------------------
+
+
+def test_predict_best_of_prints_the_python_apis_set_chance(fitted_dir, capsys):
+    from skcodex.tournament import predict_series
+
+    clf = load_model(fitted_dir)
+    a, b = clf.vocabulary_.players[0], clf.vocabulary_.players[7]
+    decks = ["MonoRed;MonoBlue", "[Demonology]/Anarchy/Law"]
+    argv = ["predict", fitted_dir, "--p1", a, "--deck1", decks[0], "--p2", b]
+    argv += ["--deck2", decks[1], "--best-of", "5", "--series-rule", "loser may switch"]
+    argv += ["--set-order", "loser", "--interval", "0.8"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert "in a best-of-5 set) = " in out
+    assert "set: loser may switch, decks picked: best;" in out
+    X = pd.DataFrame({"player1": [a], "player2": [b], "deck1": [decks[0]], "deck2": [decks[1]]})
+    want = predict_series(
+        clf, X, 5, rule="loser may switch", first_move="loser", interval=0.8
+    ).iloc[0]
+    expected = want[["mean", "lower", "upper"]].to_numpy(dtype=float)
+    np.testing.assert_allclose(_printed(out), expected, atol=5e-4 + 1e-12)
+
+
+def test_predict_best_of_one_equals_the_single_game(fitted_dir, small_matches, capsys):
+    row = small_matches.X.iloc[0]
+    argv = ["predict", fitted_dir, "--p1", row["player1"], "--deck1", row["deck1"]]
+    argv += ["--p2", row["player2"], "--deck2", row["deck2"]]
+    code, single, _ = run(argv, capsys)
+    assert code == 0
+    code, fixed_three, _ = run([*argv, "--best-of", "3"], capsys)
+    assert code == 0
+    p, _, _ = _printed(single)
+    assert "one game alone: " in fixed_three
+    alone = float(re.search(r"one game alone: ([0-9.]+)", fixed_three).group(1))
+    assert alone == pytest.approx(p, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("extra", "pattern"),
+    [
+        (["--best-of", "4"], "odd number of games"),
+        (["--best-of", "0"], "--best-of"),
+        (["--series-rule", "loser switches"], "invalid choice"),
+        (["--deck1", "MonoRed;MonoBlue"], "give --best-of N"),
+        (["--best-of", "3", "--series-rule", "winner may not repeat"], "at least two decks"),
+        (["--best-of", "3", "--deck1", "MonoRed;Nonsense"], "--deck1"),
+    ],
+)
+def test_predict_best_of_bad_options(fitted_dir, capsys, extra, pattern):
+    clf = load_model(fitted_dir)
+    a, b = clf.vocabulary_.players[0], clf.vocabulary_.players[7]
+    argv = ["predict", fitted_dir, "--p1", a, "--deck1", "MonoRed", "--p2", b]
+    argv += ["--deck2", "MonoBlue"]
+    code, _, err = run([*argv, *extra], capsys)
+    assert_one_line_error(code, err, pattern)
+
+
+def test_predict_set_choices_are_the_tournament_packages():
+    from skcodex.cli import _parser as cli_parser
+    from skcodex.tournament import SERIES_FIRST_MOVES, SERIES_PICKS, SERIES_RULES
+
+    assert cli_parser.SERIES_RULES == SERIES_RULES
+    assert cli_parser.SERIES_PICKS == SERIES_PICKS
+    assert cli_parser.SERIES_FIRST_MOVES == SERIES_FIRST_MOVES

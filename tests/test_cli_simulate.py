@@ -202,3 +202,19 @@ def test_nash_simulation_reports_its_progress(monkeypatch):
     out = probabilities._nash(slots, offsets=[0, 2, 4, 5], n_decks=[2, 2, 1, 1])
     assert out.shape == (7, 4, 4)
     assert calls == [(7, 7)]  # one pair where both choose, 7 draws
+
+
+def test_simulate_plays_best_of_three_sets_on_each_draw(known_model, tmp_path, capsys):
+    model, skill = known_model
+    a, b = "player02", "player20"
+    argv = ["simulate", model, "--entrants", _entrants(tmp_path, [a, b])]
+    code, out, err = run([*argv, "--format", "knockout:bo3", "--simulations", N_SIMS], capsys)
+    assert code == 0, err
+    assert out.startswith("single elimination (all), best of 3, 2 entrants")
+    # Each draw plays the whole set: P(a wins) is the mean over draws of q^2 (3 - 2q).
+    q = expit(skill[a] - skill[b])
+    exact = (q**2 * (3 - 2 * q)).mean()
+    found = float(re.search(rf"^  {a}\s+([0-9.]+)", out, re.M).group(1))
+    assert abs(found - exact) <= 4 * np.sqrt(exact * (1 - exact) / N_SIMS) + 5e-4
+    plug_in = q.mean() ** 2 * (3 - 2 * q.mean())
+    assert abs(exact - plug_in) > 0.01  # the test tells the two apart

@@ -8,8 +8,9 @@ from typing import NoReturn
 
 from skcodex import __version__
 from skcodex.cli._advise import run_advise
-from skcodex.cli._commands import _cmd_demo, _cmd_fit, _cmd_predict
+from skcodex.cli._commands import _cmd_demo, _cmd_fit
 from skcodex.cli._errors import shown
+from skcodex.cli._series import run_predict
 from skcodex.cli._simulate import _cmd_simulate
 from skcodex.data._catalogues import WALK_STEPS_SLOW
 
@@ -31,7 +32,10 @@ def _format_help() -> str:
     """The ``--format`` help: every stage the tournament format reads (imported when shown)."""
     from skcodex.tournament._stage import format_help
 
-    return format_help()
+    return (
+        f"{format_help()}. A stage played in best-of-K sets ends in :boK, a knockout's "
+        "final of its own length in :final-boK: swiss:5:bo3+knockout:8:bo3:final-bo5"
+    )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -306,7 +310,8 @@ def _predict_parser(sub) -> None:
     predict.add_argument("--p2", required=True, metavar="NAME", help="player 2")
     predict.add_argument("--deck2", required=True, metavar="DECK", help="player 2's deck")
     predict.add_argument("--interval", type=_probability, default=0.9, help="interval width (0.9)")
-    predict.set_defaults(run=_cmd_predict)
+    _series_options(predict)
+    predict.set_defaults(run=run_predict)
 
 
 def _demo_parser(sub) -> None:
@@ -328,6 +333,59 @@ def _demo_parser(sub) -> None:
     # benchmarks/demo_first_run.py for the wall time and convergence of a first run.
     _sampling_options(demo, 1000, nash_draws=100, tune=500)
     demo.set_defaults(run=_cmd_demo)
+
+
+def _odd_games(value: str) -> int:
+    n = _whole_number(value, 1)
+    if n % 2 == 0:
+        raise argparse.ArgumentTypeError(
+            f"expected an odd number of games (1, 3, 5, ...: an even number can end level), "
+            f"got {value!r}"
+        )
+    return n
+
+
+def _series_options(predict) -> None:
+    """``skcodex predict --best-of N``: the chance of a set, and how its games are played.
+
+    The choices are `skcodex.tournament`'s `SERIES_RULES`, `SERIES_PICKS` and
+    `SERIES_FIRST_MOVES`, written out: importing the tournament package here would
+    load scikit-learn for every forecast (a test keeps them equal).
+    """
+    predict.add_argument(
+        "--best-of",
+        type=_odd_games,
+        default=1,
+        metavar="N",
+        help="P(player 1 wins a best-of-N set) on the posterior (1: one game); --deck1 and "
+        "--deck2 may then list several decks separated by ';' for the rules that pick",
+    )
+    predict.add_argument(
+        "--series-rule",
+        choices=SERIES_RULES,
+        default="fixed",
+        help="how decks change between the games of a set (fixed)",
+    )
+    predict.add_argument(
+        "--pick",
+        choices=SERIES_PICKS,
+        default="best",
+        help="how a side picks a deck: best (its highest posterior mean chance of the set) "
+        "or uniform (best)",
+    )
+    predict.add_argument(
+        "--set-order",
+        choices=SERIES_FIRST_MOVES,
+        default="alternating",
+        help="who is player 1 in each game after game 1 (--p1 is in game 1): alternating, "
+        "the loser of the last game, or at random in every game (alternating)",
+    )
+
+
+#: The set options' choices (`skcodex.tournament`'s, without importing it).
+SERIES_RULES = ("fixed", "loser may switch", "winner may not repeat", "each picks")
+SERIES_PICKS = ("best", "uniform")
+SERIES_FIRST_MOVES = ("alternating", "loser", "random")
 
 
 def _simulate_parser(sub) -> None:

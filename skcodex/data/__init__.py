@@ -2,7 +2,9 @@
 
 A match table is a pandas DataFrame, one row a match, rows in time order, with
 columns ``player1``, ``player2`` (``player1`` moved first), ``deck1``, ``deck2``
-and optionally ``period`` (rating period or tournament label) and ``date``.
+and optionally ``period`` (rating period or tournament label), ``date`` and
+``series`` (a label shared by the games of one series between the same two players;
+empty for a game outside any series; the fit reads the games as games).
 Decks are forum-notation strings (read against a `Catalogue`) or `Deck` values.
 ``y`` is 1 where ``player1`` won and 0 where ``player2`` won.
 

@@ -16,7 +16,7 @@ import pandas as pd
 from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, PlainCatalogue, parse_deck
 
 REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
-OPTIONAL_COLUMNS = ("period", "date")
+OPTIONAL_COLUMNS = ("period", "date", "series")
 
 
 class MatchTableError(ValueError):
@@ -232,7 +232,7 @@ def check_match_table(
     if not isinstance(X, pd.DataFrame):
         raise MatchTableError(
             "X must be a pandas DataFrame with columns player1, player2, deck1, deck2 "
-            f"(and optionally period, date); got {type(X).__name__}"
+            f"(and optionally period, date, series); got {type(X).__name__}"
         )
     if X.columns.duplicated().any():
         dup = X.columns[X.columns.duplicated()][0]
@@ -316,6 +316,12 @@ def check_match_table(
         _check_periods(table["period"], X.index)
     if "date" in table.columns:
         table["date"] = read_dates(table["date"], "date", MatchTableError)
+    if "series" in table.columns:
+        from skcodex.data._series import check_series
+
+        if isinstance(table["series"].dtype, pd.CategoricalDtype):
+            table["series"] = table["series"].astype(object)
+        check_series(table, X.index, MatchTableError, _row_label, _bad_text)
     return table.reset_index(drop=True)
 
 

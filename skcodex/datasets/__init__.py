@@ -11,7 +11,7 @@ _EXPORTS = {
     "load_codex_matches": "skcodex.datasets._codexdata",
     "load_codex_catalogue": "skcodex.datasets._codexdata_catalogue",
     "LoadSummary": "skcodex.datasets._codexdata",
-    "make_dice_matches": "skcodex.datasets._dice",
+    "make_dice_matches": "skcodex.datasets._dice_matches",
     "DiceGame": "skcodex.datasets._dice",
 }
 

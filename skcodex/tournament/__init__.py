@@ -3,14 +3,16 @@
 `simulate_tournament` plays a format (`Format`: round robins, groups, Swiss,
 Swiss elimination, single and double elimination) among entrants with their
 decks, each simulated tournament on one posterior draw, optionally after the
-results already played, and answers with a `TournamentForecast`.
+results already played, and answers with a `TournamentForecast`. A stage may
+play best-of-N sets (``knockout:8:bo3``); `predict_series` gives the chance of one
+set on the posterior, with the rules by which decks change between its games.
 
 A stage of one's own is one class: a frozen dataclass deriving from `Stage`,
 decorated with `register_stage`; its words then read in format text and the
 command line's ``--format`` help.
 
 Import rule (checked by the tests):
-May import: skcodex._docstrings, skcodex._pages, skcodex.analysis, skcodex.plotting
+May import: skcodex._docstrings, skcodex._pages, skcodex.analysis, skcodex.data, skcodex.plotting
 """
 
 from skcodex.tournament._forecast import TournamentForecast
@@ -35,11 +37,22 @@ from skcodex.tournament._report import (
     tournament_tables,
     write_tournament_report,
 )
+from skcodex.tournament._series import (
+    SERIES_FIRST_MOVES,
+    SERIES_PICKS,
+    SERIES_RULES,
+    predict_series,
+    series_win_probability,
+)
+from skcodex.tournament._set_words import series_table
 from skcodex.tournament._simulate import simulate_tournament
 
 __all__ = [
     "DECK_RULES",
     "FIRST_MOVE_RULES",
+    "SERIES_FIRST_MOVES",
+    "SERIES_PICKS",
+    "SERIES_RULES",
     "Format",
     "Groups",
     "Knockout",
@@ -52,8 +65,11 @@ __all__ = [
     "TournamentForecast",
     "parse_format",
     "plot_tournament",
+    "predict_series",
     "register_stage",
     "render_tournament_html",
+    "series_table",
+    "series_win_probability",
     "simulate_tournament",
     "tournament_tables",
     "write_tournament_report",

@@ -52,6 +52,8 @@ class RoundRobin(Stage):
     ----------
     legs : int, default 1
         How many times each pair meets.
+    best_of : int, default 1
+        Games in each set (odd; 1: single games).
     """
 
     words: ClassVar[dict[str, str]] = {
@@ -59,9 +61,11 @@ class RoundRobin(Stage):
         "double-round-robin": "double-round-robin",
     }
     legs: int = 1
+    best_of: int = 1
 
     def __post_init__(self):
         count(self.legs, "round robin legs", 1)
+        _sets(self.best_of)
 
     @classmethod
     def from_word(cls, word, number):
@@ -95,15 +99,19 @@ class Groups(Stage):
         Groups, at least two.
     legs : int, default 1
         How many times each pair of a group meets.
+    best_of : int, default 1
+        Games in each set (odd; 1: single games).
     """
 
     words: ClassVar[dict[str, str]] = {"groups": "groups:N (N round-robin groups)"}
     n_groups: int
     legs: int = 1
+    best_of: int = 1
 
     def __post_init__(self):
         count(self.n_groups, "the number of groups", 2)
         count(self.legs, "round robin legs", 1)
+        _sets(self.best_of)
 
     @classmethod
     def from_word(cls, word, number):
@@ -143,13 +151,17 @@ class Swiss(Stage):
     ----------
     rounds : int
         Rounds played.
+    best_of : int, default 1
+        Games in each set (odd; 1: single games).
     """
 
     words: ClassVar[dict[str, str]] = {"swiss": "swiss:N (N rounds)"}
     rounds: int
+    best_of: int = 1
 
     def __post_init__(self):
         count(self.rounds, "Swiss rounds", 1)
+        _sets(self.best_of)
 
     @classmethod
     def from_word(cls, word, number):
@@ -177,15 +189,19 @@ class LossElimination(Stage):
     ----------
     losses : int, default 3
         Losses that put an entrant out.
+    best_of : int, default 1
+        Games in each set (odd; 1: single games).
     """
 
     words: ClassVar[dict[str, str]] = {"losses": "losses:N (out at N losses, 3 by default)"}
     ends_tournament: ClassVar[bool] = True
     final_of_last_two: ClassVar[bool] = True
     losses: int = 3
+    best_of: int = 1
 
     def __post_init__(self):
         count(self.losses, "losses", 1)
+        _sets(self.best_of)
 
     @classmethod
     def from_word(cls, word, number):
@@ -224,6 +240,11 @@ class Knockout(Stage):
         How many of the best of the standings so far play (None: every entrant).
     double : bool, default False
         Double elimination instead of single.
+    best_of : int, default 1
+        Games in each set (odd; 1: single games).
+    final_best_of : int or None, default None
+        Games in the final's sets (the grand final and its replay in double
+        elimination); None: ``best_of``.
     """
 
     words: ClassVar[dict[str, str]] = {
@@ -233,10 +254,15 @@ class Knockout(Stage):
     }
     size: int | None = None
     double: bool = False
+    best_of: int = 1
+    final_best_of: int | None = None
 
     def __post_init__(self):
         if self.size is not None:
             count(self.size, "knockout size", 2)
+        _sets(self.best_of)
+        if self.final_best_of is not None:
+            _sets(self.final_best_of, "final_best_of")
 
     @classmethod
     def from_word(cls, word, number):
@@ -260,6 +286,9 @@ class Knockout(Stage):
     def n_rounds(self, m):
         depth = _stages.bracket_size(m).bit_length() - 1
         return _stages.double_elimination_rounds(depth) if self.double else depth
+
+    def sets(self):
+        return self.best_of, self.final_best_of
 
     def result_rules(self, m):
         if self.double:  # a bracket match, the grand final and its replay
@@ -329,9 +358,21 @@ class Format:
             field = stage.cut(field)
 
 
+def _sets(value: object, name: str = "best_of") -> int:
+    """A stage's set length: an odd number of games (1: single games)."""
+    from skcodex.tournament._series import check_best_of
+
+    return check_best_of(value, name)
+
+
 def describe_stage(stage: Stage) -> str:
-    """A stage in words, e.g. ``"5 rounds of Swiss"`` (its `Stage.describe`)."""
-    return stage.describe()
+    """A stage in words, e.g. ``"5 rounds of Swiss"``, ``"double elimination (all), best of 3"``.
+
+    Its `Stage.describe`, and the length of its sets when it plays sets.
+    """
+    from skcodex.tournament._set_words import describe_sets
+
+    return stage.describe() + describe_sets(stage)
 
 
 def parse_format(text: str, first_move: str = "random") -> Format:
@@ -341,7 +382,10 @@ def parse_format(text: str, first_move: str = "random") -> Format:
     ``double-round-robin``, ``groups:N``, ``swiss:N`` (rounds), ``losses:N``
     (Swiss elimination at N losses, 3 by default), ``knockout:N`` or
     ``single-elimination:N`` (top N; all without N), ``double-elimination:N``,
-    and the words of every stage registered since (`register_stage`).
+    and the words of every stage registered since (`register_stage`). A
+    stage played in best-of-K sets ends in ``:boK`` (``swiss:5:bo3``); a
+    knockout's final may have a length of its own, ``:final-boK``
+    (``knockout:8:bo3:final-bo5``).
 
     Parameters
     ----------
@@ -358,19 +402,44 @@ def parse_format(text: str, first_move: str = "random") -> Format:
     Examples
     --------
     >>> parse_format("swiss:5+knockout:8").stages
-    (Swiss(rounds=5), Knockout(size=8, double=False))
+    (Swiss(rounds=5, best_of=1), Knockout(size=8, double=False, best_of=1, final_best_of=None))
+    >>> parse_format("knockout:8:bo3:final-bo5").stages[0].final_best_of
+    5
     """
     if not isinstance(text, str) or not text.strip():
         raise TournamentError("a tournament format must be text such as 'swiss:5+knockout:8'")
+    from skcodex.tournament._set_words import split_sets
+
     stages = []
-    for part in text.split("+"):
+    for whole in text.split("+"):
+        part, best_of, final = split_sets(whole)
         word, _, number = part.strip().lower().partition(":")
         if word not in STAGE_WORDS:
             raise TournamentError(
                 f"unknown tournament format {part.strip()!r}; use one of {', '.join(STAGE_WORDS)}"
             )
-        stages.append(STAGE_WORDS[word].from_word(word, _number(part, number)))
+        stage = STAGE_WORDS[word].from_word(word, _number(part, number))
+        stages.append(_with_sets(stage, whole, best_of, final))
     return Format(tuple(stages), first_move)
+
+
+def _with_sets(stage: Stage, whole: str, best_of: int | None, final: int | None) -> Stage:
+    """``stage`` played in the sets its text asks for (``:boK``, ``:final-boK``)."""
+    from dataclasses import fields, replace
+
+    if final is not None and "final_best_of" not in {f.name for f in fields(stage)}:
+        raise TournamentError(
+            f"{whole.strip()[:40]!r}: only a knockout has a final of its own length "
+            "('final-boN'); use 'boN' for the whole stage"
+        )
+    if best_of is None and final is None:
+        return stage
+    if "best_of" not in {f.name for f in fields(stage)}:
+        raise TournamentError(f"{whole.strip()[:40]!r}: this stage is not played in sets")
+    extra = {"best_of": best_of or 1}
+    if final is not None:
+        extra["final_best_of"] = final
+    return replace(stage, **extra)
 
 
 def _number(part: str, number: str) -> int | None:

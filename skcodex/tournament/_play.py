@@ -22,6 +22,9 @@ class Matches:
     draws : ndarray of shape (n_simulations,)
         The posterior draw of each simulated tournament: all its matches use it.
     first_move : {"random", "alternating"}
+        Who moves first in a match; in a best-of-N set (`sets`), who moves first
+        in its game 1, the first move alternating in the games after it, each
+        side keeping its deck for the whole set.
     rng : numpy.random.Generator
     draw_probabilities : ndarray of shape (n_draws, n_slots, n_slots), optional
         P(a draw when slot ``u`` moves first against ``v``): a game with
@@ -59,6 +62,37 @@ class Matches:
         self.met = np.zeros((n_sims, n, n), dtype=bool)
         self._one_deck_each = bool((n_decks == 1).all())
         self.tiebreak = rng.random((n_sims, n))
+        # Matches are best-of-N sets from here on (1: single games); `final_round`
+        # switches to the final's length.
+        self.best_of = 1
+        self.final_best_of = 1
+        self._sets: dict = {}
+
+    def sets(self, best_of: int, final_best_of: int | None = None) -> None:
+        """Play best-of-``best_of`` sets from now on (and ``final_best_of`` in a final)."""
+        if self.draw_probabilities is not None and max(best_of, final_best_of or 1) > 1:
+            from skcodex.tournament._stage import TournamentError
+
+            raise TournamentError(
+                "a game with draws is played in single games here: best-of-N sets with "
+                "draws are not simulated; drop the ':boN' of the format"
+            )
+        self.best_of = best_of
+        self.final_best_of = best_of if final_best_of is None else final_best_of
+
+    def final_round(self) -> None:
+        """The next matches are a final: play them at the final's set length."""
+        self.best_of = self.final_best_of
+
+    def _set_probabilities(self) -> np.ndarray:
+        """P(slot u wins a set against v when u moves first in its game 1), per draw."""
+        if self.best_of == 1:
+            return self.probabilities
+        if self.best_of not in self._sets:
+            from skcodex.tournament._series import fixed_deck_sets
+
+            self._sets[self.best_of] = fixed_deck_sets(self.probabilities, self.best_of)
+        return self._sets[self.best_of]
 
     @property
     def points(self) -> np.ndarray:
@@ -116,7 +150,7 @@ class Matches:
             first = np.where(known, recorded_first, first)
             second = np.where(known, i + j - recorded_first, second)
         slot = (self.draws[sims], self.deck_slot(sims, first), self.deck_slot(sims, second))
-        p = self.probabilities[slot]
+        p = self._set_probabilities()[slot]
         uniform = self.rng.random(len(sims))
         won = np.where(uniform < p, first, second)
         tied = None

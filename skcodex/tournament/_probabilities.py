@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex.analysis._nash import solve_matrix_game
-from skcodex.tournament._formats import TournamentError
+from skcodex.tournament._stage import TournamentError
 
 __all__ = ["DECK_RULES", "Field", "check_entrants", "win_probability_draws"]
 

@@ -79,7 +79,10 @@ def simulate_tournament(
     ----------
     format : Format or str
         The stages (`skcodex.tournament.Format`, or text for `parse_format`
-        such as ``"swiss:5+knockout:8"``).
+        such as ``"swiss:5+knockout:8"``). A stage may be played in best-of-N
+        sets (``"knockout:8:bo3:final-bo5"``): each set is computed exactly from
+        the simulated tournament's posterior draw, decks kept and the first move
+        alternating within it, and counts as one match.
     entrants : DataFrame, mapping or list
         Entrants in seeding order (first = top seed): a table with ``player``
         and ``deck`` columns (a deck cell holds one deck, several joined by
@@ -319,6 +322,7 @@ def _play(format: Format, matches: Matches, recorded: Results) -> dict:
     reached, final = [], None
     for stage in format.stages:
         size = stage.cut(standing.shape[1])
+        matches.sets(*stage.sets())
         result = stage.play(matches, standing[:, :size], first_round, recorded)
         standing = np.hstack([result.ranking, standing[:, size:]])
         first_round += stage.n_rounds(size)

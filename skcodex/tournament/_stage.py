@@ -108,6 +108,16 @@ class Stage:
             if callable(target) and not getattr(target, "__doc__", None) and base is not None:
                 target.__doc__ = base.__doc__
 
+    def sets(self) -> tuple[int, int | None]:
+        """Count the games in each set of this stage, and in its final's (None: as the others).
+
+        Returns
+        -------
+        tuple of (int, int or None)
+            ``(best_of, final_best_of)``; ``(1, None)``: single games.
+        """
+        return getattr(self, "best_of", 1), None
+
     @classmethod
     def from_word(cls, word: str, number: int | None) -> Stage:
         """The stage that format text names ``word`` or ``word:number``.

@@ -217,6 +217,8 @@ def single_elimination(matches, seeding, first_round, results) -> StageResult:
         present = alive >= 0
         reached[np.broadcast_to(sims, alive.shape)[present], alive[present]] = r + 1
         a, b = alive[:, 0::2], alive[:, 1::2]
+        if r == depth - 1:
+            matches.final_round()
         alive, _ = matches.play(a, b, forced)
         if r == depth - 1:
             final = (a[:, 0], b[:, 0], alive[:, 0])
@@ -262,6 +264,7 @@ def double_elimination(matches, seeding, first_round, results) -> StageResult:
             knocked_out(lost)
             step += 1
     top, bottom = winners[:, 0], losers[:, 0]
+    matches.final_round()
     champion, runner_up = matches.play(top[:, None], bottom[:, None], forced)
     champion, runner_up = champion[:, 0], runner_up[:, 0]
     reset = (champion == bottom) & (top >= 0) & (bottom >= 0)
