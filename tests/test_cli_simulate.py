@@ -178,7 +178,8 @@ def test_an_entrant_without_a_name_is_refused_not_named_nan(known_model, tmp_pat
 def test_progress_says_the_share_done_and_the_time_left():
     import io
 
-    from skcodex.cli._simulate import Progress, _duration
+    from skcodex.cli._progress import duration as _duration
+    from skcodex.cli._simulate import Progress
 
     out = io.StringIO()
     progress = Progress("Solving", stream=out)

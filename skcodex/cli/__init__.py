@@ -24,16 +24,16 @@ From Python, `main` runs the command (``main(["fit", ...])``), and `save_model`,
 `load_model` and `MODEL_FILE` write and read the model file as the command does.
 
 Import rule (checked by the tests):
-May import: skcodex, skcodex.analysis, skcodex.codex, skcodex.data, skcodex.datasets, skcodex.exceptions, skcodex.model_selection, skcodex.plotting, skcodex.report, skcodex.tournament, skcodex._matchup.debut, skcodex._matchup.diagnostics, skcodex._matchup.readers, skcodex._format.persistence, skcodex._compat.posterior, skcodex._matchup.prediction
+May import: skcodex, skcodex.analysis, skcodex.codex, skcodex.data, skcodex.datasets, skcodex.exceptions, skcodex.model_selection, skcodex.plotting, skcodex.report, skcodex.tournament, skcodex._matchup.debut, skcodex._matchup.diagnostics, skcodex._matchup.readers, skcodex._format.persistence, skcodex._compat.posterior, skcodex._compat.retired, skcodex._matchup.prediction
 """  # noqa: E501
 
 from __future__ import annotations
 
-import importlib
 import sys
 import warnings
 from typing import Any
 
+from skcodex._compat.retired import retired_name
 from skcodex.cli import _errors, _parser
 from skcodex.cli._output import MODEL_FILE, load_model, save_model
 
@@ -58,15 +58,7 @@ _RETIRED = {
 
 def __getattr__(name: str) -> Any:
     """A retired name still imports, with a DeprecationWarning saying what to use instead."""
-    if name not in _RETIRED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, instead = _RETIRED[name]
-    warnings.warn(
-        f"skcodex.cli.{name} is no longer public and will be removed; use {instead}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(module), name)
+    return retired_name(__name__, _RETIRED, name)
 
 
 def _fail(message: Any) -> int:

@@ -23,6 +23,7 @@ from skcodex.cli._output import (
     sigterm_unwinds,
     simulate_outputs,
 )
+from skcodex.cli._progress import duration
 
 
 def _read_csv(path: str, what: str) -> pd.DataFrame:
@@ -190,7 +191,7 @@ class Progress:
         left = elapsed * (total - done) / max(done, 1)
         line = (
             f"{self.what}: {done:,} of {total:,} ({100 * done / total:.0f}%), "
-            f"{_duration(elapsed)} so far, about {_duration(left)} left"
+            f"{duration(elapsed)} so far, about {duration(left)} left"
         )
         finished = done >= total
         if self.stream.isatty():
@@ -204,19 +205,11 @@ class Progress:
             self.stream.flush()
 
 
-def _duration(seconds: float) -> str:
-    """``45 s``, ``3 min 20 s``, ``1 h 5 min``."""
-    s = round(seconds)
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60} s"
-    return f"{s // 3600} h {s % 3600 // 60} min"
-
-
 def _print_forecast(forecast: Any, top: int) -> None:
     table = forecast.table()
-    stages = " + ".join(s.describe() for s in forecast.format.stages)
+    from skcodex.tournament._formats import describe_stage
+
+    stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
     played = "" if forecast.results is None else f", after {len(forecast.results)} recorded matches"
     print(f"{stages}, {len(table)} entrants: {forecast.n_simulations:,} simulations{played}.")
     head = table.head(top)

@@ -14,9 +14,8 @@ turns a checked table into the integer `MatchCodes` everything past the boundary
 works on, against the `Vocabulary` of levels seen in training.
 """
 
-import importlib
-import warnings
 
+from skcodex._compat.retired import retired_name
 from skcodex.data._codes import MatchCodes, Vocabulary, encode
 from skcodex.data._table import (
     OPTIONAL_COLUMNS,
@@ -61,14 +60,6 @@ _RETIRED = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """A retired name still imports, with a DeprecationWarning saying what to use instead."""
-    if name not in _RETIRED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, instead = _RETIRED[name]
-    warnings.warn(
-        f"skcodex.data.{name} is no longer public and will be removed; use {instead}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(module), name)
+    return retired_name(__name__, _RETIRED, name)

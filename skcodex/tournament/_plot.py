@@ -72,7 +72,9 @@ def plot_tournament(
     ax.set_xlim(0.0, 1.15)
     ax.set_xticks(np.linspace(0.0, 1.0, 6))
     ax.set_xlabel("probability")
-    stages = " + ".join(s.describe() for s in forecast.format.stages)
+    from skcodex.tournament._formats import describe_stage
+
+    stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
     heading = title or f"{stages}: {forecast.n_simulations:,} simulated tournaments"
     ax.set_title(heading, fontsize=10, parse_math=False)
     ax.legend(

@@ -284,7 +284,9 @@ def _context(forecast, words, title, source, image) -> dict[str, Any]:
     probabilities = [c for c in errors.columns if c.startswith("p_")]
     finals = forecast.likely_final()
     n = len(forecast.entrants)
-    stages = " + ".join(s.describe() for s in forecast.format.stages)
+    from skcodex.tournament._formats import describe_stage
+
+    stages = " + ".join(describe_stage(s) for s in forecast.format.stages)
     source_line = f"{source}. " if source else ""
     return {
         "title": title or "Tournament forecast",
