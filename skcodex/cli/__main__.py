@@ -2,4 +2,5 @@
 
 from skcodex.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing the module (as the docs build does) runs nothing
+    raise SystemExit(main())

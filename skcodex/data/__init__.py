@@ -14,7 +14,6 @@ turns a checked table into the integer `MatchCodes` everything past the boundary
 works on, against the `Vocabulary` of levels seen in training.
 """
 
-
 from skcodex._compat.retired import retired_name
 from skcodex.data._codes import MatchCodes, Vocabulary, encode
 from skcodex.data._table import (
