@@ -741,7 +741,8 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
     assert clf.n_fitted == len(small_matches.X)
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Fitting on every match: 400 matches, 5 chains of 7 draws, balanced prior ..."
-    assert out[1].startswith("  expected to take about ")
+    # the estimate scales with the machine's load: "about N s" or "under a second"
+    assert out[1].startswith(("  expected to take about ", "  expected to take under a second"))
     assert re.fullmatch(r"  done in \d+\.\d s\.", out[2])
     # the failed checks grouped by parameter family, one short line each, then their effect
     # on forecasts; no raw warning

@@ -1478,7 +1478,7 @@ def test_the_file_format_sits_on_top_of_the_package():
         "_classifier.py",
         "preprocessing.py",
         "ratings/_base.py",
-        "cli/quick.py",
+        "cli/_quick.py",
     }
 
 
