@@ -935,11 +935,13 @@ def test_parser_defaults():
 
 def test_parser_runs_each_command():
     import skcodex.cli._commands as commands
+    import skcodex.cli._series as series
 
     parser = build_parser()
     assert parser.parse_args(["fit", "m", "--out", "o"]).run is commands._cmd_fit
     argv = ["predict", "m", "--p1", "a", "--deck1", "x", "--p2", "b", "--deck2", "y"]
-    assert parser.parse_args(argv).run is commands._cmd_predict
+    # predict runs one game through _cmd_predict, a set (--best-of) through the series
+    assert parser.parse_args(argv).run is series.run_predict
     assert parser.parse_args(["demo"]).run is commands._cmd_demo
 
 
