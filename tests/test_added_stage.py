@@ -143,3 +143,17 @@ def test_a_word_of_another_stage_is_refused():
         register_stage(Clash)
     with pytest.raises(TournamentError, match="Stage subclass with words"):
         register_stage(int)
+
+
+def test_a_stage_that_does_not_say_how_it_is_played_cannot_be_made():
+    @dataclass(frozen=True)
+    class Unplayable(Stage):
+        @classmethod
+        def from_word(cls, word, number):
+            return cls()
+
+        def n_rounds(self, m):
+            return 1
+
+    with pytest.raises(TypeError, match="play"):
+        Unplayable()

@@ -8,6 +8,7 @@ of it. The built-in stages are in ``_formats.py``; a new stage is one class.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -76,13 +77,15 @@ class ResultRules:
     bracket: bool = False
 
 
-class Stage:
+class Stage(ABC):
     """A stage of a tournament: its words in a format, its rules, and how it is played.
 
     A stage is a frozen dataclass deriving from `Stage`, registered with
     `register_stage`; its ``words`` put it in format text (`parse_format`)
     and the command line's ``--format`` help, and its methods are all that
     `Format`, `simulate_tournament` and the reports ask of it.
+    ``from_word``, ``n_rounds`` and ``play`` have no default: a stage class
+    without one of them cannot be made (Python says which is missing).
 
     Attributes
     ----------
@@ -119,6 +122,7 @@ class Stage:
         return getattr(self, "best_of", 1), None
 
     @classmethod
+    @abstractmethod
     def from_word(cls, word: str, number: int | None) -> Stage:
         """The stage that format text names ``word`` or ``word:number``.
 
@@ -134,7 +138,6 @@ class Stage:
         Stage
             The stage the text names.
         """
-        raise NotImplementedError(f"{cls.__name__} does not say how it is read from text")
 
     def describe(self) -> str:
         """The stage in words, e.g. ``"5 rounds of Swiss"``.
@@ -172,6 +175,7 @@ class Stage:
         return field
 
     @shared_parameters
+    @abstractmethod
     def n_rounds(self, m: int) -> int:
         """Tournament rounds the stage takes with ``m`` entrants (results are assigned by them).
 
@@ -184,7 +188,6 @@ class Stage:
         int
             The rounds; the next stage starts in the round after them.
         """
-        raise NotImplementedError(f"{type(self).__name__} does not say how many rounds it takes")
 
     @shared_parameters
     def last_round(self, m: int) -> int:
@@ -216,6 +219,7 @@ class Stage:
         """
         return ResultRules()
 
+    @abstractmethod
     def play(self, matches: Any, seeding: Any, first_round: int, results: Any) -> StageResult:
         """Play the stage for a batch of simulated tournaments at once.
 
@@ -239,7 +243,6 @@ class Stage:
         StageResult
             The stage's standings (best first) and rounds, with its final when it has one.
         """
-        raise NotImplementedError(f"{type(self).__name__} does not say how it is played")
 
 
 #: Every stage by the words that name it in format text (see `register_stage`).
