@@ -107,5 +107,8 @@ def test_code_layout_lists_the_files_fit_and_predict_proba_run():
         warnings.simplefilter("ignore")
         fit = _crossed(lambda: clf.fit(data.X, data.y))
         predict = _crossed(lambda: clf.predict_proba(data.X))
-    assert _listed("fit") == fit
+    # the deck reader runs in a process's first fit only when no earlier fit read these
+    # decks' text (a later one finds them read); the page lists a first fit's files
+    reread = {"codex/_notation.py", "codex/_deck.py"}
+    assert fit <= _listed("fit") and _listed("fit") - fit <= reread
     assert _listed("predict_proba") == predict
