@@ -702,7 +702,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             walk_steps = walk_size(codes)[0]
         n_periods = codes.n_periods if model_options.period_offset else 0
         return Layout(
-            *vocab.sizes, vocab.specs_per_deck, model_options, n_epochs, walk_steps, n_periods
+            *vocab.sizes,
+            vocab.specs_per_deck,
+            model_options,
+            n_epochs,
+            walk_steps,
+            n_periods,
+            column_counts=tuple((kind, c.n_levels) for kind, c in codes.columns.items()),
         )
 
     def _sampling_options(self, seed: int) -> SamplingOptions:

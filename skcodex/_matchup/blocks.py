@@ -43,6 +43,7 @@ __all__ = [
     "level_kind",
 ]
 
+
 def level_kind(dim: str) -> str:
     """The level kind of a dimension: ``"starter1"`` -> ``"starter"``."""
     return dim.rstrip("12")

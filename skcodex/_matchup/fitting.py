@@ -40,6 +40,7 @@ import numpy as np
 import xarray as xr
 
 from skcodex._compat import posterior
+from skcodex._matchup.blocks import level_kind
 from skcodex._matchup.graph import Layout
 from skcodex._matchup.readers import add_log_likelihood
 from skcodex._matchup.sampling import (
@@ -48,7 +49,6 @@ from skcodex._matchup.sampling import (
     check_draws_fit_in_memory,
     sample_posterior,
 )
-from skcodex._matchup.blocks import level_kind
 from skcodex.data import Vocabulary
 from skcodex.data import _kinds as kinds
 

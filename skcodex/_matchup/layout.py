@@ -37,8 +37,8 @@ from skcodex._matchup.blocks import EffectBlock
 from skcodex._matchup.options import SPREADS, ModelOptions
 from skcodex._matchup.walk import WalkPath, _walk_path
 from skcodex.data import MatchCodes
-from skcodex.data._codes import ColumnCodes
 from skcodex.data import _kinds as kinds
+from skcodex.data._codes import ColumnCodes
 
 
 @dataclass(frozen=True)

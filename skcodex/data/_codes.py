@@ -242,6 +242,16 @@ class MatchCodes:
     def column_codes(self, kind: str) -> np.ndarray:
         """Each match's level of the column kind ``kind``, as codes.
 
+        Parameters
+        ----------
+        kind : str
+            The name of a column kind of level (`skcodex.data._kinds`).
+
+        Returns
+        -------
+        ndarray of int, shape (n_matches,)
+            Each match's level code.
+
         Raises
         ------
         ValueError

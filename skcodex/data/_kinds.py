@@ -36,10 +36,12 @@ __all__ = [
     "column_kinds",
     "count",
     "grown_sizes",
+    "has_unseen",
     "kind_names",
     "level_names",
     "padded_count",
     "positional_levels",
+    "seen_levels",
 ]
 
 #: The two levels of the ``stage`` kind: a side's player is playing their first rating
@@ -217,6 +219,11 @@ def _unseen(kind: LevelKind, codes) -> tuple:
     if kind.column is not None:
         return codes.columns[kind.name].unseen if kind.name in codes.columns else ()
     return getattr(codes, kind.unseen) if kind.unseen else ()
+
+
+def has_unseen(codes) -> bool:
+    """Whether ``codes`` hold a level of any kind never seen in fit."""
+    return any(_unseen(kind, codes) for kind in _table() if not kind.levels)
 
 
 def grown_sizes(layout, codes) -> dict:
