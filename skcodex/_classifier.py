@@ -27,7 +27,7 @@ from skcodex._matchup import draws as draws_model
 from skcodex._matchup import fitting, never_seen, part_choice
 from skcodex._matchup import readers as fit_readers
 from skcodex._matchup.approximation import METHODS
-from skcodex._matchup.blocks import BLOCK_TABLE, DEBUT_LEVELS, EXPERIENCE_LEVELS, SPREAD_TABLE
+from skcodex._matchup.blocks import BLOCK_TABLE, SPREAD_TABLE
 from skcodex._matchup.diagnostics import warn_if_not_converged
 from skcodex._matchup.graph import PRIORS, Layout, ModelOptions, SpreadPriors
 from skcodex._matchup.sampling import SAMPLERS, FitProblem, SamplingOptions
@@ -588,12 +588,7 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             priors=self._priors_for(layout),
             sampling=self._sampling_options(seed),
             method=self.method,
-            level_names={
-                **fitting.level_names(vocab, layout, periods),
-                "stage": list(DEBUT_LEVELS),
-                "experience_level": list(EXPERIENCE_LEVELS),
-                "period": list(vocab.periods),
-            },
+            level_names=fitting.level_names(vocab, layout, periods),
         )
         idata = fitting.run(problem)
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
@@ -707,7 +702,13 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
             walk_steps = walk_size(codes)[0]
         n_periods = codes.n_periods if model_options.period_offset else 0
         return Layout(
-            *vocab.sizes, vocab.specs_per_deck, model_options, n_epochs, walk_steps, n_periods
+            *vocab.sizes,
+            vocab.specs_per_deck,
+            model_options,
+            n_epochs,
+            walk_steps,
+            n_periods,
+            column_counts=tuple((kind, c.n_levels) for kind, c in codes.columns.items()),
         )
 
     def _sampling_options(self, seed: int) -> SamplingOptions:
@@ -828,24 +829,10 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         )
 
     def _grown_layout(self, codes) -> Layout:
-        return dataclasses.replace(
-            self._forecast_layout,
-            n_players=codes.n_players,
-            n_starters=codes.n_starters,
-            n_specs=codes.n_specs,
-            n_periods=self._forecast_layout.n_periods and codes.n_periods,
-        )
+        return never_seen.grown_layout(self._forecast_layout, codes)
 
     def _levels(self, codes) -> dict:
-        vocab = self.vocabulary_
-        return {
-            "player": [*vocab.players, *codes.unseen_players],
-            "starter": [*vocab.starters, *codes.unseen_starters],
-            "spec": [*vocab.specs, *codes.unseen_specs],
-            "stage": list(DEBUT_LEVELS),
-            "experience_level": list(EXPERIENCE_LEVELS),
-            "period": [*vocab.periods, *codes.unseen_periods],
-        }
+        return never_seen.level_names(self.vocabulary_, codes)
 
     # -- prediction ----------------------------------------------------------
 

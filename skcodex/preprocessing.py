@@ -17,7 +17,7 @@ from skcodex._compat.scikit_learn import (
 )
 from skcodex._format.persistence import PersistenceMixin
 from skcodex._matchup.layout import Layout
-from skcodex._matchup.never_seen import old_positions
+from skcodex._matchup.never_seen import grown_layout, old_positions
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import Vocabulary, encode
 from skcodex.data._catalogues import checked_with_catalogue
@@ -125,9 +125,7 @@ class MatchupEncoder(PersistenceMixin, TransformerMixin, BaseEstimator):
             caller_name=type(self).__name__,
         )
         codes = encode(checked_with_catalogue(X, self.catalogue, warn=False)[0], self.vocabulary_)
-        grown = Layout(
-            codes.n_players, codes.n_starters, codes.n_specs, self.layout_.specs_per_deck
-        )
+        grown = grown_layout(self.layout_, codes)
         index = grown.index_matrix(codes)
         # Positions in the fitted layout; effects of levels never seen in fit are dropped.
         cols = old_positions(self.layout_, grown, index)

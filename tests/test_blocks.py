@@ -19,6 +19,7 @@ from skcodex._matchup.diagnostics import monitored_draws
 from skcodex._matchup.graph import default_priors
 from skcodex._matchup.layout import Layout, ModelOptions
 from skcodex.data import Vocabulary, check_match_table, encode
+from skcodex.data import _kinds as kinds
 from skcodex.datasets import make_game_matches
 from skcodex.exceptions import ApproximationWarning
 
@@ -52,7 +53,7 @@ def test_every_block_is_declared_consistently():
     for block in BLOCK_TABLE:
         assert block.spread in spreads or (block.spread is None and block.prior is not None)
         assert block.option is None or block.option in options
-        assert set(block.kinds) <= set(blocks.LEVEL_KINDS)
+        assert set(block.kinds) <= set(kinds.kind_names())
         assert block.form in ("independent", "walk", "baseline") and block.label
         if block.mirror is not None:  # mirrored blocks are square in their kinds
             mirror = next(b for b in BLOCK_TABLE if b.name == block.mirror)

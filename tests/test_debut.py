@@ -8,10 +8,11 @@ import pytest
 from scipy.special import expit, logit
 
 from skcodex import BayesianMatchupClassifier
-from skcodex._matchup.blocks import BLOCK_TABLE, DEBUT_LEVELS
+from skcodex._matchup.blocks import BLOCK_TABLE
 from skcodex._matchup.layout import Layout, ModelOptions
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.data._codes import debut_flags
+from skcodex.data._kinds import DEBUT_LEVELS
 from skcodex.datasets import make_matches
 
 

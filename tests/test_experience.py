@@ -8,10 +8,11 @@ import pytest
 from scipy.special import expit
 
 from skcodex import BayesianMatchupClassifier
-from skcodex._matchup.blocks import BLOCK_TABLE, EXPERIENCE_LEVELS, PRIOR_DEFAULTS
+from skcodex._matchup.blocks import BLOCK_TABLE, PRIOR_DEFAULTS
 from skcodex._matchup.graph import Layout, ModelOptions
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.data._experience import EDGES, level_of, periods_before, played_periods
+from skcodex.data._kinds import EXPERIENCE_LEVELS
 from skcodex.datasets import make_matches
 
 

@@ -21,8 +21,8 @@ compiled model (`skcodex._matchup.sampling`), the draws for never-seen levels
 (`skcodex._classifier`) all read it from there. Adding a block is one entry
 here (and, if it has an option, one field of `skcodex._matchup.options.ModelOptions`).
 
-A level kind is one of `LEVEL_KINDS`; a dimension is a kind, with ``1`` or
-``2`` appended when it is player 1's or player 2's side of a matchup
+A dimension is a kind of level (a record of `skcodex.data._kinds.KIND_TABLE`), with
+``1`` or ``2`` appended when it is player 1's or player 2's side of a matchup
 (``"starter1"``).
 """
 
@@ -35,9 +35,6 @@ import numpy as np
 
 __all__ = [
     "BLOCK_TABLE",
-    "DEBUT_LEVELS",
-    "EXPERIENCE_LEVELS",
-    "LEVEL_KINDS",
     "PRIOR_DEFAULTS",
     "SPREAD_TABLE",
     "EffectBlock",
@@ -45,18 +42,6 @@ __all__ = [
     "block_dims",
     "level_kind",
 ]
-
-#: The kinds of levels an effect can belong to.
-LEVEL_KINDS = ("player", "starter", "spec", "epoch", "stage", "period", "experience_level")
-
-#: The two levels of the ``stage`` kind: a side's player is playing their first rating
-#: period (``"debut"``) or not (``"seasoned"``, the baseline, an effect of 0).
-DEBUT_LEVELS = ("seasoned", "debut")
-
-#: The levels of the ``experience_level`` kind: how many rating periods a side's player played
-#: before the match's period (`skcodex.data._experience`). The first, at most one, is the
-#: baseline (an effect of 0): a player's skill is measured from their first two periods.
-EXPERIENCE_LEVELS = ("0-1", "2-3", "4-7", "8+")
 
 
 def level_kind(dim: str) -> str:

@@ -40,6 +40,7 @@ import numpy as np
 import xarray as xr
 
 from skcodex._compat import posterior
+from skcodex._matchup.blocks import level_kind
 from skcodex._matchup.graph import Layout
 from skcodex._matchup.readers import add_log_likelihood
 from skcodex._matchup.sampling import (
@@ -49,6 +50,7 @@ from skcodex._matchup.sampling import (
     sample_posterior,
 )
 from skcodex.data import Vocabulary
+from skcodex.data import _kinds as kinds
 
 __all__ = ["from_effect_draws", "level_names", "run"]
 
@@ -179,17 +181,16 @@ def run(problem: FitProblem):
 def level_names(vocab: Vocabulary, layout: Layout, periods: list) -> dict[str, list]:
     """The names of the posterior's dimensions, from the vocabulary and the periods.
 
+    Every kind of level with names (`skcodex.data._kinds.KIND_TABLE`) is named
+    from the vocabulary, and each side of a matchup (``"starter1"``) as its kind.
     ``periods`` are the table's ``period`` labels in the order they began
-    (`skcodex.data.period_labels`; empty without periods).
+    (`skcodex.data.period_labels`; empty without periods): the walk's epochs.
     """
-    names = {
-        "player": list(vocab.players),
-        "starter1": list(vocab.starters),
-        "starter2": list(vocab.starters),
-        "spec1": list(vocab.specs),
-        "spec2": list(vocab.specs),
-        "spread": list(layout.spreads),
-    }
+    names = kinds.level_names(vocab)
+    for block in layout.declared:
+        for dim in block.dims:
+            names.setdefault(dim, names.get(level_kind(dim), []))
+    names["spread"] = list(layout.spreads)
     if layout.options.time_varying:
         labels = [*periods, *(f"epoch {i}" for i in range(layout.n_epochs))]
         names["epoch"] = labels[: layout.n_epochs]

@@ -58,7 +58,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skcodex._matchup.blocks import DEBUT_LEVELS, EXPERIENCE_LEVELS, PRIOR_DEFAULTS
+from skcodex._matchup import blocks
+from skcodex._matchup.blocks import PRIOR_DEFAULTS, level_kind
 from skcodex._matchup.debut import (
     FACTOR,
     FACTOR_LOGIT,
@@ -72,6 +73,7 @@ from skcodex._matchup.layout import Layout
 from skcodex._matchup.options import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, ModelOptions
 from skcodex._matchup.priors import balanced_spreads
 from skcodex._matchup.walk import WalkPath
+from skcodex.data import _kinds as kinds
 
 __all__ = [
     "BLOCKS",
@@ -165,6 +167,27 @@ class SpreadPriors:
         return np.array([f == "exponential" for f in family], dtype=float)
 
 
+def model_coords(layout: Layout, coords: dict | None = None) -> dict[str, list]:
+    """The PyMC model's coordinates: each kind of level's, and each side of a matchup's.
+
+    A kind's levels are named by ``coords`` where given, by their fixed names
+    (`skcodex.data._kinds.KIND_TABLE`), or numbered; ``"starter1"`` and
+    ``"starter2"`` are the levels of ``"starter"``.
+    """
+    given = dict(coords or {})
+    levels = kinds.positional_levels(layout)
+    named = {name: list(given.get(name, levels[name])) for name in kinds.kind_names()}
+    dims = [d for b in blocks.BLOCK_TABLE for d in b.dims]
+    sided = {level_kind(d) for d in dims if d != level_kind(d)}
+    out: dict[str, list] = {"spread": list(layout.spreads)}
+    for name, names in named.items():
+        if name not in sided:  # a kind read by sides is named by its sides only
+            out[name] = names
+    for dim in dims:
+        out.setdefault(dim, named[level_kind(dim)])
+    return out
+
+
 def build_model(
     index: np.ndarray,
     y: np.ndarray,
@@ -246,23 +269,7 @@ def build_model(
         raise ValueError(
             f"the priors need one entry for each of {prior_names}, got {len(priors.loc)}"
         )
-    P, S, K = layout.n_players, layout.n_starters, layout.n_specs
-    coords = dict(coords or {})
-    coords.setdefault("player", list(range(P)))
-    coords.setdefault("starter", list(range(S)))
-    coords.setdefault("spec", list(range(K)))
-    full_coords = {
-        "spread": list(layout.spreads),
-        "player": coords["player"],
-        "starter1": coords["starter"],
-        "starter2": coords["starter"],
-        "spec1": coords["spec"],
-        "spec2": coords["spec"],
-        "epoch": list(range(layout.n_epochs)),
-        "stage": list(DEBUT_LEVELS),
-        "period": list(range(layout.n_periods)),
-        "experience_level": list(EXPERIENCE_LEVELS),
-    }
+    full_coords = model_coords(layout, coords)
     with pm.Model(coords=full_coords) as model:
         # with the debut deck factor (debut.py), the debut rows' deck columns point
         # at the scaled copies of the effects: the data are the moved index

@@ -37,6 +37,8 @@ from skcodex._matchup.blocks import EffectBlock
 from skcodex._matchup.options import SPREADS, ModelOptions
 from skcodex._matchup.walk import WalkPath, _walk_path
 from skcodex.data import MatchCodes
+from skcodex.data import _kinds as kinds
+from skcodex.data._codes import ColumnCodes
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,13 @@ class Layout:
         (the same Gaussian random walk with its unplayed periods integrated
         out; see `walk_path`). A player's walk holds its last played value
         through the periods after it, and 0 before the first period played.
+    n_periods : int
+        Rating periods of the per-period skill offsets (0 when they are off).
+    empty_spreads : bool
+        Whether spreads only blocks without cells use are sampled all the same.
+    column_counts : tuple of (str, int)
+        The number of levels of each column kind of level
+        (`skcodex.data._kinds`), by kind; a kind not listed has none.
     """
 
     n_players: int
@@ -86,6 +95,7 @@ class Layout:
     walk_steps: int | None = None
     n_periods: int = 0
     empty_spreads: bool = False
+    column_counts: tuple = ()
 
     def __post_init__(self) -> None:
         if self.specs_per_deck < 0:
@@ -151,16 +161,8 @@ class Layout:
 
     @property
     def level_counts(self) -> dict[str, int]:
-        """The number of levels of each kind."""
-        return {
-            "player": self.n_players,
-            "starter": self.n_starters,
-            "spec": self.n_specs,
-            "epoch": self.n_epochs,
-            "stage": len(blocks.DEBUT_LEVELS),
-            "period": self.n_periods,
-            "experience_level": len(blocks.EXPERIENCE_LEVELS),
-        }
+        """The number of levels of each kind (`skcodex.data._kinds.KIND_TABLE`)."""
+        return {kind.name: kinds.count(kind, self) for kind in kinds.KIND_TABLE}
 
     @property
     def shapes(self) -> dict[str, tuple[int, ...]]:
@@ -305,6 +307,7 @@ class Layout:
             n_epochs=1,
             period=np.zeros(1, dtype=np.int64),
             n_periods=1,
+            columns={k: ColumnCodes(np.zeros(1, dtype=np.int64), 1) for k, _ in self.column_counts},
         )
         return list(self._columns(one))
 
@@ -313,15 +316,7 @@ class Layout:
         if not self.options.time_varying:
             return self
         opts = replace(self.options, time_varying=False)
-        return Layout(
-            self.n_players,
-            self.n_starters,
-            self.n_specs,
-            self.specs_per_deck,
-            opts,
-            n_periods=self.n_periods,
-            empty_spreads=self.empty_spreads,
-        )
+        return replace(self, options=opts, n_epochs=1, walk_steps=None)
 
     def _columns(self, codes: MatchCodes):
         """Each block's index-matrix columns for ``codes``, with their sign, in column order.

@@ -20,14 +20,15 @@ This module is the one place that knows it:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from skcodex._matchup import debut, prediction
-from skcodex._matchup.blocks import DEBUT_LEVELS, EXPERIENCE_LEVELS
 from skcodex._matchup.layout import Layout
+from skcodex.data import _kinds as kinds
 
 #: Working memory for the draws of never-seen levels in one chunk of matches.
 _NEVER_SEEN_BYTES = 64 * 2**20
@@ -188,6 +189,25 @@ def _pair_order(name) -> tuple[int, str]:
     return _name_key(name), str(name)
 
 
+def grown_layout(layout: Layout, codes) -> Layout:
+    """``layout`` grown by the levels of ``codes`` never seen in fit, kind by kind.
+
+    Each kind of level that grows (`skcodex.data._kinds.grown_sizes`) takes the
+    count of ``codes``, seen and never seen; a kind the layout has no levels
+    of stays without.
+    """
+    return dataclasses.replace(layout, **kinds.grown_sizes(layout, codes))
+
+
+def level_names(vocab, codes) -> dict:
+    """Every kind's levels by name: those seen in fit, then the never-seen of ``codes``.
+
+    The names key the never-seen draws (`never_seen_draws`), so a level's draws
+    are the same whichever other levels a forecast meets.
+    """
+    return kinds.level_names(vocab, codes)
+
+
 def extend_effects(
     theta: np.ndarray,
     sd: np.ndarray,
@@ -207,7 +227,7 @@ def extend_effects(
     -------
     ndarray of shape (n_draws, new.size)
     """
-    levels = levels or _positional_levels(new)
+    levels = levels or kinds.positional_levels(new)
     old_pos = old_positions(old, new)
     out = np.empty((theta.shape[0], new.size))
     known = old_pos >= 0
@@ -216,18 +236,6 @@ def extend_effects(
     if len(fresh):
         out[:, fresh] = never_seen_draws(sd, new, fresh, levels, seed)
     return out
-
-
-def _positional_levels(layout: Layout) -> dict:
-    return {
-        "player": range(layout.n_players),
-        "starter": range(layout.n_starters),
-        "spec": range(layout.n_specs),
-        "epoch": range(layout.n_epochs),
-        "stage": DEBUT_LEVELS,
-        "period": range(layout.n_periods),
-        "experience_level": EXPERIENCE_LEVELS,
-    }
 
 
 def never_seen_terms(

@@ -57,6 +57,7 @@ from skcodex._matchup.geometry import (
 from skcodex._matchup.graph import ROTATED_Z, Layout, SpreadPriors, build_model, walk_data
 from skcodex._matchup.layout import collapse_matches
 from skcodex._matchup.nutpie_compile import clear_numba_cache, compile_nutpie
+from skcodex.data import _kinds as kinds
 
 SAMPLERS = ("auto", "nutpie", "pymc")
 
@@ -249,20 +250,13 @@ def _cores(options: SamplingOptions) -> int:
 # -- padding -------------------------------------------------------------------
 
 
-def _next_power_of_two(n: int, minimum: int) -> int:
-    return max(int(minimum), 1 << max(0, int(n) - 1).bit_length())
-
-
-def _round_up(n: int, multiple: int) -> int:
-    return max(multiple, -(-int(n) // multiple) * multiple)
-
-
 def padded_layout(layout: Layout) -> Layout:
     """The layout the model is compiled for: ``layout`` with its sizes rounded up to buckets.
 
-    Players and rating periods are rounded up to a power of two (at least 32
-    players, 2 periods), starters and specs to a multiple of four, the steps
-    of an integrated skill walk to 4, 5, 6 or 7 times a power of two (at most
+    Each kind of level is rounded up as its record says
+    (`skcodex.data._kinds.KIND_TABLE`: players and rating periods to a power of
+    two, at least 32 players and 2 periods; starters and specs to a multiple of
+    four), the steps of an integrated skill walk to 4, 5, 6 or 7 times a power of two (at most
     25% more; which cells the steps feed and the gaps they span are data of
     the compiled model, `skcodex._matchup.graph.walk_data`). Layouts in the same
     bucket share one compiled model.
@@ -279,27 +273,17 @@ def padded_layout(layout: Layout) -> Layout:
         no levels stays without), with the same options, specs per deck and
         spreads.
     """
-    n_epochs = layout.n_epochs
-    if layout.options.time_varying:
-        n_epochs = _next_power_of_two(n_epochs, 2)
-    n_periods = layout.n_periods
-    if layout.options.period_offset:
-        n_periods = _next_power_of_two(n_periods, 2)
+    # each kind of level padded as its record says (a kind with no levels stays without)
+    sizes = {k.size: kinds.padded_count(k, layout) for k in kinds.KIND_TABLE if k.size}
+    columns = tuple(
+        (k.name, kinds.padded_count(k, layout))
+        for k in kinds.KIND_TABLE
+        if k.column is not None and kinds.count(k, layout)
+    )
     walk_steps = layout.walk_steps
     if layout.integrated_walk:
         walk_steps = _quarter_power_of_two(walk_steps, 8)
-    padded = Layout(
-        _next_power_of_two(layout.n_players, 32),
-        _round_up(layout.n_starters, 4),
-        # decks without specs stay without: no spec blocks, no spec spreads
-        _round_up(layout.n_specs, 4) if layout.n_specs else 0,
-        layout.specs_per_deck,
-        layout.options,
-        n_epochs,
-        walk_steps,
-        n_periods,
-        layout.empty_spreads,
-    )
+    padded = replace(layout, **sizes, walk_steps=walk_steps, column_counts=columns)
     if padded.spreads != layout.spreads:  # the compiled model samples the layout's spreads
         raise ValueError(
             f"the padded layout has the spreads {padded.spreads}, the layout {layout.spreads}"
@@ -334,9 +318,9 @@ def embedding(layout: Layout, padded: Layout) -> tuple[np.ndarray, np.ndarray]:
         The same for the standard normals ``z``; ``z_padded[..., z_pos]`` are
         ``layout``'s ``z``.
     """
-    sizes = ("n_players", "n_starters", "n_specs", "n_epochs", "n_periods")
+    counts, padded_counts = layout.level_counts, padded.level_counts
     if (
-        any(getattr(padded, s) < getattr(layout, s) for s in sizes)
+        any(padded_counts[kind] < n for kind, n in counts.items())
         or padded.options != layout.options
         or padded.specs_per_deck != layout.specs_per_deck
         or padded.integrated_walk != layout.integrated_walk

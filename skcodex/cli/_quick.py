@@ -69,6 +69,7 @@ def quick_probability_draws(model: QuickModel, table: pd.DataFrame) -> np.ndarra
     from skcodex._matchup import debut as debut_decks
     from skcodex._matchup import readers as fit_readers
     from skcodex._matchup.prediction import win_probability_draws
+    from skcodex.data import _kinds as kinds
     from skcodex.data import check_match_table, encode
     from skcodex.data._catalogues import spelled_alike
 
@@ -77,19 +78,11 @@ def quick_probability_draws(model: QuickModel, table: pd.DataFrame) -> np.ndarra
     catalogue = model.catalogue or model.catalogue_
     table = spelled_alike(check_match_table(table, catalogue), catalogue, model.vocabulary_)
     codes = encode(table, model.vocabulary_)
-    if any(
-        getattr(codes, f"unseen_{kind}", ()) for kind in ("players", "starters", "specs", "periods")
-    ):
+    if kinds.has_unseen(codes):
         return None
     sampled = model.layout_
     forecast = sampled.static()
-    layout = dataclasses.replace(
-        forecast,
-        n_players=codes.n_players,
-        n_starters=codes.n_starters,
-        n_specs=codes.n_specs,
-        n_periods=forecast.n_periods and codes.n_periods,
-    )
+    layout = dataclasses.replace(forecast, **kinds.grown_sizes(forecast, codes))
     if layout != forecast:
         return None
     index = layout.index_matrix(codes)

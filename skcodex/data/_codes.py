@@ -10,15 +10,17 @@ the order they began.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from skcodex.data import _experience as experience
+from skcodex.data import _kinds as kinds
 from skcodex.data._table import MatchTableError, TimeOrder, rows_in_time
 
 __all__ = [
+    "ColumnCodes",
     "MatchCodes",
     "Vocabulary",
     "debut_flags",
@@ -62,6 +64,9 @@ class Vocabulary:
         The periods, in the order they began.
     played_periods : tuple of tuple of int, default ()
         The periods each player played, as positions in ``periods``.
+    column_levels : tuple of (str, tuple of str), default ()
+        For each column kind of level (`skcodex.data._kinds`) the table has:
+        its name and its levels seen, as text, sorted.
     """
 
     players: tuple
@@ -73,6 +78,7 @@ class Vocabulary:
     debut_periods: tuple = ()
     periods: tuple = ()
     played_periods: tuple = ()
+    column_levels: tuple = ()
 
     @classmethod
     def from_table(cls, table: pd.DataFrame, *, time: TimeOrder | None = None) -> Vocabulary:
@@ -111,12 +117,36 @@ class Vocabulary:
             debut_periods=_debut_periods(table, players, order),
             periods=_period_order(table, order),
             played_periods=_played_periods(table, players, order),
+            column_levels=tuple(
+                (kind.name, tuple(sorted(set(_as_text(table[kind.column])))))
+                for kind in kinds.column_kinds()
+                if kind.column in table.columns
+            ),
         )
 
     @property
     def sizes(self) -> tuple[int, int, int]:
         """Number of players, starters, specs."""
         return len(self.players), len(self.starters), len(self.specs)
+
+
+@dataclass(frozen=True)
+class ColumnCodes:
+    """A column kind of level (`skcodex.data._kinds`) as codes, one a match.
+
+    Parameters
+    ----------
+    codes : ndarray of int
+        Each match's level code; never-seen levels numbered on from the seen.
+    n_levels : int
+        Levels, seen and never seen.
+    unseen : tuple of str, default ()
+        The never-seen levels, in code order.
+    """
+
+    codes: np.ndarray
+    n_levels: int
+    unseen: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -179,6 +209,8 @@ class MatchCodes:
         Player 1's experience level in each match.
     experience2 : ndarray of int or None, default None
         Player 2's experience level in each match.
+    columns : dict of str to ColumnCodes, default {}
+        The codes of each column kind of level the table has, by kind.
     """
 
     player1: np.ndarray
@@ -202,9 +234,36 @@ class MatchCodes:
     unseen_periods: tuple = ()
     experience1: np.ndarray | None = None
     experience2: np.ndarray | None = None
+    columns: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.player1)
+
+    def column_codes(self, kind: str) -> np.ndarray:
+        """Each match's level of the column kind ``kind``, as codes.
+
+        Parameters
+        ----------
+        kind : str
+            The name of a column kind of level (`skcodex.data._kinds`).
+
+        Returns
+        -------
+        ndarray of int, shape (n_matches,)
+            Each match's level code.
+
+        Raises
+        ------
+        ValueError
+            If the table had no column for the kind.
+        """
+        if kind not in self.columns:
+            column = next((k.column for k in kinds.column_kinds() if k.name == kind), kind)
+            raise ValueError(
+                f"the model reads a level of kind {kind!r} in every match: the match table "
+                f"needs a column {column!r}"
+            )
+        return self.columns[kind].codes
 
 
 def _both_players(table: pd.DataFrame) -> pd.Series:
@@ -391,7 +450,27 @@ def encode(table: pd.DataFrame, vocab: Vocabulary, *, time: TimeOrder | None = N
         unseen_periods=unseen_periods,
         experience1=levels[0],
         experience2=levels[1],
+        columns=_column_codes(table, vocab),
     )
+
+
+def _as_text(column: pd.Series) -> np.ndarray:
+    """A column's values as text, a whole number written as one (as `period_text`)."""
+    rows, labels = pd.factorize(column)
+    return np.array([period_text(v) for v in labels], dtype=object)[rows]
+
+
+def _column_codes(table: pd.DataFrame, vocab: Vocabulary) -> dict:
+    """The codes of every column kind of level in ``table``, against ``vocab``."""
+    seen = dict(vocab.column_levels)
+    out = {}
+    for kind in kinds.column_kinds():
+        if kind.column not in table.columns:
+            continue
+        levels = tuple(seen.get(kind.name, ()))
+        codes, unseen = _codes(_as_text(table[kind.column]), levels)
+        out[kind.name] = ColumnCodes(codes, len(levels) + len(unseen), unseen)
+    return out
 
 
 def epochs(period: pd.Series, order: np.ndarray | None = None) -> np.ndarray:

@@ -3,7 +3,7 @@
 The ``experience`` effect block (`skcodex._matchup.blocks`, option ``experience``) moves a
 player's skill by how many rating periods they played before the period of the match:
 none or one (the baseline), two or three, four to seven, eight or more (the levels
-`skcodex._matchup.blocks.EXPERIENCE_LEVELS`, doubling in width as a learning curve in the
+`skcodex.data._kinds.EXPERIENCE_LEVELS`, doubling in width as a learning curve in the
 log of experience would). A player never seen in training has played none before any
 forecast. The periods each player played in training are kept in the vocabulary
 (`Vocabulary.played_periods`, positions in `Vocabulary.periods`), so a forecast of a

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, PlainCatalogue, parse_deck
+from skcodex.data._kinds import column_kinds
 
 REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
 OPTIONAL_COLUMNS = ("period", "date", "series")
@@ -245,7 +246,8 @@ def check_match_table(
         )
     if require_rows and len(X) == 0:
         raise MatchTableError("the match table has no rows")
-    keep = [c for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if c in X.columns]
+    level_columns = tuple(k.column for k in column_kinds())
+    keep = [c for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *level_columns) if c in X.columns]
     table = X.loc[:, keep].copy()
     kinds: dict[str, type | None] = {}
     for name in ("player1", "player2"):
@@ -322,7 +324,22 @@ def check_match_table(
         if isinstance(table["series"].dtype, pd.CategoricalDtype):
             table["series"] = table["series"].astype(object)
         check_series(table, X.index, MatchTableError, _row_label, _bad_text)
+    for name in level_columns:
+        if name in table.columns:
+            table[name] = _check_level_column(table[name], name, X.index)
     return table.reset_index(drop=True)
+
+
+def _check_level_column(column: pd.Series, name: str, index: pd.Index) -> pd.Series:
+    """A column of levels of a kind (`skcodex.data._kinds`): one level a match, none missing."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype(object)
+    missing = np.flatnonzero(column.isna().to_numpy())
+    if len(missing):
+        raise MatchTableError(
+            f"column {name!r} is missing a value at {_row_label(index, int(missing[0]))}"
+        )
+    return column
 
 
 #: Whole numbers a date column may hold, by their digits: years, year-months, dates.
