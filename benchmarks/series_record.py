@@ -112,7 +112,7 @@ def forecasts(train: pd.DataFrame, test: pd.DataFrame, args) -> tuple[dict, dict
                 draws=args.draws,
                 tune=args.draws,
                 random_state=0,
-            ).fit(X_games.drop(columns=["series", "stage"]), y_games)
+            ).fit(X_games.drop(columns=["stage"]), y_games)
         info[f"{name} fit seconds"] = time.perf_counter() - start
         out[name] = np.empty(len(test))
         for n in np.unique(best_of):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import sys
 from pathlib import Path
 
@@ -14,6 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import series_record
 import series_records
+
+from skcodex.tournament import series_table
 
 
 def _raw() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -115,3 +118,27 @@ def test_the_real_record_is_a_record_of_best_of_sets():
     assert set(sets["best_of"]) <= {3, 5, 7, 9}
     assert (sets["player1"] < sets["player2"]).all()
     assert ((sets["wins1"] > sets["wins2"]) == (sets["y"] == 1)).all()
+    # the package's own reading of the games' series column gives the same scores
+    X, y = series_records.games_of(sets)
+    scored = series_table(X.drop(columns=["stage"]), y)
+    np.testing.assert_array_equal(scored["wins1"], sets["wins1"])
+    np.testing.assert_array_equal(scored["wins2"], sets["wins2"])
+    np.testing.assert_array_equal(scored["winner"], sets["y"])
+
+
+def test_the_docs_quote_the_benchmark_s_results():
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "other-games.md").read_text(encoding="utf-8")
+    section = text.split("## A record with series")[1].split("\n## ")[0]
+    tables = [block for block in section.split("\n\n") if block.startswith("| forecast |")]
+    files = ("series_record.json", "series_record_yearly.json")
+    assert len(tables) == len(files)
+    for table, name in zip(tables, files):
+        results = json.loads((root / "benchmarks" / "results" / name).read_text())
+        quoted = {}
+        for line in table.splitlines()[2:]:
+            cells = [c.strip().strip("*") for c in line.strip("|").split("|")]
+            quoted[cells[0]] = (float(cells[1]), float(cells[2]))
+        assert set(quoted) == {r["forecast"] for r in results["scores"]}
+        for r in results["scores"]:
+            assert quoted[r["forecast"]] == (round(r["brier"], 4), round(r["log_loss"], 4))
