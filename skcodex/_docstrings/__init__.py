@@ -3,7 +3,9 @@
 A docstring names a shared entry by a line holding only ``{name}`` where the
 entry goes, and the function is decorated with `shared_parameters`, which puts
 the entry's text there at the line's indentation (the docstring check and the
-API reference read the filled docstring).
+API reference read the filled docstring). An entry is one or more parameters;
+one named ``..._parameters`` is a whole Parameters section (its heading too),
+for the functions that take exactly those parameters.
 
 Import rule (checked by the tests):
 May import: nothing
@@ -33,6 +35,41 @@ PARAMETERS = {
         "y_true : array-like of shape (n_matches,)\n    1 where player 1 won, 0 where player 2 won."
     ),
     "p_win": "p_win : array-like of shape (n_matches,)\n    Forecast P(player 1 wins).",
+    "brier_inputs": (
+        "y_true : array-like of shape (n_matches,)\n"
+        "    1 where player 1 won, 0 where player 2 won (values in between, such as\n"
+        "    0.5 for a draw, are scored as they are).\n"
+        "p_win : array-like of shape (n_matches,)\n"
+        "    Forecast probability that player 1 wins.\n"
+        "sample_weight : array-like of shape (n_matches,) or None, default None\n"
+        "    Weights of the matches: finite, non-negative, not all zero, one per match."
+    ),
+    "estimator_forecasts": (
+        "estimator : fitted classifier\n"
+        "    Any estimator with ``classes_`` (holding 1) and ``predict_proba``.\n"
+        "X : pandas.DataFrame or array-like\n"
+        "    The matches to forecast, as the estimator reads them."
+    ),
+    "three_outcome_inputs": (
+        "y_true : array-like of shape (n_matches,)\n"
+        "    1 where player 1 won, 0.5 for a draw, 0 where player 2 won.\n"
+        "proba : array-like of shape (n_matches, 3) or (n_matches, 2)\n"
+        "    Columns P(player 2 wins), P(draw), P(player 1 wins): the\n"
+        "    ``predict_proba`` of a model fitted with draws (``classes_`` ``[0,\n"
+        "    0.5, 1]``). Two columns are a forecast without draws (P(draw) = 0).\n"
+        "sample_weight : array-like of shape (n_matches,) or None, default None\n"
+        "    Weights of the matches: finite, non-negative, not all zero."
+    ),
+    "three_outcome_scorer": (
+        "estimator : fitted classifier\n"
+        "    With ``classes_`` ``[0, 0.5, 1]`` or ``[0, 1]`` and ``predict_proba``.\n"
+        "X : pandas.DataFrame or array-like\n"
+        "    The matches to forecast.\n"
+        "y : array-like of shape (n_matches,)\n"
+        "    1, 0.5 (a draw) or 0.\n"
+        "sample_weight : array-like of shape (n_matches,) or None, default None\n"
+        "    Weights of the matches."
+    ),
     "interval": "interval : float, default 0.9\n    Width of every equal-tailed credible interval.",
     "stage_entrants": "m : int\n    Entrants of the stage.",
     "ax": "ax : matplotlib Axes or None, default None\n    Where to draw; a new figure by default.",
@@ -40,6 +77,17 @@ PARAMETERS = {
         "words : mapping or None, default None\n"
         "    The game's words (`skcodex.report.game_words`): its noun for a deck and\n"
         "    how player 1 is described; Codex's by default."
+    ),
+    "dice_position": (
+        "mover : int\n"
+        "    Distance to home of the player about to roll, 1 to ``length``.\n"
+        "opponent : int\n"
+        "    Distance to home of the other player, 1 to ``length``."
+    ),
+    "dice_roll": "roll : (int, int)\n    The two dice, each from 1 to ``faces``.",
+    "dice_evaluator": (
+        'evaluator : {"exact", "biased"} or ndarray, default "exact"\n'
+        "    The value table that judges positions (see `evaluator_values`)."
     ),
     "figure": "matplotlib.figure.Figure\n    The figure drawn on.",
     "forecast": "forecast : TournamentForecast\n    From `skcodex.tournament.simulate_tournament`.",
@@ -56,6 +104,22 @@ PARAMETERS = {
         "    Entrants the figure shows (the table shows all)."
     ),
 }
+
+
+def _parameters_section(*names: str) -> str:
+    """A whole Parameters section made of the entries ``names``, for functions taking just them."""
+    return "Parameters\n----------\n" + "\n".join(PARAMETERS[name] for name in names)
+
+
+# Whole sections, for functions that take exactly these parameters.
+PARAMETERS.update(
+    brier_parameters=_parameters_section("brier_inputs"),
+    three_outcome_parameters=_parameters_section("three_outcome_inputs"),
+    three_outcome_scorer_parameters=_parameters_section("three_outcome_scorer"),
+    dice_move_parameters=_parameters_section("dice_position", "dice_roll", "dice_evaluator"),
+    dice_evaluator_parameters=_parameters_section("dice_evaluator"),
+    stage_parameters=_parameters_section("stage_entrants"),
+)
 
 _PLACE = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>\w+)\}[ \t]*$", re.M)
 

@@ -16,6 +16,7 @@ import pandas as pd
 from scipy.special import expit, logit
 from sklearn.utils import check_random_state
 
+from skcodex._docstrings import shared_parameters
 from skcodex.codex import Deck
 from skcodex.datasets import _dice_values as solver
 
@@ -87,13 +88,13 @@ class DiceGame:
 
     # -- rules ---------------------------------------------------------------------
 
+    @shared_parameters
     def roll_index(self, roll: tuple[int, int]) -> int:
         """Index of an ordered roll ``(die1, die2)`` in `rolls`.
 
         Parameters
         ----------
-        roll : (int, int)
-            The two dice, each from 1 to ``faces``.
+        {dice_roll}
 
         Returns
         -------
@@ -114,6 +115,7 @@ class DiceGame:
             )
         return a, b
 
+    @shared_parameters
     def moves(self, distance: int, roll: tuple[int, int]) -> tuple[int, ...]:
         """The legal moves (steps) from ``distance`` with ``roll``; empty when the turn passes.
 
@@ -121,8 +123,7 @@ class DiceGame:
         ----------
         distance : int
             The moving counter's distance to home.
-        roll : (int, int)
-            The two dice, each from 1 to ``faces``.
+        {dice_roll}
 
         Returns
         -------
@@ -140,15 +141,13 @@ class DiceGame:
         """The exact value table, shape ``(length + 1, length + 1)``, read-only."""
         return solver.solve(self.length, self.faces)
 
+    @shared_parameters
     def value(self, mover: int, opponent: int) -> float:
         """Exact probability that the player to move at ``(mover, opponent)`` wins.
 
         Parameters
         ----------
-        mover : int
-            Distance to home of the player about to roll, 1 to ``length``.
-        opponent : int
-            Distance to home of the other player, 1 to ``length``.
+        {dice_position}
 
         Returns
         -------
@@ -240,16 +239,14 @@ class DiceGame:
             raise ValueError("an evaluator table must be finite at every position")
         return table
 
+    @shared_parameters
     def move_values(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
         """Value to the roller of each move slot, ``[mover, opponent, roll, slot]``.
 
         Slots follow ``(die1, die2, die1 + die2)``; NaN where the slot is not a
         legal, distinct move.
 
-        Parameters
-        ----------
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_evaluator_parameters}
 
         Returns
         -------
@@ -258,6 +255,7 @@ class DiceGame:
         """
         return solver.move_values(self.evaluator_values(evaluator), self._options)
 
+    @shared_parameters
     def roll_values(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
         """Value to the roller just after each roll, ``[mover, opponent, roll]``.
 
@@ -267,10 +265,7 @@ class DiceGame:
         ``roll_values(e) @ roll_probabilities``, is the "average" at the same
         depth. For the exact evaluator the average equals `values`.
 
-        Parameters
-        ----------
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_evaluator_parameters}
 
         Returns
         -------
@@ -279,6 +274,7 @@ class DiceGame:
         """
         return solver.roll_values(self.evaluator_values(evaluator), self._options)
 
+    @shared_parameters
     def luck_table(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
         """Luck of every roll from every position, ``[mover, opponent, roll]``, roller's view.
 
@@ -286,10 +282,7 @@ class DiceGame:
         the same depth, so it averages to exactly zero over the rolls of any
         position whatever the evaluator.
 
-        Parameters
-        ----------
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_evaluator_parameters}
 
         Returns
         -------
@@ -305,21 +298,13 @@ class DiceGame:
         a, b = self._check_position(mover, opponent)
         return a, b, self.roll_index(roll)
 
+    @shared_parameters
     def best_move(
         self, mover: int, opponent: int, roll: Roll, evaluator: Evaluator = "exact"
     ) -> int:
         """The move the evaluator calls best (the shortest among ties); 0 when the turn passes.
 
-        Parameters
-        ----------
-        mover : int
-            Distance to home of the player about to roll, 1 to ``length``.
-        opponent : int
-            Distance to home of the other player, 1 to ``length``.
-        roll : (int, int)
-            The two dice, each from 1 to ``faces``.
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_move_parameters}
 
         Returns
         -------
@@ -334,19 +319,11 @@ class DiceGame:
         slots = [k for k in range(3) if np.isfinite(vals[k]) and vals[k] >= top - solver.TIE]
         return int(min(self._options[r, k] for k in slots))
 
+    @shared_parameters
     def luck(self, mover: int, opponent: int, roll: Roll, evaluator: Evaluator = "exact") -> float:
         """Luck of ``roll`` at ``(mover, opponent)`` for the roller, by ``evaluator``.
 
-        Parameters
-        ----------
-        mover : int
-            Distance to home of the player about to roll, 1 to ``length``.
-        opponent : int
-            Distance to home of the other player, 1 to ``length``.
-        roll : (int, int)
-            The two dice, each from 1 to ``faces``.
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_move_parameters}
 
         Returns
         -------
@@ -474,6 +451,7 @@ class DiceGame:
         events = events.sort_values(["match", "turn"], kind="stable").reset_index(drop=True)
         return y, events
 
+    @shared_parameters
     def annotate_luck(
         self, events: pd.DataFrame, evaluator: str | np.ndarray = "exact"
     ) -> pd.DataFrame:
@@ -490,8 +468,7 @@ class DiceGame:
         ----------
         events : pandas.DataFrame
             An event record from `play`.
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_evaluator}
 
         Returns
         -------
