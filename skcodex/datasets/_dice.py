@@ -35,6 +35,19 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
     return int(value)
 
 
+def _check_skills(skill1: Any, skill2: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Both players' move accuracies as one-dimensional arrays of one length, in [0, 1]."""
+    s1 = np.atleast_1d(np.asarray(skill1, dtype=float))
+    s2 = np.atleast_1d(np.asarray(skill2, dtype=float))
+    s1, s2 = np.broadcast_arrays(s1, s2)
+    if s1.ndim != 1:
+        raise ValueError("skill1 and skill2 must be numbers or one-dimensional arrays")
+    for s in (s1, s2):
+        if not (np.isfinite(s).all() and ((s >= 0) & (s <= 1)).all()):
+            raise ValueError("skills must lie in [0, 1]")
+    return s1, s2
+
+
 class DiceGame:
     """Exact race, a two-player dice game with an exact value function.
 
@@ -372,22 +385,12 @@ class DiceGame:
             ``error``: the exact value of the move played minus that of the best
             move, to the roller (0 for a best move, negative otherwise).
         """
-        s1 = np.atleast_1d(np.asarray(skill1, dtype=float))
-        s2 = np.atleast_1d(np.asarray(skill2, dtype=float))
-        s1, s2 = np.broadcast_arrays(s1, s2)
-        if s1.ndim != 1:
-            raise ValueError("skill1 and skill2 must be numbers or one-dimensional arrays")
-        for s in (s1, s2):
-            if not (np.isfinite(s).all() and ((s >= 0) & (s <= 1)).all()):
-                raise ValueError("skills must lie in [0, 1]")
+        s1, s2 = _check_skills(skill1, skill2)
         first, second = (self.length, self.length) if start is None else start
         a0, b0 = self._check_position(first, second)
         rng = check_random_state(random_state)
         n = len(s1)
         exact = self.move_values("exact")
-        options = self._options
-        n_rolls = len(self.roll_probabilities)
-
         a = np.full(n, a0)
         b = np.full(n, b0)
         roller = np.ones(n, dtype=np.int64)
@@ -396,32 +399,11 @@ class DiceGame:
         turn = 0
         chunks = []
         while active.size:
-            k = active.size
-            r = rng.randint(n_rolls, size=k)
-            u_skill = rng.uniform(size=k)
-            u_pick = rng.uniform(size=k)
-            aa, bb, who = a[active], b[active], roller[active]
-            vals = exact[aa, bb, r]
-            legal = np.isfinite(vals)
-            top = np.max(np.where(legal, vals, -np.inf), axis=1)
-            is_best = legal & (vals >= top[:, None] - solver.TIE)
-            wrong = legal & ~is_best
-            # the best slot: the shortest move among ties
-            slot_moves = options[r]
-            best_slot = np.argmin(np.where(is_best, slot_moves, np.iinfo(np.int64).max), axis=1)
-            n_wrong = wrong.sum(axis=1)
+            who = roller[active]
             skill = np.where(who == 1, s1[active], s2[active])
-            blunder = (u_skill >= skill) & (n_wrong > 0)
-            pick = np.minimum((u_pick * n_wrong).astype(np.int64), np.maximum(n_wrong - 1, 0))
-            wrong_rank = np.cumsum(wrong, axis=1) - 1
-            wrong_slot = np.argmax(wrong & (wrong_rank == pick[:, None]), axis=1)
-            slot = np.where(blunder, wrong_slot, best_slot)
-            can_move = legal.any(axis=1)
-            rows = np.arange(k)
-            move = np.where(can_move, slot_moves[rows, slot], 0)
-            best = np.where(can_move, slot_moves[rows, best_slot], 0)
-            error = np.where(can_move, vals[rows, slot] - top, 0.0)
-            chunks.append((active, np.full(k, turn), who, aa, bb, r, move, best, error))
+            aa, bb = a[active], b[active]
+            r, move, best, error = self._turn(exact, aa, bb, skill, rng)
+            chunks.append((active, np.full(active.size, turn), who, aa, bb, r, move, best, error))
             left = aa - move
             done = left == 0
             y[active[done]] = (who[done] == 1).astype(np.int64)
@@ -431,7 +413,51 @@ class DiceGame:
             roller[idx] = 3 - who[stay]
             active = idx
             turn += 1
+        return y, self._events(chunks)
 
+    def _turn(
+        self,
+        exact: np.ndarray,
+        aa: np.ndarray,
+        bb: np.ndarray,
+        skill: np.ndarray,
+        rng: np.random.RandomState,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One roll and move in each game still going, from positions ``(aa, bb)``.
+
+        ``exact`` is ``move_values("exact")``. The roller picks the exact best
+        move with probability ``skill``, else one of the other legal moves
+        uniformly at random. Returns the roll
+        indices, the moves played, the best moves (0 for a pass) and the
+        errors (exact value of the move played minus the best's, to the roller).
+        """
+        k = aa.size
+        r = rng.randint(len(self.roll_probabilities), size=k)
+        u_skill = rng.uniform(size=k)
+        u_pick = rng.uniform(size=k)
+        vals = exact[aa, bb, r]
+        legal = np.isfinite(vals)
+        top = np.max(np.where(legal, vals, -np.inf), axis=1)
+        is_best = legal & (vals >= top[:, None] - solver.TIE)
+        wrong = legal & ~is_best
+        # the best slot: the shortest move among ties
+        slot_moves = self._options[r]
+        best_slot = np.argmin(np.where(is_best, slot_moves, np.iinfo(np.int64).max), axis=1)
+        n_wrong = wrong.sum(axis=1)
+        blunder = (u_skill >= skill) & (n_wrong > 0)
+        pick = np.minimum((u_pick * n_wrong).astype(np.int64), np.maximum(n_wrong - 1, 0))
+        wrong_rank = np.cumsum(wrong, axis=1) - 1
+        wrong_slot = np.argmax(wrong & (wrong_rank == pick[:, None]), axis=1)
+        slot = np.where(blunder, wrong_slot, best_slot)
+        can_move = legal.any(axis=1)
+        rows = np.arange(k)
+        move = np.where(can_move, slot_moves[rows, slot], 0)
+        best = np.where(can_move, slot_moves[rows, best_slot], 0)
+        error = np.where(can_move, vals[rows, slot] - top, 0.0)
+        return r, move, best, error
+
+    def _events(self, chunks: list[tuple[np.ndarray, ...]]) -> pd.DataFrame:
+        """The event record of `play` from its turns' columns, ordered by game then turn."""
         cols = [np.concatenate(c) for c in zip(*chunks)]
         events = pd.DataFrame(
             {
@@ -448,8 +474,7 @@ class DiceGame:
                 "error": cols[8],
             }
         )
-        events = events.sort_values(["match", "turn"], kind="stable").reset_index(drop=True)
-        return y, events
+        return events.sort_values(["match", "turn"], kind="stable").reset_index(drop=True)
 
     @shared_parameters
     def annotate_luck(
