@@ -70,6 +70,42 @@ PARAMETERS = {
         "sample_weight : array-like of shape (n_matches,) or None, default None\n"
         "    Weights of the matches."
     ),
+    "matchup_decks": (
+        "clf : BayesianMatchupClassifier\n"
+        "    A fitted classifier.\n"
+        "decks1 : list of str or Deck, or a keyword, or None, default None\n"
+        "    Player 1's (who moves first) decks; strings are labels of fitted decks\n"
+        "    (as these tables print them) or notation read against the classifier's\n"
+        '    catalogue. ``None`` or ``"most played"``: the `N_DEFAULT_DECKS` decks\n'
+        '    played most in the fitted data (`default_decks`); ``"monocolour"``:\n'
+        "    Codex's six monocolour decks.\n"
+        "decks2 : list of str or Deck, or a keyword, or None, default None\n"
+        "    Player 2's decks, read as ``decks1``; ``decks1`` by default.\n"
+        "player1 : player id or None, default None\n"
+        "    A named player 1. When both players are None the players are equally\n"
+        "    skilled and the probability is ``expit(m)`` of the deck matchup ``m``\n"
+        "    alone; when named, their skills enter too (a player not seen in fit\n"
+        "    gets a fresh skill from the population for every draw).\n"
+        "player2 : player id or None, default None\n"
+        "    A named player 2, as ``player1``."
+    ),
+    "nash_decks": (
+        "clf : BayesianMatchupClassifier\n"
+        "    A fitted classifier.\n"
+        "decks1 : list of str or Deck, or a keyword, or None, default None\n"
+        "    The decks player 1 may choose; the most played decks of the fitted\n"
+        "    data by default (keywords as in `matchup_draws`).\n"
+        "decks2 : list of str or Deck, or a keyword, or None, default None\n"
+        "    The decks player 2 may choose; ``decks1`` by default."
+    ),
+    "prior_draws_inputs": (
+        "clf : BayesianMatchupClassifier\n"
+        "    Fitted or not; its prior parameters and model options are read.\n"
+        "n_draws : int, default 100000\n"
+        "    How many draws from the prior.\n"
+        "random_state : int or None, default 0\n"
+        "    Seed of the simulation (None: fresh entropy)."
+    ),
     "interval": "interval : float, default 0.9\n    Width of every equal-tailed credible interval.",
     "stage_entrants": "m : int\n    Entrants of the stage.",
     "ax": "ax : matplotlib Axes or None, default None\n    Where to draw; a new figure by default.",
@@ -119,6 +155,7 @@ PARAMETERS.update(
     dice_move_parameters=_parameters_section("dice_position", "dice_roll", "dice_evaluator"),
     dice_evaluator_parameters=_parameters_section("dice_evaluator"),
     stage_parameters=_parameters_section("stage_entrants"),
+    prior_draws_parameters=_parameters_section("prior_draws_inputs"),
 )
 
 _PLACE = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>\w+)\}[ \t]*$", re.M)
