@@ -352,32 +352,47 @@ def _check_optional_columns(table: pd.DataFrame, index: pd.Index) -> None:
 
         if isinstance(table["series"].dtype, pd.CategoricalDtype):
             table["series"] = table["series"].astype(object)
-        check_series(table, index, MatchTableError, _row_label, _bad_text)
+        check_series(table, index, MatchTableError, _row_label, label_codes)
 
 
 def _check_periods(period: pd.Series, index: pd.Index) -> None:
     """Period labels must be hashable scalars; text labels must be storable text."""
+
+    def refuse(value: Any) -> str | None:
+        if isinstance(value, (list, tuple, set, frozenset, dict, np.ndarray)):
+            return f"is a {type(value).__name__}, not one label"
+        return None
+
+    label_codes(period, "period", index, each="per match", refuse=refuse)
+
+
+def label_codes(
+    column: pd.Series, name: str, index: pd.Index, *, each: str, refuse: Any
+) -> tuple[np.ndarray, Any]:
+    """``pd.factorize`` of a column of labels, refusing what is not one label.
+
+    An unhashable value, text `_bad_text` refuses, or a value for which
+    ``refuse(value)`` gives a reason is a `MatchTableError` naming its row;
+    ``each`` ends the remedy ("give one label (text, number or date) per match").
+    """
     try:
-        codes, labels = pd.factorize(period)
+        codes, labels = pd.factorize(column)
     except TypeError:
-        for pos, value in enumerate(period.to_numpy(dtype=object)):
+        for pos, value in enumerate(column.to_numpy(dtype=object)):
             try:
                 hash(value)
             except TypeError:
                 raise MatchTableError(
-                    f"column 'period' holds a {type(value).__name__} at "
-                    f"{_row_label(index, pos)}; give one label (text, number or date) per match"
+                    f"column {name!r} holds a {type(value).__name__} at "
+                    f"{_row_label(index, pos)}; give one label (text, number or date) {each}"
                 ) from None
-        raise MatchTableError("column 'period' holds values that cannot be compared") from None
+        raise MatchTableError(f"column {name!r} holds values that cannot be compared") from None
     for j, value in enumerate(np.asarray(labels, dtype=object)):
-        why = None
-        if isinstance(value, str):
-            why = _bad_text(value)
-        elif isinstance(value, (list, tuple, set, frozenset, dict, np.ndarray)):
-            why = f"is a {type(value).__name__}, not one label"
+        why = _bad_text(value) if isinstance(value, str) else refuse(value)
         if why is not None:
             pos = int(np.flatnonzero(codes == j)[0])
-            raise MatchTableError(f"column 'period': the label at {_row_label(index, pos)} {why}")
+            raise MatchTableError(f"column {name!r}: the label at {_row_label(index, pos)} {why}")
+    return codes, labels
 
 
 def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None:
