@@ -125,6 +125,29 @@ PARAMETERS = {
         'evaluator : {"exact", "biased"} or ndarray, default "exact"\n'
         "    The value table that judges positions (see `evaluator_values`)."
     ),
+    "synthetic_field": (
+        "n_players : int, default 40\n"
+        "    Number of players.\n"
+        "n_matches : int, default 1000\n"
+        "    Number of matches, split evenly across tournaments.\n"
+        "n_tournaments : int, default 10\n"
+        "    Number of tournaments."
+    ),
+    "synthetic_skill_spreads": (
+        "sd_player : float, default 0.8\n"
+        "    True spread of the player skills (log-odds scale).\n"
+        "sd_stst : float, default 0.4\n"
+        "    True spread of the starter-vs-starter effects."
+    ),
+    "synthetic_X_y": (
+        "(X, y) : tuple\n    Only the table and the outcomes, with ``return_X_y=True``."
+    ),
+    "deck_writing": (
+        "deck : Deck\n"
+        "    The deck to write.\n"
+        "catalogue : Catalogue or PlainCatalogue or None, default None\n"
+        "    The specs, starters and nicknames to write with (base Codex by default)."
+    ),
     "figure": "matplotlib.figure.Figure\n    The figure drawn on.",
     "forecast": "forecast : TournamentForecast\n    From `skcodex.tournament.simulate_tournament`.",
     "tournament_page": (
@@ -156,6 +179,7 @@ PARAMETERS.update(
     dice_evaluator_parameters=_parameters_section("dice_evaluator"),
     stage_parameters=_parameters_section("stage_entrants"),
     prior_draws_parameters=_parameters_section("prior_draws_inputs"),
+    deck_writing_parameters=_parameters_section("deck_writing"),
 )
 
 _PLACE = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>\w+)\}[ \t]*$", re.M)
