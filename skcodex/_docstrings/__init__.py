@@ -21,7 +21,7 @@ __all__ = ["PARAMETERS", "shared_parameters"]
 
 F = TypeVar("F", bound=Callable)
 
-#: Each shared parameter's entry: its name and type line, then its description.
+#: Each shared entry: one or more parameters, each its name and type line, then its description.
 PARAMETERS = {
     "match_table": (
         "X : pandas.DataFrame\n"
@@ -107,6 +107,7 @@ PARAMETERS = {
         "    Seed of the simulation (None: fresh entropy)."
     ),
     "interval": "interval : float, default 0.9\n    Width of every equal-tailed credible interval.",
+    "best_of": "best_of : int, default 1\n    Games in each set (odd; 1: single games).",
     "stage_entrants": "m : int\n    Entrants of the stage.",
     "ax": "ax : matplotlib Axes or None, default None\n    Where to draw; a new figure by default.",
     "words": (
@@ -170,6 +171,14 @@ def _parameters_section(*names: str) -> str:
     return "Parameters\n----------\n" + "\n".join(PARAMETERS[name] for name in names)
 
 
+PARAMETERS["binned_forecasts"] = "\n".join(
+    (
+        PARAMETERS["y_true"],
+        PARAMETERS["p_win"],
+        "n_bins : int, default 10\n    Number of forecast bins.",
+    )
+)
+
 # Whole sections, for functions that take exactly these parameters.
 PARAMETERS.update(
     brier_parameters=_parameters_section("brier_inputs"),
@@ -197,7 +206,7 @@ def fill(doc: str) -> str:
 
 
 def shared_parameters(func: F) -> F:
-    """Fill the shared parameter entries of ``func``'s docstring (see `fill`)."""
+    """Fill the shared entries of ``func``'s docstring, a function's or a class's (see `fill`)."""
     if func.__doc__:
         func.__doc__ = fill(func.__doc__)
     return func
