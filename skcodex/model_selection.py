@@ -37,7 +37,7 @@ def _n_rows(X: Any) -> int:
 
 
 def _as_datetime(values: Any, column: str) -> np.ndarray:
-    from skcodex.data._table import read_dates
+    from skcodex.data._dates import read_dates
 
     try:
         parsed = read_dates(pd.Series(values).reset_index(drop=True), column)

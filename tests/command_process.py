@@ -1,4 +1,4 @@
-"""The ``skcodex`` command run as a user runs it: in a new process."""
+"""The ``skcodex`` command run as a user runs it: in a new process, or in this one."""
 
 import os
 import subprocess
@@ -20,3 +20,15 @@ def skcodex(*args, cwd=None):
         timeout=300,
     )
     return done.returncode, done.stdout, done.stderr
+
+
+def in_process(argv, capsys):
+    """Run the command in this process; return (exit status, stdout, stderr)."""
+    from skcodex.cli import main
+
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -15,18 +15,10 @@ from skcodex.cli._parser import build_parser
 from skcodex.cli._tables import read_matches
 from skcodex.report import CSV_FILES
 
+from command_process import in_process as run  # isort: skip
+
 FIXTURES = Path(__file__).parent / "fixtures"
 FAST = ["--draws", "100", "--chains", "2", "--no-progress", "--nash-draws", "10"]
-
-
-def run(argv, capsys):
-    """Run the command in-process; return (exit status, stdout, stderr)."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line_error(code, err, pattern):

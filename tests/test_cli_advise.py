@@ -7,16 +7,9 @@ import pandas as pd
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from skcodex.cli import load_model, main
+from skcodex.cli import load_model
 
-
-def run(argv, capsys):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
+from command_process import in_process as run  # isort: skip
 
 
 @pytest.fixture(scope="module")

@@ -7,18 +7,9 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from skcodex.cli import main
+from command_process import in_process as run  # isort: skip
 
 N_SIMS = 20_000
-
-
-def run(argv, capsys):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,8 @@ from skcodex.codex import CatalogueFileError, Deck, DeckParseError, PlainCatalog
 from skcodex.data import MatchTableError, Vocabulary, check_match_table, encode
 from skcodex.datasets import make_game_matches
 
+from command_process import in_process as _run  # isort: skip
+
 HEROES = ["Tala", "Zane", "Oku", "Mira"]
 COLOURS = ["Red", "Blue", "Green", "Black", "White"]
 
@@ -386,17 +388,6 @@ def test_recovers_a_hero_and_two_colours_game():
 # -- the command line --------------------------------------------------------------------------
 
 FAST = ["--draws", "100", "--chains", "1", "--no-progress", "--no-holdout", "--nash-draws", "10"]
-
-
-def _run(argv, capsys):
-    from skcodex.cli import main
-
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _one_line_error(code, err, pattern):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tournament_odds import entrant_names, random_matrix  # isort: skip
+from tournament_odds import entrant_names, random_matrix, within_error  # isort: skip
 
 from skcodex.tournament import (
     Format,
@@ -18,11 +18,6 @@ from skcodex.tournament import (
 )
 
 N_SIMS = 60_000
-
-
-def _within(simulated, exact, n_sims):
-    se = np.sqrt(np.clip(exact * (1 - exact), 1e-12, None) / n_sims)
-    assert np.all(np.abs(simulated - exact) <= 4 * se + 1e-12), (simulated, exact)
 
 
 def _set_exact(p, i, j, best_of):
@@ -72,8 +67,8 @@ def test_four_player_knockout_in_best_of_three_matches_enumeration():
     )
     q = _coin_sets(p, 3)
     win, reach = _four_bracket(q, q)
-    _within(fc.p_win, win, N_SIMS)
-    _within(fc.p_reach()["p_final"].to_numpy(), reach, N_SIMS)
+    within_error(fc.p_win, win, N_SIMS)
+    within_error(fc.p_reach()["p_final"].to_numpy(), reach, N_SIMS)
     # Not the single-game bracket: sets favour the favourites.
     single, _ = _four_bracket(_coin_sets(p, 1), _coin_sets(p, 1))
     assert np.abs(win - single).max() > 8 * np.sqrt(0.25 / N_SIMS)
@@ -89,8 +84,8 @@ def test_a_best_of_five_final_after_best_of_three_semifinals_matches_enumeration
         random_state=1,
     )
     win, reach = _four_bracket(_coin_sets(p, 3), _coin_sets(p, 5))
-    _within(fc.p_win, win, N_SIMS)
-    _within(fc.p_reach()["p_final"].to_numpy(), reach, N_SIMS)
+    within_error(fc.p_win, win, N_SIMS)
+    within_error(fc.p_reach()["p_final"].to_numpy(), reach, N_SIMS)
 
 
 def test_each_simulated_tournament_plays_its_sets_on_its_own_draw():
@@ -104,7 +99,7 @@ def test_each_simulated_tournament_plays_its_sets_on_its_own_draw():
         random_state=2,
     )
     per_draw = [_four_bracket(_coin_sets(d, 3), _coin_sets(d, 3))[0] for d in draws]
-    _within(fc.p_win, np.mean(per_draw, axis=0), N_SIMS)
+    within_error(fc.p_win, np.mean(per_draw, axis=0), N_SIMS)
 
 
 def test_alternating_first_move_gives_each_set_s_first_game_in_turn():
@@ -119,7 +114,7 @@ def test_alternating_first_move_gives_each_set_s_first_game_in_turn():
         first_move="alternating",
         random_state=3,
     )
-    _within(fc.p_win, _coin_sets(p, 5)[[0, 1], [1, 0]], N_SIMS)
+    within_error(fc.p_win, _coin_sets(p, 5)[[0, 1], [1, 0]], N_SIMS)
 
 
 def test_stage_text_and_words():
@@ -175,7 +170,7 @@ def test_decks_in_a_set_stage_come_from_the_estimator_draws():
         "knockout:bo3", entrants, Fixed(), n_simulations=N_SIMS, random_state=4
     )
     exact = 0.7**2 * (3 - 2 * 0.7)
-    _within(fc.p_win, np.array([exact, 1 - exact]), N_SIMS)
+    within_error(fc.p_win, np.array([exact, 1 - exact]), N_SIMS)
 
 
 def test_set_tables_larger_than_one_chunk_equal_enumeration():

@@ -23,10 +23,6 @@ LEFT_TO_SPLIT = {
     "_matchup/sampling.py",
     "_matchup/graph.py:build_model",
     "_matchup/nutpie_compile.py:_fast_nutpie_model",
-    "data/_table.py",
-    "data/_table.py:check_match_table",
-    "datasets/_codexdata.py:load_codex_matches",
-    "datasets/_dice.py:DiceGame.play",
 }
 
 

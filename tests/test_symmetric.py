@@ -18,6 +18,8 @@ from skcodex.data import MatchCodes
 from skcodex.datasets import make_game_matches
 from skcodex.exceptions import ApproximationWarning
 
+from command_process import in_process as _run  # isort: skip
+
 COMPONENTS = [f"c{i}" for i in range(6)]
 
 
@@ -263,17 +265,6 @@ def test_symmetric_model_recovers_a_symmetric_game():
     assert np.corrcoef(est, truth[upper])[0, 1] > 0.75
     sd_stst = clf.spread_draws_[:, 1]
     assert np.quantile(sd_stst, 0.02) < 0.6 < np.quantile(sd_stst, 0.98)
-
-
-def _run(argv, capsys):
-    from skcodex.cli import main
-
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_command_line_fits_a_symmetric_game(tmp_path, capsys):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tournament_odds import coin_flip_odds, entrant_names, random_matrix  # isort: skip
+from tournament_odds import coin_flip_odds, entrant_names, random_matrix, within_error  # isort: skip
 
 from skcodex.tournament import (
     Format,
@@ -18,11 +18,6 @@ from skcodex.tournament import (
 )
 
 N_SIMS = 40_000
-
-
-def _within(simulated, exact, n_sims):
-    se = np.sqrt(np.clip(exact * (1 - exact), 1e-12, None) / n_sims)
-    assert np.all(np.abs(simulated - exact) <= 4 * se + 1e-12), (simulated, exact)
 
 
 # -- exact enumeration, written independently of the simulator ---------------------
@@ -80,9 +75,9 @@ def test_four_player_knockout_matches_enumeration():
     )
     # Seeds 1 v 4 and 2 v 3 (entrants 0 v 3 and 1 v 2).
     exact = _knockout_exact(q, [0, 3, 1, 2])
-    _within(fc.p_win, np.array([exact[k] for k in range(4)]), N_SIMS)
+    within_error(fc.p_win, np.array([exact[k] for k in range(4)]), N_SIMS)
     reach_final = np.array([q[0, 3], q[1, 2], q[2, 1], q[3, 0]])
-    _within(fc.p_reach()["p_final"].to_numpy(), reach_final, N_SIMS)
+    within_error(fc.p_reach()["p_final"].to_numpy(), reach_final, N_SIMS)
 
 
 def test_eight_player_knockout_matches_enumeration():
@@ -93,7 +88,7 @@ def test_eight_player_knockout_matches_enumeration():
     )
     # Standard seeding: 1v8, 4v5, 2v7, 3v6 (entrant k is seed k+1).
     exact = _knockout_exact(q, [0, 7, 3, 4, 1, 6, 2, 5])
-    _within(fc.p_win, np.array([exact[k] for k in range(8)]), N_SIMS)
+    within_error(fc.p_win, np.array([exact[k] for k in range(8)]), N_SIMS)
 
 
 def test_five_player_round_robin_matches_enumeration():
@@ -103,7 +98,7 @@ def test_five_player_round_robin_matches_enumeration():
         "round-robin", entrant_names(5), probabilities=p, n_simulations=N_SIMS, random_state=2
     )
     p_first, expected_wins = _table_exact(q, list(itertools.combinations(range(5), 2)), 5)
-    _within(fc.p_win, p_first, N_SIMS)
+    within_error(fc.p_win, p_first, N_SIMS)
     assert np.allclose(fc.wins.mean(axis=0), expected_wins, atol=4 * 2.0 / np.sqrt(N_SIMS))
 
 
@@ -128,7 +123,7 @@ def test_three_round_swiss_with_fixed_pairings_matches_enumeration():
     )
     played = [pair for pairs in rounds for pair in pairs]
     p_first, expected_wins = _table_exact(q, played, 8, buchholz=True)
-    _within(fc.p_win, p_first, N_SIMS)
+    within_error(fc.p_win, p_first, N_SIMS)
     assert np.allclose(fc.wins.mean(axis=0), expected_wins, atol=4 * 1.5 / np.sqrt(N_SIMS))
 
 
@@ -142,7 +137,7 @@ def test_double_elimination_of_two_needs_two_losses():
     # The first match's loser drops to the losers' bracket and meets the winner again in
     # the grand final, which the loser must win twice in a row.
     exact_a = q[0, 1] * (1 - q[1, 0] ** 2) + q[1, 0] * q[0, 1] ** 2
-    _within(fc.p_win, np.array([exact_a, 1 - exact_a]), N_SIMS)
+    within_error(fc.p_win, np.array([exact_a, 1 - exact_a]), N_SIMS)
 
 
 # -- one posterior draw per tournament ---------------------------------------------
@@ -174,9 +169,9 @@ def test_knockout_results_fix_only_their_matches():
     reach = fc.p_reach()["p_final"].to_numpy()
     assert reach[3] == 1.0 and reach[0] == 0.0
     # The other half of the bracket is untouched.
-    _within(reach[1:3], np.array([q[1, 2], q[2, 1]]), N_SIMS)
+    within_error(reach[1:3], np.array([q[1, 2], q[2, 1]]), N_SIMS)
     p3 = q[3, 1] * q[1, 2] + q[3, 2] * q[2, 1]
-    _within(fc.p_win[[3]], np.array([p3]), N_SIMS)
+    within_error(fc.p_win[[3]], np.array([p3]), N_SIMS)
 
 
 def test_round_robin_results_condition_the_forecast():
@@ -193,7 +188,7 @@ def test_round_robin_results_condition_the_forecast():
     q_cond[1, 0], q_cond[0, 1] = 1.0, 0.0
     q_cond[2, 3], q_cond[3, 2] = 1.0, 0.0
     p_first, expected = _table_exact(q_cond, list(itertools.combinations(range(5), 2)), 5)
-    _within(fc.p_win, p_first, N_SIMS)
+    within_error(fc.p_win, p_first, N_SIMS)
     assert np.allclose(fc.wins.mean(axis=0), expected, atol=4 * 2.0 / np.sqrt(N_SIMS))
 
 
@@ -523,7 +518,7 @@ def test_four_player_double_elimination_matches_enumeration():
     )
     exact = _double_elimination_four_exact(q)
     assert exact.sum() == pytest.approx(1.0)
-    _within(fc.p_win, exact, N_SIMS)
+    within_error(fc.p_win, exact, N_SIMS)
 
 
 def test_swiss_with_an_odd_field_gives_each_at_most_one_bye():
@@ -555,7 +550,7 @@ def test_two_groups_into_a_knockout_match_enumeration():
                     champ = _knockout_exact(q, [seeds[0], seeds[3], seeds[1], seeds[2]])
                     for k, v in champ.items():
                         exact[k] += prob * v / 4
-    _within(fc.p_win, exact, N_SIMS)
+    within_error(fc.p_win, exact, N_SIMS)
 
 
 def test_swiss_elimination_final_is_the_last_two_standing():
@@ -565,7 +560,9 @@ def test_swiss_elimination_final_is_the_last_two_standing():
     finals = fc.likely_final()
     assert len(finals) == 1 and finals["p_final"].iloc[0] == 1.0
     a = entrant_names(2).index(finals["player_a"].iloc[0])
-    _within(np.array([finals["p_a_wins"].iloc[0]]), coin_flip_odds(p)[a, 1 - a : 2 - a], N_SIMS)
+    within_error(
+        np.array([finals["p_a_wins"].iloc[0]]), coin_flip_odds(p)[a, 1 - a : 2 - a], N_SIMS
+    )
     # Eight entrants at three losses: the finalists are first and second, the winner first.
     fc = simulate_tournament(
         "losses:3", entrant_names(8), probabilities=random_matrix(8, 12), n_simulations=2000

@@ -1,4 +1,4 @@
-"""Win-probability matrices and entrant names shared by the tournament tests."""
+"""Win-probability matrices, entrant names and a Monte Carlo check shared by tournament tests."""
 
 import numpy as np
 
@@ -19,3 +19,9 @@ def coin_flip_odds(p):
 
 def entrant_names(n):
     return [f"e{k}" for k in range(n)]
+
+
+def within_error(simulated, exact, n_sims):
+    """Each simulated chance within 4 Monte Carlo standard errors of the exact one."""
+    se = np.sqrt(np.clip(exact * (1 - exact), 1e-12, None) / n_sims)
+    assert np.all(np.abs(simulated - exact) <= 4 * se + 1e-12), (simulated, exact)

@@ -21,7 +21,7 @@ def game_words(clf: Any) -> dict[str, Any]:
     Parameters
     ----------
     clf : BayesianMatchupClassifier
-        Fitted.
+        Fitted: its model options and catalogue are read.
 
     Returns
     -------

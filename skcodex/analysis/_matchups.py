@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from skcodex._docstrings import shared_parameters
 from skcodex._matchup.deck_pairs import deck_logits
 from skcodex.analysis._base import CHUNK_BYTES, INTERVAL, catalogue, check_fitted, quantiles, thin
 from skcodex.analysis._decks import _choose_deck_lists, _choose_decks
@@ -68,6 +69,7 @@ def _check_players(player1: Any, player2: Any) -> bool:
     return player1 is not None
 
 
+@shared_parameters
 def matchup_draws(
     clf: Any,
     decks1: Sequence[str | Deck] | None = None,
@@ -81,23 +83,7 @@ def matchup_draws(
 
     Parameters
     ----------
-    clf : BayesianMatchupClassifier
-        A fitted classifier.
-    decks1 : list of str or Deck, or a keyword, or None, default None
-        Player 1's (who moves first) decks; strings are labels of fitted decks
-        (as these tables print them) or notation read against the classifier's
-        catalogue. ``None`` or ``"most played"``: the `N_DEFAULT_DECKS` decks
-        played most in the fitted data (`default_decks`); ``"monocolour"``:
-        Codex's six monocolour decks.
-    decks2 : list of str or Deck, or a keyword, or None, default None
-        Player 2's decks, read as ``decks1``; ``decks1`` by default.
-    player1 : player id or None, default None
-        A named player 1. When both players are None the players are equally
-        skilled and the probability is ``expit(m)`` of the deck matchup ``m``
-        alone; when named, their skills enter too (a player not seen in fit
-        gets a fresh skill from the population for every draw).
-    player2 : player id or None, default None
-        A named player 2, as ``player1``.
+    {matchup_decks}
     n_draws : int or None, default None
         Use this many evenly spaced posterior draws (all by default).
 
@@ -131,6 +117,7 @@ def matchup_draws(
     return out
 
 
+@shared_parameters
 def matchup_table(
     clf: Any,
     decks1: Sequence[str | Deck] | None = None,
@@ -149,23 +136,7 @@ def matchup_table(
 
     Parameters
     ----------
-    clf : BayesianMatchupClassifier
-        A fitted classifier.
-    decks1 : list of str or Deck, or a keyword, or None, default None
-        Player 1's (who moves first) decks; strings are labels of fitted decks
-        (as these tables print them) or notation read against the classifier's
-        catalogue. ``None`` or ``"most played"``: the `N_DEFAULT_DECKS` decks
-        played most in the fitted data (`default_decks`); ``"monocolour"``:
-        Codex's six monocolour decks.
-    decks2 : list of str or Deck, or a keyword, or None, default None
-        Player 2's decks, read as ``decks1``; ``decks1`` by default.
-    player1 : player id or None, default None
-        A named player 1. When both players are None the players are equally
-        skilled and the probability is ``expit(m)`` of the deck matchup ``m``
-        alone; when named, their skills enter too (a player not seen in fit
-        gets a fresh skill from the population for every draw).
-    player2 : player id or None, default None
-        A named player 2, as ``player1``.
+    {matchup_decks}
     interval : float, default 0.9
         Width of every equal-tailed credible interval.
     n_draws : int or None, default None

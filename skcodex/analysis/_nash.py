@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 
+from skcodex._docstrings import shared_parameters
 from skcodex.analysis._base import INTERVAL, catalogue, check_fitted, quantiles, thin
 from skcodex.analysis._decks import _choose_deck_lists
 from skcodex.analysis._matchups import _game_chunks
@@ -158,6 +159,7 @@ class NashEquilibria:
         return out
 
 
+@shared_parameters
 def nash_equilibria(
     clf: Any,
     decks1: Sequence[str | Deck] | None = None,
@@ -181,13 +183,7 @@ def nash_equilibria(
 
     Parameters
     ----------
-    clf : BayesianMatchupClassifier
-        A fitted classifier.
-    decks1 : list of str or Deck, or a keyword, or None, default None
-        The decks player 1 may choose; the most played decks of the fitted
-        data by default (keywords as in `matchup_draws`).
-    decks2 : list of str or Deck, or a keyword, or None, default None
-        The decks player 2 may choose; ``decks1`` by default.
+    {nash_decks}
     n_draws : int or None, default 500
         Solve the games for this many evenly spaced posterior draws (None for
         all). Each draw solves three linear programmes; with a few hundred
@@ -235,6 +231,7 @@ def nash_equilibria(
     )
 
 
+@shared_parameters
 def nash_weights(
     clf: Any,
     decks1: Sequence[str | Deck] | None = None,
@@ -247,13 +244,7 @@ def nash_weights(
 
     Parameters
     ----------
-    clf : BayesianMatchupClassifier
-        A fitted classifier.
-    decks1 : list of str or Deck, or a keyword, or None, default None
-        The decks player 1 may choose; the most played decks of the fitted
-        data by default (keywords as in `matchup_draws`).
-    decks2 : list of str or Deck, or a keyword, or None, default None
-        The decks player 2 may choose; ``decks1`` by default.
+    {nash_decks}
     n_draws : int or None, default 500
         Solve the games for this many evenly spaced posterior draws (None for
         all).

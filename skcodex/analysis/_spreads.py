@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, softmax
 
+from skcodex._docstrings import shared_parameters
 from skcodex._matchup.blocks import BLOCK_TABLE
 from skcodex.analysis._base import check_count, check_fitted
 
@@ -132,6 +133,7 @@ def _spread_source(clf: Any) -> Any:
 PRIOR_DRAWS = 100_000
 
 
+@shared_parameters
 def prior_spread_draws(
     clf: Any, n_draws: int = PRIOR_DRAWS, random_state: int | None = 0
 ) -> np.ndarray:
@@ -147,14 +149,7 @@ def prior_spread_draws(
     split ``softmax(0, N(0, 1), N(0, 1))`` (as the balanced prior draws them),
     the optional blocks' log-spreads again log-normal. Needs no fit.
 
-    Parameters
-    ----------
-    clf : BayesianMatchupClassifier
-        Fitted or not; its prior parameters and model options are read.
-    n_draws : int, default 100000
-        How many draws from the prior.
-    random_state : int or None, default 0
-        Seed of the simulation (None: fresh entropy).
+    {prior_draws_parameters}
 
     Returns
     -------
@@ -186,6 +181,7 @@ def prior_spread_draws(
     return np.column_stack([base, extra])
 
 
+@shared_parameters
 def prior_spread_comparison_draws(
     clf: Any, n_draws: int = PRIOR_DRAWS, random_state: int | None = 0
 ) -> pd.DataFrame:
@@ -196,14 +192,7 @@ def prior_spread_comparison_draws(
     they play is ``mean(skill_share > 1/2)`` over these draws. See
     `prior_spread_draws` for the simulation.
 
-    Parameters
-    ----------
-    clf : BayesianMatchupClassifier
-        Fitted or not; its prior parameters and model options are read.
-    n_draws : int, default 100000
-        How many draws from the prior.
-    random_state : int or None, default 0
-        Seed of the simulation (None: fresh entropy).
+    {prior_draws_parameters}
 
     Returns
     -------

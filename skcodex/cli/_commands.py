@@ -168,25 +168,14 @@ def _fit_and_report(
     catalogue: Any,
     args: argparse.Namespace,
     out: Path | None,
-    *,
-    title: str,
-    true_skills: Any = None,
-    source: str | None = None,
-    inputs: tuple[str, ...] = (),
+    **options: Any,
 ):
-    """Fit (and the held-out refit), then write the model and report into ``out`` as a whole."""
+    """Fit (and the held-out refit), then write the model and report into ``out`` as a whole.
+
+    ``options`` are `_fit_and_write`'s (``title``, ``true_skills``, ``source``, ``inputs``).
+    """
     with sigterm_unwinds():  # a stopped run removes its staging folder too
-        return _fit_and_write(
-            X,
-            y,
-            catalogue,
-            args,
-            out,
-            title=title,
-            true_skills=true_skills,
-            source=source,
-            inputs=inputs,
-        )
+        return _fit_and_write(X, y, catalogue, args, out, **options)
 
 
 def _fit_and_write(
@@ -197,9 +186,9 @@ def _fit_and_write(
     out: Path | None,
     *,
     title: str,
-    true_skills: Any,
-    source: str | None,
-    inputs: tuple[str, ...],
+    true_skills: Any = None,
+    source: str | None = None,
+    inputs: tuple[str, ...] = (),
 ):
     from skcodex.report import write_report
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from skcodex._docstrings import shared_parameters
 from skcodex.codex._catalogue import CODEX, Catalogue
 from skcodex.codex._deck import Deck, DeckParseError
 from skcodex.codex._plain import PlainCatalogue
@@ -123,15 +124,11 @@ def parse_deck(text: str, catalogue: Catalogue | PlainCatalogue | None = None) -
     return Deck(starter, specs)
 
 
+@shared_parameters
 def format_deck(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None) -> str:
     """Write a deck in forum notation; `parse_deck` reads it back to the same deck.
 
-    Parameters
-    ----------
-    deck : Deck
-        The deck to write.
-    catalogue : Catalogue or PlainCatalogue or None, default None
-        The specs, starters and nicknames to write with (base Codex by default).
+    {deck_writing_parameters}
 
     Returns
     -------
@@ -164,6 +161,7 @@ def format_deck(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None)
     return "/".join([head, *others])
 
 
+@shared_parameters
 def deck_label(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None) -> str:
     """A short readable name: the catalogue's nickname if it has one, else its notation.
 
@@ -171,12 +169,7 @@ def deck_label(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None) 
     and decks the Codex catalogue cannot write, in plain notation
     (``starter/component/...``). `parse_decks` reads such labels back.
 
-    Parameters
-    ----------
-    deck : Deck
-        The deck to name.
-    catalogue : Catalogue or PlainCatalogue or None, default None
-        The specs, starters and nicknames to write with (base Codex by default).
+    {deck_writing_parameters}
 
     Returns
     -------

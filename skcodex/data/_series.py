@@ -13,38 +13,26 @@ import pandas as pd
 __all__ = ["check_series"]
 
 
-def check_series(table: pd.DataFrame, index: pd.Index, error: type, row_label, bad_text) -> None:
+def check_series(table: pd.DataFrame, index: pd.Index, error: type, row_label, label_codes) -> None:
     """Refuse series labels that are not labels, and series whose games change players.
 
     A missing label is a game outside any series. Labels are hashable scalars (text,
     number or date); every game of a series is between the same two players (either
     may move first). ``table`` holds the checked players; ``index`` the caller's index
-    (rows are named by it).
+    (rows are named by it); ``label_codes`` reads the labels, as it reads the ``period``
+    column's.
     """
     series = table["series"]
     present = series.notna().to_numpy()
-    try:
-        codes, labels = pd.factorize(series)
-    except TypeError:
-        for pos, value in enumerate(series.to_numpy(dtype=object)):
-            try:
-                hash(value)
-            except TypeError:
-                raise error(
-                    f"column 'series' holds a {type(value).__name__} at {row_label(index, pos)}; "
-                    "give one label (text, number or date) per game, empty for a game outside "
-                    "any series"
-                ) from None
-        raise error("column 'series' holds values that cannot be compared") from None
-    for j, value in enumerate(np.asarray(labels, dtype=object)):
-        why = None
-        if isinstance(value, str):
-            why = bad_text(value)
-        elif isinstance(value, (bool, np.bool_)):
-            why = "is True or False, not a series label"
-        if why is not None:
-            pos = int(np.flatnonzero(codes == j)[0])
-            raise error(f"column 'series': the label at {row_label(index, pos)} {why}")
+
+    def refuse(value):
+        if isinstance(value, (bool, np.bool_)):
+            return "is True or False, not a series label"
+        return None
+
+    codes, labels = label_codes(
+        series, "series", index, each="per game, empty for a game outside any series", refuse=refuse
+    )
     if not present.any():
         return
     rows = np.flatnonzero(present)

@@ -1,6 +1,7 @@
-"""Validation of a match table, its outcomes and luck at the boundary; time order.
+"""Validation of a match table at the boundary; time order.
 
-See `skcodex.data` for what a match table is.
+See `skcodex.data` for what a match table is; its outcomes and luck are checked
+in ``_outcomes.py``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, PlainCatalogue, parse_deck
+from skcodex.data._dates import read_dates
 from skcodex.data._kinds import column_kinds
 
 REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
@@ -230,6 +232,29 @@ def check_match_table(
     MatchTableError
         Naming the column, row and value at fault.
     """
+    _check_frame(X, require_rows)
+    level_columns = tuple(k.column for k in column_kinds())
+    keep = [c for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *level_columns) if c in X.columns]
+    table = X.loc[:, keep].copy()
+    _check_players(table, X.index, X)
+    cat = table_catalogue(X, catalogue) or CODEX
+    cache: dict[str, Deck] = {}
+    sizes: set[int] = set()
+    for name in ("deck1", "deck2"):
+        read = _deck_column(table[name], name, X.index, cat, cache, read_decks)
+        if read is not None:
+            table[name], spec_counts = read
+            sizes.update(spec_counts)
+    if len(sizes) > 1:
+        raise MatchTableError(
+            f"every deck must hold the same number of specs; found {sorted(sizes)}"
+        )
+    _check_optional_columns(table, X.index)
+    return table.reset_index(drop=True)
+
+
+def _check_frame(X: Any, require_rows: bool) -> None:
+    """A DataFrame with each required column once (and rows, when required)."""
     if not isinstance(X, pd.DataFrame):
         raise MatchTableError(
             "X must be a pandas DataFrame with columns player1, player2, deck1, deck2 "
@@ -246,21 +271,23 @@ def check_match_table(
         )
     if require_rows and len(X) == 0:
         raise MatchTableError("the match table has no rows")
-    level_columns = tuple(k.column for k in column_kinds())
-    keep = [c for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *level_columns) if c in X.columns]
-    table = X.loc[:, keep].copy()
+
+
+def _check_players(table: pd.DataFrame, index: pd.Index, X: pd.DataFrame) -> None:
+    """Check the player columns of ``table`` in place: ids of one type, names normalised,
+    nobody facing themself (``X``, the caller's table, gives the names as written)."""
     kinds: dict[str, type | None] = {}
     for name in ("player1", "player2"):
         if isinstance(table[name].dtype, pd.CategoricalDtype):
             table[name] = table[name].astype(object)
         kinds[name] = _check_ids(table[name], name)
         if kinds[name] is str:
-            table[name] = _normalise_names(table[name], name, X.index)
+            table[name] = _normalise_names(table[name], name, index)
     if None not in kinds.values() and kinds["player1"] is not kinds["player2"]:
         raise MatchTableError(
             "columns 'player1' and 'player2' mix str and int player ids: "
             f"{_plain(table['player1'].iloc[0])!r} and {_plain(table['player2'].iloc[0])!r} at "
-            f"{_row_label(X.index, 0)}; use one type for every player"
+            f"{_row_label(index, 0)}; use one type for every player"
         )
     same = np.flatnonzero(
         (table["player1"] == table["player2"]).to_numpy(dtype=bool, na_value=False)
@@ -270,52 +297,56 @@ def check_match_table(
         raw1, raw2 = _plain(X["player1"].iloc[pos]), _plain(X["player2"].iloc[pos])
         if raw1 != raw2:
             raise MatchTableError(
-                f"player {raw1!r} faces {raw2!r} at {_row_label(X.index, pos)}: the same "
+                f"player {raw1!r} faces {raw2!r} at {_row_label(index, pos)}: the same "
                 "player once surrounding spaces, invisible characters and Unicode normal form "
                 "are set aside"
             )
-        raise MatchTableError(f"player {raw1!r} faces themself at {_row_label(X.index, pos)}")
-    cat = table_catalogue(X, catalogue) or CODEX
-    cache: dict[str, Deck] = {}
-    sizes: set[int] = set()
-    for name in ("deck1", "deck2"):
-        try:  # read each distinct deck once
-            codes, distinct = pd.factorize(table[name], use_na_sentinel=True)
-            distinct = np.asarray(distinct, dtype=object)
-        except TypeError:  # unhashable values: read them one by one
-            col = table[name].astype(object).to_numpy()
-            codes, distinct = np.arange(len(col)), col
-        missing = np.flatnonzero(codes < 0)
-        if len(missing):
-            raise MatchTableError(
-                f"column {name!r} is missing a deck at {_row_label(X.index, int(missing[0]))}"
-            )
-        if not read_decks:
-            continue
-        decks = np.empty(len(distinct), dtype=object)
-        for j, value in enumerate(distinct):
-            try:
-                decks[j] = _to_deck(value, cat, cache)
-            except (DeckParseError, ValueError, TypeError) as err:
-                pos = int(np.flatnonzero(codes == j)[0])
-                raise MatchTableError(
-                    f"column {name!r}, {_row_label(X.index, pos)}: {err}"
-                ) from None
-            sizes.add(len(decks[j].specs))
-        table[name] = decks[codes]
-    if len(sizes) > 1:
+        raise MatchTableError(f"player {raw1!r} faces themself at {_row_label(index, pos)}")
+
+
+def _deck_column(
+    column: pd.Series,
+    name: str,
+    index: pd.Index,
+    catalogue: Catalogue | PlainCatalogue,
+    cache: dict,
+    read_decks: bool,
+) -> tuple[np.ndarray, set[int]] | None:
+    """A deck column read into `Deck` values (each distinct deck once) with the numbers of
+    specs its decks hold; None when ``read_decks`` is False (then only checked for missing
+    decks)."""
+    try:  # read each distinct deck once
+        codes, distinct = pd.factorize(column, use_na_sentinel=True)
+        distinct = np.asarray(distinct, dtype=object)
+    except TypeError:  # unhashable values: read them one by one
+        col = column.astype(object).to_numpy()
+        codes, distinct = np.arange(len(col)), col
+    missing = np.flatnonzero(codes < 0)
+    if len(missing):
         raise MatchTableError(
-            f"every deck must hold the same number of specs; found {sorted(sizes)}"
+            f"column {name!r} is missing a deck at {_row_label(index, int(missing[0]))}"
         )
+    if not read_decks:
+        return None
+    decks = np.empty(len(distinct), dtype=object)
+    for j, value in enumerate(distinct):
+        try:
+            decks[j] = _to_deck(value, catalogue, cache)
+        except (DeckParseError, ValueError, TypeError) as err:
+            pos = int(np.flatnonzero(codes == j)[0])
+            raise MatchTableError(f"column {name!r}, {_row_label(index, pos)}: {err}") from None
+    return decks[codes], {len(deck.specs) for deck in decks}
+
+
+def _check_optional_columns(table: pd.DataFrame, index: pd.Index) -> None:
+    """Check (and read) the optional columns in place: ``period``, ``date``, ``series``, kinds'."""
     if "period" in table.columns:
         if table["period"].isna().any():
             pos = int(np.flatnonzero(table["period"].isna().to_numpy())[0])
-            raise MatchTableError(
-                f"column 'period' is missing a value at {_row_label(X.index, pos)}"
-            )
+            raise MatchTableError(f"column 'period' is missing a value at {_row_label(index, pos)}")
         if isinstance(table["period"].dtype, pd.CategoricalDtype):
             table["period"] = table["period"].astype(object)
-        _check_periods(table["period"], X.index)
+        _check_periods(table["period"], index)
     if "date" in table.columns:
         table["date"] = read_dates(table["date"], "date", MatchTableError)
     if "series" in table.columns:
@@ -323,15 +354,14 @@ def check_match_table(
 
         if isinstance(table["series"].dtype, pd.CategoricalDtype):
             table["series"] = table["series"].astype(object)
-        check_series(table, X.index, MatchTableError, _row_label, _bad_text)
-    for name in level_columns:
-        if name in table.columns:
-            table[name] = _check_level_column(table[name], name, X.index)
-    return table.reset_index(drop=True)
+        check_series(table, index, MatchTableError, _row_label, label_codes)
+    for kind in column_kinds():
+        if kind.column in table.columns:
+            table[kind.column] = _check_level_column(table[kind.column], kind.column, index)
 
 
 def _check_level_column(column: pd.Series, name: str, index: pd.Index) -> pd.Series:
-    """A column of levels of a kind (`skcodex.data._kinds`): one level a match, none missing."""
+    """A column of a kind of level read from the table: one level a match, none missing."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         column = column.astype(object)
     missing = np.flatnonzero(column.isna().to_numpy())
@@ -342,82 +372,44 @@ def _check_level_column(column: pd.Series, name: str, index: pd.Index) -> pd.Ser
     return column
 
 
-#: Whole numbers a date column may hold, by their digits: years, year-months, dates.
-_NUMBER_DATES = {4: "%Y", 6: "%Y%m", 8: "%Y%m%d"}
-
-
-def read_dates(values: Any, column: str, error: type = ValueError) -> pd.Series:
-    """A column of dates as ``datetime64[ns]`` (its index kept), numbers read as dates.
-
-    Text and dates are read by pandas. Whole numbers are read as years
-    (``2013``), year-months (``201305``) or dates (``20130521``), all of one
-    kind, never as nanoseconds since 1970 (pandas' reading, which puts the
-    year 2013 at 1970-01-01 00:00:00.000002013); any other number is refused
-    with ``error``, naming the column.
-    """
-    series = values if isinstance(values, pd.Series) else pd.Series(values)
-    if _numbers(series):
-        numbers = pd.to_numeric(series, errors="coerce")
-        present = numbers.dropna().to_numpy(dtype=float)
-        whole = len(present) > 0 and bool(
-            np.all((present == np.round(present)) & (present > 0) & (present < 1e8))
-        )
-        digits = {len(str(int(v))) for v in present} if whole else set()
-        if len(digits) != 1 or next(iter(digits)) not in _NUMBER_DATES:
-            example = float(present[0]) if len(present) else None
-            shown = example if example is None or not example.is_integer() else int(example)
-            raise error(
-                f"column {column!r} holds numbers ({shown!r}) that are not years (2013), "
-                "year-months (201305) or dates (20130521) of one kind; give dates as text "
-                "such as 2013-05-21"
-            )
-        text = numbers.map(lambda v: None if pd.isna(v) else str(int(v)))
-        try:
-            return pd.to_datetime(text, format=_NUMBER_DATES[digits.pop()])
-        except (ValueError, TypeError) as err:
-            raise error(f"column {column!r} holds a number that is not a date: {err}") from None
-    try:
-        return pd.to_datetime(series)
-    except (ValueError, TypeError, OverflowError) as err:
-        raise error(f"column {column!r} holds a value that is not a date: {err}") from None
-
-
-def _numbers(series: pd.Series) -> bool:
-    """Whether a column holds numbers (not booleans), missing values aside."""
-    if series.dtype.kind in "iuf":
-        return True
-    if series.dtype != object:
-        return False
-    present = [v for v in series if not (v is None or v is pd.NA or v is pd.NaT or v != v)]
-    return bool(present) and all(
-        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-        for v in present
-    )
-
-
 def _check_periods(period: pd.Series, index: pd.Index) -> None:
     """Period labels must be hashable scalars; text labels must be storable text."""
+
+    def refuse(value: Any) -> str | None:
+        if isinstance(value, (list, tuple, set, frozenset, dict, np.ndarray)):
+            return f"is a {type(value).__name__}, not one label"
+        return None
+
+    label_codes(period, "period", index, each="per match", refuse=refuse)
+
+
+def label_codes(
+    column: pd.Series, name: str, index: pd.Index, *, each: str, refuse: Any
+) -> tuple[np.ndarray, Any]:
+    """``pd.factorize`` of a column of labels, refusing what is not one label.
+
+    An unhashable value, text `_bad_text` refuses, or a value for which
+    ``refuse(value)`` gives a reason is a `MatchTableError` naming its row;
+    ``each`` ends the remedy ("give one label (text, number or date) per match").
+    """
     try:
-        codes, labels = pd.factorize(period)
+        codes, labels = pd.factorize(column)
     except TypeError:
-        for pos, value in enumerate(period.to_numpy(dtype=object)):
+        for pos, value in enumerate(column.to_numpy(dtype=object)):
             try:
                 hash(value)
             except TypeError:
                 raise MatchTableError(
-                    f"column 'period' holds a {type(value).__name__} at "
-                    f"{_row_label(index, pos)}; give one label (text, number or date) per match"
+                    f"column {name!r} holds a {type(value).__name__} at "
+                    f"{_row_label(index, pos)}; give one label (text, number or date) {each}"
                 ) from None
-        raise MatchTableError("column 'period' holds values that cannot be compared") from None
+        raise MatchTableError(f"column {name!r} holds values that cannot be compared") from None
     for j, value in enumerate(np.asarray(labels, dtype=object)):
-        why = None
-        if isinstance(value, str):
-            why = _bad_text(value)
-        elif isinstance(value, (list, tuple, set, frozenset, dict, np.ndarray)):
-            why = f"is a {type(value).__name__}, not one label"
+        why = _bad_text(value) if isinstance(value, str) else refuse(value)
         if why is not None:
             pos = int(np.flatnonzero(codes == j)[0])
-            raise MatchTableError(f"column 'period': the label at {_row_label(index, pos)} {why}")
+            raise MatchTableError(f"column {name!r}: the label at {_row_label(index, pos)} {why}")
+    return codes, labels
 
 
 def time_order(table: pd.DataFrame, *, strict: bool = True) -> np.ndarray | None:
@@ -548,178 +540,3 @@ def period_times(period: pd.Series) -> pd.Series | None:
     ):
         return key
     return None
-
-
-def check_luck(luck: Any, n_matches: int) -> np.ndarray:
-    """Validate per-match net luck for player 1 (win-probability scale), one finite float each.
-
-    Parameters
-    ----------
-    luck : array-like of shape (n_matches,)
-        Player 1's net luck in each match.
-    n_matches : int
-        The number of matches in the table.
-
-    Returns
-    -------
-    ndarray of float
-        The luck as a one-dimensional float array.
-
-    Raises
-    ------
-    MatchTableError
-        Naming the problem: not numbers, not one per match, or not finite.
-    """
-    if isinstance(luck, pd.DataFrame):
-        if luck.shape[1] != 1:
-            raise MatchTableError(
-                f"luck must be one column of numbers, got {luck.shape[1]} columns"
-            )
-        luck = luck.iloc[:, 0]
-    try:
-        arr = np.asarray(luck, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise MatchTableError(
-            f"luck must be numbers (player 1's net luck per match): {err}"
-        ) from None
-    if arr.ndim != 1:
-        raise MatchTableError(f"luck must be one-dimensional, got shape {arr.shape}")
-    if len(arr) != n_matches:
-        raise MatchTableError(
-            f"luck must hold one number per match: X has {n_matches} matches but luck has "
-            f"{len(arr)} values (luck values and matches must match)"
-        )
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if len(bad):
-        raise MatchTableError(f"luck must be finite; found {arr[bad[0]]!r} at row {int(bad[0])}")
-    return arr
-
-
-def adjust_for_luck(
-    table: pd.DataFrame, outcome: np.ndarray, luck: np.ndarray, *, bounded: bool = True
-) -> np.ndarray:
-    """Luck-adjusted outcomes ``outcome - luck``, after checking the luck evaluator.
-
-    Two checks, because an unbiased adjustment is not always a helpful or safe one:
-
-    - The adjustment helps only when the luck it removes outweighs the noise
-      its own errors add: then the adjusted outcomes vary less than the raw
-      ones. When they vary more (a noisy or wrong evaluator), a `LuckWarning`
-      says so: the estimates stay unbiased, but are less precise than without
-      luck.
-    - With ``bounded`` (for likelihood-based fits), each player's adjusted
-      total of wins must lie in [0, matches played]. Outside it the binomial
-      quasi-likelihood grows without bound as that player's skill goes to
-      plus or minus infinity, so it has no maximum and a posterior built on
-      it is improper: refused with the player named.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        A table checked by `check_match_table`.
-    outcome : ndarray
-        1 where player 1 won, 0 where player 2 won.
-    luck : ndarray
-        Player 1's net luck per match, from `check_luck`.
-    bounded : bool, default True
-        Refuse players whose adjusted totals leave [0, matches played].
-
-    Returns
-    -------
-    ndarray of float
-        The adjusted outcomes ``outcome - luck``.
-    """
-    import warnings
-
-    adjusted = outcome - luck
-    raw_var, adjusted_var = float(np.var(outcome)), float(np.var(adjusted))
-    if len(outcome) > 1 and adjusted_var > raw_var:
-        warnings.warn(
-            f"the luck-adjusted outcomes vary more than the raw outcomes (variance "
-            f"{adjusted_var:.3g} against {raw_var:.3g}): the luck estimates add more noise than "
-            "they remove, so the fit is less precise than without luck; check the evaluator",
-            LuckWarning,
-            stacklevel=3,
-        )
-    if not bounded:
-        return adjusted
-    n = len(table)
-    codes, players = pd.factorize(pd.concat([table["player1"], table["player2"]]))
-    size = len(players)
-    wins = np.bincount(codes[:n], weights=adjusted, minlength=size) + np.bincount(
-        codes[n:], weights=1.0 - adjusted, minlength=size
-    )
-    played = np.bincount(codes, minlength=size)
-    tolerance = 1e-9 * np.maximum(played, 1)
-    outside = np.flatnonzero((wins < -tolerance) | (wins > played + tolerance))
-    if len(outside):
-        k = int(outside[0])
-        raise MatchTableError(
-            f"after the luck adjustment player {_plain(players[k])!r} has {wins[k]:.3g} wins "
-            f"from {played[k]} matches, outside [0, {played[k]}] ({len(outside)} player(s) in "
-            "all): the fit would have no maximum (an improper posterior). The luck estimates "
-            "are too noisy for these matches: check the evaluator, or fit without luck"
-        )
-    return adjusted
-
-
-def check_outcome(y: Any, n_matches: int) -> np.ndarray:
-    """Validate match outcomes: 1 (or True) where player 1 won, 0 (or False) where player 2 won.
-
-    A one-column frame or (n, 1) array is read as its column.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_matches,)
-        The outcomes.
-    n_matches : int
-        The number of matches in the table.
-
-    Returns
-    -------
-    ndarray of int8
-        1 where player 1 won, 0 where player 2 won.
-
-    Raises
-    ------
-    MatchTableError
-        For a missing y, NaN, draws or other values, a 2-D y of several
-        columns, or a length that differs from the table's.
-    """
-    if y is None:
-        raise MatchTableError(
-            "fit requires y to be passed, but the target y is None: "
-            "give 1 where player1 won, 0 where player2 won"
-        )
-    if isinstance(y, pd.DataFrame):
-        if y.shape[1] != 1:
-            raise MatchTableError(f"y must be one column of outcomes, got {y.shape[1]} columns")
-        y = y.iloc[:, 0]
-    elif isinstance(y, np.ndarray) and y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]  # a one-column array, read like a one-column frame
-    if isinstance(y, pd.Series) and isinstance(y.dtype, np.dtype) and y.dtype.kind in "biuf":
-        y = y.to_numpy()
-    arr = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
-    if arr.dtype.kind in "biuf" and arr.ndim == 1 and len(arr) == n_matches:
-        if np.all((arr == 0) | (arr == 1)):  # the common case, without a Python loop
-            return arr.astype(np.int8)
-    if arr.ndim != 1:
-        raise MatchTableError(f"y must be one-dimensional, got shape {arr.shape}")
-    if len(arr) != n_matches:
-        raise MatchTableError(
-            f"X has {n_matches} matches but y has {len(arr)} outcomes; they must match"
-        )
-    out = np.empty(len(arr), dtype=np.int8)
-    for pos, value in enumerate(arr):
-        if isinstance(value, (bool, np.bool_)) or (
-            isinstance(value, (int, float, np.integer, np.floating)) and value in (0, 1)
-        ):
-            out[pos] = int(value)
-        else:
-            is_half = isinstance(value, (float, np.floating)) and value == 0.5
-            extra = " (draws are not supported here)" if is_half else ""
-            raise MatchTableError(
-                "y must be 1 (player1 won) or 0 (player2 won); "
-                f"got {_plain(value)!r} at row {pos}{extra}"
-            )
-    return out

@@ -323,6 +323,45 @@ def _kept(flags: dict, active: dict, n: int) -> tuple[np.ndarray, dict[str, int]
     return keep, dropped
 
 
+def _times(raw: pd.DataFrame, name: str) -> tuple[pd.Series, pd.Series]:
+    """The ``start`` and ``end`` of every row as dates; a match may not end before it starts."""
+    start = _dates(raw, "start", name)
+    end = _dates(raw, "end", name)
+    backwards = np.flatnonzero((end < start).to_numpy())
+    if len(backwards):
+        pos = int(backwards[0])
+        raise CodexDataError(
+            f"{at_row(name, pos)}: the match ends ({raw['end'].iloc[pos]}) before it starts "
+            f"({raw['start'].iloc[pos]})"
+        )
+    return start, end
+
+
+def _flags(cells: dict, parsed: dict, kind: pd.Series, no_deck: pd.Series) -> dict:
+    """Each row's reasons to be left out (see `REASONS`), one boolean array a reason."""
+    return {
+        "incomplete": (cells["victor"].isna() | no_deck).to_numpy(),
+        "timeout": kind.eq("timeout").to_numpy(),
+        "forfeit": kind.eq("forfeit").to_numpy(),
+        "map": cells["map"].notna().to_numpy(),
+        "f20": (parsed["deck1"].map(_is_f20) | parsed["deck2"].map(_is_f20)).to_numpy(),
+    }
+
+
+def _refuse_incomplete(incomplete: np.ndarray, cells: dict, name: str) -> None:
+    """Raise for the first row with a missing deck or winner (``drop_incomplete=False``)."""
+    if not incomplete.any():
+        return
+    pos = int(np.flatnonzero(incomplete)[0])
+    what = [c for c in ("deck1", "deck2") if cells[c][pos] is None]
+    if cells["victor"][pos] is None:
+        what.append("victor")
+    raise CodexDataError(
+        f"{at_row(name, pos)}: {' and '.join(what)} missing (drop_incomplete=True leaves "
+        "such rows out)"
+    )
+
+
 def load_codex_matches(
     path: str | os.PathLike,
     *,
@@ -445,16 +484,7 @@ def load_codex_matches(
     name = file.name
     n = len(raw)
 
-    start = _dates(raw, "start", name)
-    end = _dates(raw, "end", name)
-    backwards = np.flatnonzero((end < start).to_numpy())
-    if len(backwards):
-        pos = int(backwards[0])
-        raise CodexDataError(
-            f"{at_row(name, pos)}: the match ends ({raw['end'].iloc[pos]}) before it starts "
-            f"({raw['start'].iloc[pos]})"
-        )
-
+    start, end = _times(raw, name)
     cells = {c: _stripped(raw, c) for c in (*REQUIRED_COLUMNS, "map", "round")}
     p1, victor = cells["player1"], cells["victor"]
     kind = cells["victory"].str.casefold()
@@ -462,22 +492,9 @@ def load_codex_matches(
     _check_rows(raw, cells, parsed, kind, name)
 
     no_deck = cells["deck1"].isna() | cells["deck2"].isna()
-    flags = {
-        "incomplete": (victor.isna() | no_deck).to_numpy(),
-        "timeout": kind.eq("timeout").to_numpy(),
-        "forfeit": kind.eq("forfeit").to_numpy(),
-        "map": cells["map"].notna().to_numpy(),
-        "f20": (parsed["deck1"].map(_is_f20) | parsed["deck2"].map(_is_f20)).to_numpy(),
-    }
-    if not drop_incomplete and flags["incomplete"].any():
-        pos = int(np.flatnonzero(flags["incomplete"])[0])
-        what = [c for c in ("deck1", "deck2") if cells[c][pos] is None]
-        if victor[pos] is None:
-            what.append("victor")
-        raise CodexDataError(
-            f"{at_row(name, pos)}: {' and '.join(what)} missing (drop_incomplete=True leaves "
-            "such rows out)"
-        )
+    flags = _flags(cells, parsed, kind, no_deck)
+    if not drop_incomplete:
+        _refuse_incomplete(flags["incomplete"], cells, name)
     active = {
         "incomplete": bool(drop_incomplete),
         "timeout": not keep_timeouts,

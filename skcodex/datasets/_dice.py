@@ -16,6 +16,7 @@ import pandas as pd
 from scipy.special import expit, logit
 from sklearn.utils import check_random_state
 
+from skcodex._docstrings import shared_parameters
 from skcodex.codex import Deck
 from skcodex.datasets import _dice_values as solver
 
@@ -32,6 +33,19 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
+
+
+def _check_skills(skill1: Any, skill2: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Both players' move accuracies as one-dimensional arrays of one length, in [0, 1]."""
+    s1 = np.atleast_1d(np.asarray(skill1, dtype=float))
+    s2 = np.atleast_1d(np.asarray(skill2, dtype=float))
+    s1, s2 = np.broadcast_arrays(s1, s2)
+    if s1.ndim != 1:
+        raise ValueError("skill1 and skill2 must be numbers or one-dimensional arrays")
+    for s in (s1, s2):
+        if not (np.isfinite(s).all() and ((s >= 0) & (s <= 1)).all()):
+            raise ValueError("skills must lie in [0, 1]")
+    return s1, s2
 
 
 class DiceGame:
@@ -87,13 +101,13 @@ class DiceGame:
 
     # -- rules ---------------------------------------------------------------------
 
+    @shared_parameters
     def roll_index(self, roll: tuple[int, int]) -> int:
         """Index of an ordered roll ``(die1, die2)`` in `rolls`.
 
         Parameters
         ----------
-        roll : (int, int)
-            The two dice, each from 1 to ``faces``.
+        {dice_roll}
 
         Returns
         -------
@@ -114,6 +128,7 @@ class DiceGame:
             )
         return a, b
 
+    @shared_parameters
     def moves(self, distance: int, roll: tuple[int, int]) -> tuple[int, ...]:
         """The legal moves (steps) from ``distance`` with ``roll``; empty when the turn passes.
 
@@ -121,8 +136,7 @@ class DiceGame:
         ----------
         distance : int
             The moving counter's distance to home.
-        roll : (int, int)
-            The two dice, each from 1 to ``faces``.
+        {dice_roll}
 
         Returns
         -------
@@ -140,15 +154,13 @@ class DiceGame:
         """The exact value table, shape ``(length + 1, length + 1)``, read-only."""
         return solver.solve(self.length, self.faces)
 
+    @shared_parameters
     def value(self, mover: int, opponent: int) -> float:
         """Exact probability that the player to move at ``(mover, opponent)`` wins.
 
         Parameters
         ----------
-        mover : int
-            Distance to home of the player about to roll, 1 to ``length``.
-        opponent : int
-            Distance to home of the other player, 1 to ``length``.
+        {dice_position}
 
         Returns
         -------
@@ -240,16 +252,14 @@ class DiceGame:
             raise ValueError("an evaluator table must be finite at every position")
         return table
 
+    @shared_parameters
     def move_values(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
         """Value to the roller of each move slot, ``[mover, opponent, roll, slot]``.
 
         Slots follow ``(die1, die2, die1 + die2)``; NaN where the slot is not a
         legal, distinct move.
 
-        Parameters
-        ----------
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_evaluator_parameters}
 
         Returns
         -------
@@ -258,6 +268,7 @@ class DiceGame:
         """
         return solver.move_values(self.evaluator_values(evaluator), self._options)
 
+    @shared_parameters
     def roll_values(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
         """Value to the roller just after each roll, ``[mover, opponent, roll]``.
 
@@ -267,10 +278,7 @@ class DiceGame:
         ``roll_values(e) @ roll_probabilities``, is the "average" at the same
         depth. For the exact evaluator the average equals `values`.
 
-        Parameters
-        ----------
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_evaluator_parameters}
 
         Returns
         -------
@@ -279,6 +287,7 @@ class DiceGame:
         """
         return solver.roll_values(self.evaluator_values(evaluator), self._options)
 
+    @shared_parameters
     def luck_table(self, evaluator: str | np.ndarray = "exact") -> np.ndarray:
         """Luck of every roll from every position, ``[mover, opponent, roll]``, roller's view.
 
@@ -286,10 +295,7 @@ class DiceGame:
         the same depth, so it averages to exactly zero over the rolls of any
         position whatever the evaluator.
 
-        Parameters
-        ----------
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_evaluator_parameters}
 
         Returns
         -------
@@ -305,21 +311,13 @@ class DiceGame:
         a, b = self._check_position(mover, opponent)
         return a, b, self.roll_index(roll)
 
+    @shared_parameters
     def best_move(
         self, mover: int, opponent: int, roll: Roll, evaluator: Evaluator = "exact"
     ) -> int:
         """The move the evaluator calls best (the shortest among ties); 0 when the turn passes.
 
-        Parameters
-        ----------
-        mover : int
-            Distance to home of the player about to roll, 1 to ``length``.
-        opponent : int
-            Distance to home of the other player, 1 to ``length``.
-        roll : (int, int)
-            The two dice, each from 1 to ``faces``.
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_move_parameters}
 
         Returns
         -------
@@ -334,19 +332,11 @@ class DiceGame:
         slots = [k for k in range(3) if np.isfinite(vals[k]) and vals[k] >= top - solver.TIE]
         return int(min(self._options[r, k] for k in slots))
 
+    @shared_parameters
     def luck(self, mover: int, opponent: int, roll: Roll, evaluator: Evaluator = "exact") -> float:
         """Luck of ``roll`` at ``(mover, opponent)`` for the roller, by ``evaluator``.
 
-        Parameters
-        ----------
-        mover : int
-            Distance to home of the player about to roll, 1 to ``length``.
-        opponent : int
-            Distance to home of the other player, 1 to ``length``.
-        roll : (int, int)
-            The two dice, each from 1 to ``faces``.
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_move_parameters}
 
         Returns
         -------
@@ -395,22 +385,12 @@ class DiceGame:
             ``error``: the exact value of the move played minus that of the best
             move, to the roller (0 for a best move, negative otherwise).
         """
-        s1 = np.atleast_1d(np.asarray(skill1, dtype=float))
-        s2 = np.atleast_1d(np.asarray(skill2, dtype=float))
-        s1, s2 = np.broadcast_arrays(s1, s2)
-        if s1.ndim != 1:
-            raise ValueError("skill1 and skill2 must be numbers or one-dimensional arrays")
-        for s in (s1, s2):
-            if not (np.isfinite(s).all() and ((s >= 0) & (s <= 1)).all()):
-                raise ValueError("skills must lie in [0, 1]")
+        s1, s2 = _check_skills(skill1, skill2)
         first, second = (self.length, self.length) if start is None else start
         a0, b0 = self._check_position(first, second)
         rng = check_random_state(random_state)
         n = len(s1)
         exact = self.move_values("exact")
-        options = self._options
-        n_rolls = len(self.roll_probabilities)
-
         a = np.full(n, a0)
         b = np.full(n, b0)
         roller = np.ones(n, dtype=np.int64)
@@ -419,32 +399,11 @@ class DiceGame:
         turn = 0
         chunks = []
         while active.size:
-            k = active.size
-            r = rng.randint(n_rolls, size=k)
-            u_skill = rng.uniform(size=k)
-            u_pick = rng.uniform(size=k)
-            aa, bb, who = a[active], b[active], roller[active]
-            vals = exact[aa, bb, r]
-            legal = np.isfinite(vals)
-            top = np.max(np.where(legal, vals, -np.inf), axis=1)
-            is_best = legal & (vals >= top[:, None] - solver.TIE)
-            wrong = legal & ~is_best
-            # the best slot: the shortest move among ties
-            slot_moves = options[r]
-            best_slot = np.argmin(np.where(is_best, slot_moves, np.iinfo(np.int64).max), axis=1)
-            n_wrong = wrong.sum(axis=1)
+            who = roller[active]
             skill = np.where(who == 1, s1[active], s2[active])
-            blunder = (u_skill >= skill) & (n_wrong > 0)
-            pick = np.minimum((u_pick * n_wrong).astype(np.int64), np.maximum(n_wrong - 1, 0))
-            wrong_rank = np.cumsum(wrong, axis=1) - 1
-            wrong_slot = np.argmax(wrong & (wrong_rank == pick[:, None]), axis=1)
-            slot = np.where(blunder, wrong_slot, best_slot)
-            can_move = legal.any(axis=1)
-            rows = np.arange(k)
-            move = np.where(can_move, slot_moves[rows, slot], 0)
-            best = np.where(can_move, slot_moves[rows, best_slot], 0)
-            error = np.where(can_move, vals[rows, slot] - top, 0.0)
-            chunks.append((active, np.full(k, turn), who, aa, bb, r, move, best, error))
+            aa, bb = a[active], b[active]
+            r, move, best, error = self._turn(exact, aa, bb, skill, rng)
+            chunks.append((active, np.full(active.size, turn), who, aa, bb, r, move, best, error))
             left = aa - move
             done = left == 0
             y[active[done]] = (who[done] == 1).astype(np.int64)
@@ -454,7 +413,51 @@ class DiceGame:
             roller[idx] = 3 - who[stay]
             active = idx
             turn += 1
+        return y, self._events(chunks)
 
+    def _turn(
+        self,
+        exact: np.ndarray,
+        aa: np.ndarray,
+        bb: np.ndarray,
+        skill: np.ndarray,
+        rng: np.random.RandomState,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One roll and move in each game still going, from positions ``(aa, bb)``.
+
+        ``exact`` is ``move_values("exact")``. The roller picks the exact best
+        move with probability ``skill``, else one of the other legal moves
+        uniformly at random. Returns the roll
+        indices, the moves played, the best moves (0 for a pass) and the
+        errors (exact value of the move played minus the best's, to the roller).
+        """
+        k = aa.size
+        r = rng.randint(len(self.roll_probabilities), size=k)
+        u_skill = rng.uniform(size=k)
+        u_pick = rng.uniform(size=k)
+        vals = exact[aa, bb, r]
+        legal = np.isfinite(vals)
+        top = np.max(np.where(legal, vals, -np.inf), axis=1)
+        is_best = legal & (vals >= top[:, None] - solver.TIE)
+        wrong = legal & ~is_best
+        # the best slot: the shortest move among ties
+        slot_moves = self._options[r]
+        best_slot = np.argmin(np.where(is_best, slot_moves, np.iinfo(np.int64).max), axis=1)
+        n_wrong = wrong.sum(axis=1)
+        blunder = (u_skill >= skill) & (n_wrong > 0)
+        pick = np.minimum((u_pick * n_wrong).astype(np.int64), np.maximum(n_wrong - 1, 0))
+        wrong_rank = np.cumsum(wrong, axis=1) - 1
+        wrong_slot = np.argmax(wrong & (wrong_rank == pick[:, None]), axis=1)
+        slot = np.where(blunder, wrong_slot, best_slot)
+        can_move = legal.any(axis=1)
+        rows = np.arange(k)
+        move = np.where(can_move, slot_moves[rows, slot], 0)
+        best = np.where(can_move, slot_moves[rows, best_slot], 0)
+        error = np.where(can_move, vals[rows, slot] - top, 0.0)
+        return r, move, best, error
+
+    def _events(self, chunks: list[tuple[np.ndarray, ...]]) -> pd.DataFrame:
+        """The event record of `play` from its turns' columns, ordered by game then turn."""
         cols = [np.concatenate(c) for c in zip(*chunks)]
         events = pd.DataFrame(
             {
@@ -471,9 +474,9 @@ class DiceGame:
                 "error": cols[8],
             }
         )
-        events = events.sort_values(["match", "turn"], kind="stable").reset_index(drop=True)
-        return y, events
+        return events.sort_values(["match", "turn"], kind="stable").reset_index(drop=True)
 
+    @shared_parameters
     def annotate_luck(
         self, events: pd.DataFrame, evaluator: str | np.ndarray = "exact"
     ) -> pd.DataFrame:
@@ -490,8 +493,7 @@ class DiceGame:
         ----------
         events : pandas.DataFrame
             An event record from `play`.
-        evaluator : {"exact", "biased"} or ndarray, default "exact"
-            The value table that judges positions (see `evaluator_values`).
+        {dice_evaluator}
 
         Returns
         -------

@@ -7,6 +7,7 @@ import pandas as pd
 from scipy.special import expit, logit
 from sklearn.utils import Bunch, check_random_state
 
+from skcodex._docstrings import shared_parameters
 from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks
 from skcodex.datasets._checks import check_flag
 
@@ -141,6 +142,7 @@ def _play_tournaments(
     return frame, y, p_win, path
 
 
+@shared_parameters
 def make_matches(
     n_players: int = 40,
     n_matches: int = 1000,
@@ -170,16 +172,8 @@ def make_matches(
 
     Parameters
     ----------
-    n_players : int, default 40
-        Number of players.
-    n_matches : int, default 1000
-        Number of matches, split evenly across tournaments.
-    n_tournaments : int, default 10
-        Number of tournaments.
-    sd_player : float, default 0.8
-        True spread of the player skills (log-odds scale).
-    sd_stst : float, default 0.4
-        True spread of the starter-vs-starter effects.
+    {synthetic_field}
+    {synthetic_skill_spreads}
     sd_stsp : float, default 0.25
         True spread of the starter-vs-spec and spec-vs-starter effects.
     sd_spsp : float, default 0.15
@@ -209,8 +203,7 @@ def make_matches(
         ``skill_path`` (players x tournaments), ``stst``, ``stsp``, ``spst``,
         ``spsp`` (DataFrames, player 1's component as rows), ``sd`` (dict of
         the four spreads) and ``decks`` (each player's pool).
-    (X, y) : tuple
-        Only the table and the outcomes, with ``return_X_y=True``.
+    {synthetic_X_y}
 
     Examples
     --------
@@ -298,6 +291,7 @@ def _check_game_terms(first_move, symmetric, draw_threshold) -> None:
         )
 
 
+@shared_parameters
 def make_game_matches(
     n_players: int = 40,
     n_matches: int = 1000,
@@ -334,12 +328,7 @@ def make_game_matches(
 
     Parameters
     ----------
-    n_players : int, default 40
-        Number of players.
-    n_matches : int, default 1000
-        Number of matches, split evenly across tournaments.
-    n_tournaments : int, default 10
-        Number of tournaments.
+    {synthetic_field}
     starters : int or sequence of str, default 12
         The starters (characters, heroes, factions), or how many (named
         ``char00``, ``char01``, ...).
@@ -347,10 +336,7 @@ def make_game_matches(
         The side components (colours, specs), or how many (``comp0``, ...).
     specs_per_deck : int, default 0
         The number k of components in every deck; at most the number of components.
-    sd_player : float, default 0.8
-        True spread of the player skills (log-odds scale).
-    sd_stst : float, default 0.4
-        True spread of the starter-vs-starter effects.
+    {synthetic_skill_spreads}
     sd_stsp : float, default 0.25
         True spread of the starter-vs-component and component-vs-starter effects.
     sd_spsp : float, default 0.15
@@ -390,8 +376,7 @@ def make_game_matches(
         ``spst``, ``spsp`` (DataFrames, player 1's component as rows),
         ``first_move``, ``draw_threshold``, ``sd`` (dict of the spreads) and
         ``decks`` (each player's pool).
-    (X, y) : tuple
-        Only the table and the outcomes, with ``return_X_y=True``.
+    {synthetic_X_y}
 
     Examples
     --------

@@ -62,10 +62,7 @@ def reliability_table(
 
     Parameters
     ----------
-    {y_true}
-    {p_win}
-    n_bins : int, default 10
-        Number of forecast bins.
+    {binned_forecasts}
     strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width bins on [0, 1], or bins holding about equal numbers of
         forecasts. Each bin holds its lower edge, not its upper one
@@ -111,6 +108,7 @@ def reliability_table(
     return table
 
 
+@shared_parameters
 def brier_decomposition(
     y_true: Any, p_win: Any, n_bins: int = 10, strategy: str = "uniform"
 ) -> pd.Series:
@@ -131,12 +129,7 @@ def brier_decomposition(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_matches,)
-        1 where player 1 won, 0 where player 2 won.
-    p_win : array-like of shape (n_matches,)
-        Forecast P(player 1 wins).
-    n_bins : int, default 10
-        Number of forecast bins.
+    {binned_forecasts}
     strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width bins on [0, 1], or bins holding about equal numbers of
         forecasts. Bins are those of `reliability_table`.

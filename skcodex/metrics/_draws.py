@@ -6,6 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from skcodex._docstrings import shared_parameters
+from skcodex.metrics._scores import _as_numbers, _check_weights
+
 __all__ = [
     "multiclass_brier_score",
     "multiclass_brier_scorer",
@@ -20,11 +23,7 @@ _OUTCOMES = (0.0, 0.5, 1.0)
 
 def _check_outcomes(y_true: Any, proba: Any) -> tuple[np.ndarray, np.ndarray]:
     """Outcomes 0, 0.5, 1 as one-hot rows, and the forecasts as (n, 3) columns in that order."""
-    try:
-        y = np.asarray(y_true, dtype=float)
-        p = np.asarray(proba, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"outcomes and probabilities must be numbers: {err}") from None
+    y, p = _as_numbers(y_true, proba)
     if y.ndim != 1:
         raise ValueError(f"y_true must be one-dimensional, got shape {y.shape}")
     if p.ndim != 2 or p.shape[1] not in (2, 3):
@@ -57,12 +56,7 @@ def _check_outcomes(y_true: Any, proba: Any) -> tuple[np.ndarray, np.ndarray]:
     return onehot, p
 
 
-def _weights(sample_weight: Any, n: int) -> np.ndarray | None:
-    from skcodex.metrics._scores import _check_weights
-
-    return _check_weights(sample_weight, n)
-
-
+@shared_parameters
 def ranked_probability_score(y_true: Any, proba: Any, sample_weight: Any = None) -> float:
     """Ranked probability score of three-outcome forecasts (lower is better).
 
@@ -75,21 +69,12 @@ def ranked_probability_score(y_true: Any, proba: Any, sample_weight: Any = None)
     [0, 1]. A forecast near the outcome is penalised less than one far from
     it: a draw forecast for a win costs less than a loss forecast.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_matches,)
-        1 where player 1 won, 0.5 for a draw, 0 where player 2 won.
-    proba : array-like of shape (n_matches, 3) or (n_matches, 2)
-        Columns P(player 2 wins), P(draw), P(player 1 wins): the
-        ``predict_proba`` of a model fitted with draws (``classes_`` ``[0,
-        0.5, 1]``). Two columns are a forecast without draws (P(draw) = 0).
-    sample_weight : array-like of shape (n_matches,) or None, default None
-        Weights of the matches: finite, non-negative, not all zero.
+    {three_outcome_parameters}
 
     Returns
     -------
     float
-        The weighted mean score.
+        The weighted mean of the matches' scores, in [0, 1].
 
     Examples
     --------
@@ -98,13 +83,14 @@ def ranked_probability_score(y_true: Any, proba: Any, sample_weight: Any = None)
     0.295
     """
     onehot, p = _check_outcomes(y_true, proba)
-    weights = _weights(sample_weight, len(p))
+    weights = _check_weights(sample_weight, len(p))
     f = np.cumsum(p, axis=1)[:, :2]
     o = np.cumsum(onehot, axis=1)[:, :2]
     per_match = ((f - o) ** 2).sum(axis=1) / 2.0
     return float(np.average(per_match, weights=weights))
 
 
+@shared_parameters
 def multiclass_brier_score(y_true: Any, proba: Any, sample_weight: Any = None) -> float:
     """Multi-class Brier score of three-outcome forecasts (lower is better).
 
@@ -112,19 +98,12 @@ def multiclass_brier_score(y_true: Any, proba: Any, sample_weight: Any = None) -
     (Brier 1950's original score, in [0, 2]). On a table without draws and a
     forecast without a draw column it is twice the binary `brier_score`.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_matches,)
-        1 where player 1 won, 0.5 for a draw, 0 where player 2 won.
-    proba : array-like of shape (n_matches, 3) or (n_matches, 2)
-        Columns P(player 2 wins), P(draw), P(player 1 wins) (two columns: no draw).
-    sample_weight : array-like of shape (n_matches,) or None, default None
-        Weights of the matches: finite, non-negative, not all zero.
+    {three_outcome_parameters}
 
     Returns
     -------
     float
-        The weighted mean score.
+        The weighted mean over matches of ``sum_k (p_k - o_k)^2``, in [0, 2].
 
     Examples
     --------
@@ -133,7 +112,7 @@ def multiclass_brier_score(y_true: Any, proba: Any, sample_weight: Any = None) -
     0.78
     """
     onehot, p = _check_outcomes(y_true, proba)
-    weights = _weights(sample_weight, len(p))
+    weights = _check_weights(sample_weight, len(p))
     return float(np.average(((p - onehot) ** 2).sum(axis=1), weights=weights))
 
 
@@ -163,19 +142,11 @@ def outcome_probabilities_of(estimator: Any, X: Any) -> np.ndarray:
     return out
 
 
+@shared_parameters
 def ranked_probability_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> float:
     """Negated `ranked_probability_score` for ``scoring=`` in scikit-learn (greater is better).
 
-    Parameters
-    ----------
-    estimator : fitted classifier
-        With ``classes_`` ``[0, 0.5, 1]`` or ``[0, 1]`` and ``predict_proba``.
-    X : pandas.DataFrame or array-like
-        The matches to forecast.
-    y : array-like of shape (n_matches,)
-        1, 0.5 (a draw) or 0.
-    sample_weight : array-like of shape (n_matches,) or None, default None
-        Weights of the matches.
+    {three_outcome_scorer_parameters}
 
     Returns
     -------
@@ -185,19 +156,11 @@ def ranked_probability_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any
     return -ranked_probability_score(y, outcome_probabilities_of(estimator, X), sample_weight)
 
 
+@shared_parameters
 def multiclass_brier_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> float:
     """Negated `multiclass_brier_score` for ``scoring=`` in scikit-learn (greater is better).
 
-    Parameters
-    ----------
-    estimator : fitted classifier
-        With ``classes_`` ``[0, 0.5, 1]`` or ``[0, 1]`` and ``predict_proba``.
-    X : pandas.DataFrame or array-like
-        The matches to forecast.
-    y : array-like of shape (n_matches,)
-        1, 0.5 (a draw) or 0.
-    sample_weight : array-like of shape (n_matches,) or None, default None
-        Weights of the matches.
+    {three_outcome_scorer_parameters}
 
     Returns
     -------

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from skcodex._docstrings import shared_parameters
+
 __all__ = [
     "COIN_FLIP_BRIER",
     "brier_score",
@@ -17,12 +19,16 @@ __all__ = [
 COIN_FLIP_BRIER = 0.25
 
 
-def _check_pair(y_true: Any, p_win: Any) -> tuple[np.ndarray, np.ndarray]:
+def _as_numbers(y_true: Any, forecast: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Outcomes and forecasts as float arrays; a clear error when they are not numbers."""
     try:
-        y = np.asarray(y_true, dtype=float)
-        p = np.asarray(p_win, dtype=float)
+        return np.asarray(y_true, dtype=float), np.asarray(forecast, dtype=float)
     except (TypeError, ValueError) as err:
         raise ValueError(f"outcomes and probabilities must be numbers: {err}") from None
+
+
+def _check_pair(y_true: Any, p_win: Any) -> tuple[np.ndarray, np.ndarray]:
+    y, p = _as_numbers(y_true, p_win)
     if y.ndim != 1 or p.ndim != 1:
         raise ValueError(
             f"y_true and p_win must be one-dimensional; got shapes {y.shape} and {p.shape} "
@@ -66,20 +72,13 @@ def _check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
     return w
 
 
+@shared_parameters
 def brier_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:
     """Mean squared difference between outcome and forecast win probability.
 
     A coin flip (``p_win = 0.5``) scores 0.25; a perfect forecast 0; lower is better.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_matches,)
-        1 where player 1 won, 0 where player 2 won (values in between, such as
-        0.5 for a draw, are scored as they are).
-    p_win : array-like of shape (n_matches,)
-        Forecast probability that player 1 wins.
-    sample_weight : array-like of shape (n_matches,) or None, default None
-        Weights of the matches: finite, non-negative, not all zero, one per match.
+    {brier_parameters}
 
     Returns
     -------
@@ -99,18 +98,11 @@ def brier_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:
     return float(np.average((y - p) ** 2, weights=weights))
 
 
+@shared_parameters
 def brier_skill_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> float:
     """Improvement over the coin flip: ``1 - brier_score / 0.25`` (1 is perfect, 0 a coin flip).
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_matches,)
-        1 where player 1 won, 0 where player 2 won (values in between, such as
-        0.5 for a draw, are scored as they are).
-    p_win : array-like of shape (n_matches,)
-        Forecast probability that player 1 wins.
-    sample_weight : array-like of shape (n_matches,) or None, default None
-        Weights of the matches: finite, non-negative, not all zero, one per match.
+    {brier_parameters}
 
     Returns
     -------
@@ -126,15 +118,13 @@ def brier_skill_score(y_true: Any, p_win: Any, sample_weight: Any = None) -> flo
     return 1.0 - brier_score(y_true, p_win, sample_weight) / COIN_FLIP_BRIER
 
 
+@shared_parameters
 def positive_class_probability(estimator: Any, X: Any) -> np.ndarray:
     """P(player 1 wins) from an estimator's ``predict_proba``, located through ``classes_``.
 
     Parameters
     ----------
-    estimator : fitted classifier
-        Any estimator with ``classes_`` (holding 1) and ``predict_proba``.
-    X : pandas.DataFrame or array-like
-        The matches to forecast, as the estimator reads them.
+    {estimator_forecasts}
 
     Returns
     -------
@@ -167,6 +157,7 @@ def positive_class_probability(estimator: Any, X: Any) -> np.ndarray:
     return proba[:, classes.index(1)]
 
 
+@shared_parameters
 def brier_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> float:
     """Negated Brier score for ``scoring=`` in scikit-learn (greater is better).
 
@@ -176,10 +167,7 @@ def brier_scorer(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> f
 
     Parameters
     ----------
-    estimator : fitted classifier
-        Any estimator with ``classes_`` (holding 1) and ``predict_proba``.
-    X : pandas.DataFrame or array-like
-        The matches to forecast, as the estimator reads them.
+    {estimator_forecasts}
     y : array-like of shape (n_matches,)
         1 where player 1 won, 0 where player 2 won.
     sample_weight : array-like of shape (n_matches,) or None, default None

@@ -146,7 +146,7 @@ def data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[s
         out["tournaments"] = len(periods)
         out["first_tournament"], out["last_tournament"] = str(periods[0]), str(periods[-1])
     if "date" in X.columns:
-        from skcodex.data._table import read_dates
+        from skcodex.data._dates import read_dates
 
         try:
             dates = read_dates(X["date"], "date").dropna()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from skcodex._docstrings import shared_parameters
 from skcodex.tournament import _stages
 from skcodex.tournament._stage import (
     MAX_STAGE_NUMBER,
@@ -44,6 +45,7 @@ FIRST_MOVE_RULES = ("random", "alternating")
 
 
 @register_stage
+@shared_parameters
 @dataclass(frozen=True)
 class RoundRobin(Stage):
     """Every entrant plays every other ``legs`` times (1: single, 2: double round robin).
@@ -52,8 +54,7 @@ class RoundRobin(Stage):
     ----------
     legs : int, default 1
         How many times each pair meets.
-    best_of : int, default 1
-        Games in each set (odd; 1: single games).
+    {best_of}
     """
 
     words: ClassVar[dict[str, str]] = {
@@ -85,6 +86,7 @@ class RoundRobin(Stage):
 
 
 @register_stage
+@shared_parameters
 @dataclass(frozen=True)
 class Groups(Stage):
     """Entrants split into ``n_groups`` round-robin groups (pods) by snake seeding.
@@ -99,8 +101,7 @@ class Groups(Stage):
         Groups, at least two.
     legs : int, default 1
         How many times each pair of a group meets.
-    best_of : int, default 1
-        Games in each set (odd; 1: single games).
+    {best_of}
     """
 
     words: ClassVar[dict[str, str]] = {"groups": "groups:N (N round-robin groups)"}
@@ -136,6 +137,7 @@ class Groups(Stage):
 
 
 @register_stage
+@shared_parameters
 @dataclass(frozen=True)
 class Swiss(Stage):
     """``rounds`` rounds paired by score without repeats; an odd entrant out gets a bye.
@@ -151,8 +153,7 @@ class Swiss(Stage):
     ----------
     rounds : int
         Rounds played.
-    best_of : int, default 1
-        Games in each set (odd; 1: single games).
+    {best_of}
     """
 
     words: ClassVar[dict[str, str]] = {"swiss": "swiss:N (N rounds)"}
@@ -178,6 +179,7 @@ class Swiss(Stage):
 
 
 @register_stage
+@shared_parameters
 @dataclass(frozen=True)
 class LossElimination(Stage):
     """Swiss pairing among the entrants left, each out at ``losses`` losses, until one is left.
@@ -189,8 +191,7 @@ class LossElimination(Stage):
     ----------
     losses : int, default 3
         Losses that put an entrant out.
-    best_of : int, default 1
-        Games in each set (odd; 1: single games).
+    {best_of}
     """
 
     words: ClassVar[dict[str, str]] = {"losses": "losses:N (out at N losses, 3 by default)"}
@@ -224,6 +225,7 @@ class LossElimination(Stage):
 
 
 @register_stage
+@shared_parameters
 @dataclass(frozen=True)
 class Knockout(Stage):
     """Single or double elimination of the ``size`` best of the previous standings.
@@ -240,8 +242,7 @@ class Knockout(Stage):
         How many of the best of the standings so far play (None: every entrant).
     double : bool, default False
         Double elimination instead of single.
-    best_of : int, default 1
-        Games in each set (odd; 1: single games).
+    {best_of}
     final_best_of : int or None, default None
         Games in the final's sets (the grand final and its replay in double
         elimination); None: ``best_of``.

@@ -39,15 +39,19 @@ class Field:
         return len(self.names)
 
 
-def _deck_list(value: Any, who: Any) -> list:
+def split_decks(value: Any) -> list:
+    """A deck cell's decks: one deck, several separated by ``;``, a list, or none (empty)."""
     if isinstance(value, str):
-        decks = [d.strip() for d in value.split(";") if d.strip()]
-    elif isinstance(value, (list, tuple)):
-        decks = list(value)
-    elif value is None or (isinstance(value, float) and np.isnan(value)):
-        decks = []
-    else:
-        decks = [value]
+        return [d.strip() for d in value.split(";") if d.strip()]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return []
+    return [value]
+
+
+def _deck_list(value: Any, who: Any) -> list:
+    decks = split_decks(value)
     if not decks:
         raise TournamentError(f"entrant {who!r} has no deck")
     return decks

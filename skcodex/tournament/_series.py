@@ -303,14 +303,9 @@ _SET_CHUNK = 2**18
 
 
 def _decks_of(value: Any, who: str, row: int) -> list:
-    if isinstance(value, str):
-        decks = [d.strip() for d in value.split(";") if d.strip()]
-    elif isinstance(value, (list, tuple)):
-        decks = list(value)
-    elif value is None or (isinstance(value, float) and np.isnan(value)):
-        decks = []
-    else:
-        decks = [value]
+    from skcodex.tournament._probabilities import split_decks
+
+    decks = split_decks(value)
     if not decks:
         raise TournamentError(f"row {row}: {who} has no deck")
     if len({str(d) for d in decks}) != len(decks):

@@ -179,9 +179,7 @@ class Stage(ABC):
     def n_rounds(self, m: int) -> int:
         """Tournament rounds the stage takes with ``m`` entrants (results are assigned by them).
 
-        Parameters
-        ----------
-        {stage_entrants}
+        {stage_parameters}
 
         Returns
         -------
@@ -193,9 +191,7 @@ class Stage(ABC):
     def last_round(self, m: int) -> int:
         """The latest round of the stage a result may be recorded in, counted from 1.
 
-        Parameters
-        ----------
-        {stage_entrants}
+        {stage_parameters}
 
         Returns
         -------
@@ -208,9 +204,7 @@ class Stage(ABC):
     def result_rules(self, m: int) -> ResultRules:
         """How the results recorded in the stage are checked.
 
-        Parameters
-        ----------
-        {stage_entrants}
+        {stage_parameters}
 
         Returns
         -------
