@@ -3,60 +3,41 @@
 from __future__ import annotations
 
 import dataclasses
-import warnings
-import weakref
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from skcodex._compat import posterior
 from skcodex._compat.scikit_learn import (
     Interval,
     StrOptions,
     fit_context,
-    validate_parameter_constraints,
 )
 from skcodex._format.persistence import PersistenceMixin
-from skcodex._matchup import debut as debut_decks
 from skcodex._matchup import draws as draws_model
-from skcodex._matchup import fitting, never_seen, part_choice
-from skcodex._matchup import readers as fit_readers
+from skcodex._matchup import fitting
 from skcodex._matchup.approximation import METHODS
-from skcodex._matchup.blocks import BLOCK_TABLE, SPREAD_TABLE
 from skcodex._matchup.diagnostics import warn_if_not_converged
-from skcodex._matchup.graph import PRIORS, Layout, ModelOptions, SpreadPriors
-from skcodex._matchup.sampling import SAMPLERS, FitProblem, SamplingOptions
+from skcodex._matchup.forecasts import PosteriorForecasts
+from skcodex._matchup.graph import PRIORS
+from skcodex._matchup.parameters import PRIOR_PARAMS, ModelParameters
+from skcodex._matchup.sampling import SAMPLERS, FitProblem
 from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import (
-    MatchCodes,
-    MatchTableError,
     Vocabulary,
     adjust_for_luck,
     check_luck,
-    check_match_table,
     encode,
-    table_catalogue,
 )
 from skcodex.data._catalogues import (
-    WALK_STEPS_SLOW,
     checked_with_catalogue,
     spelled_alike,
-    warn_if_walk_is_large,
-    warn_unseen_names,
 )
-from skcodex.data._codes import period_labels, walk_size
-from skcodex.data._table import TimeOrder, check_dated
-
-
-def _missing_date(table: pd.DataFrame) -> bool:
-    """Whether the table's ``date`` column is missing a value (no column: False)."""
-    return "date" in table.columns and bool(table["date"].isna().any())
-
+from skcodex.data._codes import period_labels
+from skcodex.data._table import TimeOrder
 
 #: The seed model's priors: N(0, 0.5) on every log-spread.
 SEED_PRIORS = {
@@ -66,17 +47,10 @@ SEED_PRIORS = {
     "log_sd_spsp_loc": 0.0,
 }
 
-# Constructor prefixes of each prior's loc/scale, by the model's prior names; their
-# defaults are `skcodex._matchup.blocks.PRIOR_DEFAULTS` (a test checks the signature agrees).
-_PRIOR_PARAMS_BY_NAME = {
-    **{s.name: f"log_sd_{s.name}" for s in SPREAD_TABLE},
-    "total": "log_total",
-    **{b.name: b.name for b in BLOCK_TABLE if b.spread is None},
-}
-_PRIOR_PARAMS = tuple(_PRIOR_PARAMS_BY_NAME.values())
 
-
-class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator):
+class BayesianMatchupClassifier(
+    ModelParameters, PosteriorForecasts, PersistenceMixin, ClassifierMixin, BaseEstimator
+):
     """Bradley-Terry player skills plus 16 deck-component matchup effects, fitted by MCMC.
 
     The log-odds that player 1 (who moves first) wins are
@@ -350,8 +324,8 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         # Prior bounds on the log of a spread: a loc of +-10 is a spread of e^10 (20,000
         # log-odds) or e^-10; a scale below 1e-3 pins the spread (and makes the sampler's
         # step sizes underflow), one above 5 spans e^+-15 within 3 scales.
-        **{f"{name}_loc": [Interval(Real, -10, 10, closed="both")] for name in _PRIOR_PARAMS},
-        **{f"{name}_scale": [Interval(Real, 1e-3, 5, closed="both")] for name in _PRIOR_PARAMS},
+        **{f"{name}_loc": [Interval(Real, -10, 10, closed="both")] for name in PRIOR_PARAMS},
+        **{f"{name}_scale": [Interval(Real, 1e-3, 5, closed="both")] for name in PRIOR_PARAMS},
         "time_varying": ["boolean", StrOptions({"auto"})],
         "step_prior": [StrOptions({"exponential", "lognormal"})],
         # a mean step of 1e-3 log-odds pins the walk at none; one of 5 is a coin toss a period
@@ -474,62 +448,6 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         self.cores = cores
         self.method = method
 
-    # -- fitting -------------------------------------------------------------
-
-    @property
-    def options(self) -> ModelOptions:
-        """The model extensions the parameters switch on.
-
-        An ``"auto"`` part is read from the fitted model (``layout_.options``)
-        once fitted, and counts as off before: a fit decides it from the
-        training table.
-        """
-        return self._declared_options(getattr(self, "layout_", None))
-
-    def _declared_options(self, fitted: Layout | None) -> ModelOptions:
-        """`options`, each ``"auto"`` part read from ``fitted`` (None: counted as off)."""
-
-        def chosen(name: str) -> bool:
-            value = getattr(self, name)
-            if isinstance(value, str):  # "auto"
-                return fitted is not None and bool(getattr(fitted.options, name))
-            return bool(value)
-
-        return ModelOptions(
-            time_varying=chosen("time_varying"),
-            synergy=bool(self.synergy),
-            familiarity=bool(self.familiarity),
-            prior=self.prior,
-            first_move=bool(self.first_move),
-            symmetric=bool(self.symmetric),
-            debut=chosen("debut"),
-            period_offset=bool(self.period_offset),
-            experience=bool(self.experience),
-        )
-
-    @property
-    def priors(self) -> SpreadPriors:
-        """The spread priors the parameters describe, in the model's order.
-
-        Once fitted, those of the spreads the fitted model has (`Layout.prior_names`:
-        decks without specs have no spec spreads); before, every one the options
-        switch on.
-        """
-        layout = getattr(self, "layout_", None)
-        return self._priors_for(self.options if layout is None else layout)
-
-    def _priors_for(self, options: ModelOptions | Layout) -> SpreadPriors:
-        """The priors the parameters give each entry of ``options.prior_names``."""
-        names = [_PRIOR_PARAMS_BY_NAME[n] for n in options.prior_names]
-        loc = [float(getattr(self, f"{n}_loc")) for n in names]
-        scale = [float(getattr(self, f"{n}_scale")) for n in names]
-        family = ["lognormal"] * len(names)
-        if self.step_prior == "exponential" and "step" in options.prior_names:
-            # the walk's step spread: Exponential of mean sd_step_mean (mode 0: no drift)
-            at = options.prior_names.index("step")
-            loc[at], scale[at], family[at] = float(np.log(self.sd_step_mean)), 1.0, "exponential"
-        return SpreadPriors(loc=tuple(loc), scale=tuple(scale), family=tuple(family))
-
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> BayesianMatchupClassifier:
         """Sample the posterior given a match table and outcomes.
@@ -610,356 +528,6 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         )
         return self
 
-    def _resolved_options(
-        self, table: pd.DataFrame, codes: MatchCodes, evidence_for=None
-    ) -> tuple[ModelOptions, pd.DataFrame | None]:
-        """The model's parts for this training table, each ``"auto"`` part decided.
-
-        An ``"auto"`` part can be on only where the table can hold it: the
-        debut option when the table has two rating periods or more; the walk
-        when it also dates every match (or has no ``date`` column), stays
-        under `WALK_STEPS_SLOW` steps and the method is NUTS (the approximate
-        methods have no walk). Of those, ``evidence_for(parts)`` (the forward
-        evidence) decides which are on; without it
-        (``part_selection="none"``) they are off. Returns the options and the
-        evidence table (None when nothing was decided by evidence).
-        """
-        model_options = self._declared_options(None)
-        has_periods = "period" in table.columns
-        several = has_periods and codes.n_epochs >= 2
-        feasible = {
-            "debut": several,
-            "time_varying": several
-            and self.method == "nuts"  # the approximate methods have no walk
-            and not _missing_date(table)
-            and walk_size(codes)[0] < WALK_STEPS_SLOW,
-        }
-        auto = [name for name in ("debut", "time_varying") if getattr(self, name) == "auto"]
-        tried = [name for name in auto if feasible[name]]
-        evidence = None
-        chosen = dict.fromkeys(auto, False)
-        if tried and self.part_selection == "forward" and evidence_for is not None:
-            evidence = evidence_for(tried)
-            row = int(np.flatnonzero(evidence["chosen"].to_numpy())[0])
-            chosen.update(part_choice.candidates(tried)[row])
-        model_options = dataclasses.replace(model_options, **chosen)
-        if not has_periods:  # no period: no debut to tell apart, no period to offset
-            model_options = dataclasses.replace(
-                model_options, debut=False, period_offset=False, experience=False
-            )
-        if model_options.time_varying and codes.epoch is not None:
-            check_dated(table)  # a skill walk follows time: refuse a match without a date
-        return model_options, evidence
-
-    def _forward_evidence(
-        self,
-        table: pd.DataFrame,
-        observed: np.ndarray,
-        luck: np.ndarray | None,
-        parts: list[str],
-        seed: int,
-    ) -> pd.DataFrame:
-        """`_matchup.part_choice.forward_evidence` for the ``"auto"`` ``parts`` on ``table``."""
-        seeds = iter(np.random.default_rng(seed).integers(0, 2**31 - 1, size=10_000))
-
-        def fit_and_forecast(candidate: dict, train: np.ndarray, test: np.ndarray):
-            # at most the fit's own chains, draws and tuning steps
-            sampling = {
-                k: min(v, getattr(self, k)) for k, v in part_choice.SELECTION_SAMPLING.items()
-            }
-            est = clone(self).set_params(
-                **candidate,
-                **sampling,
-                part_selection="none",
-                progressbar=False,
-                random_state=int(next(seeds)),
-            )
-            with warnings.catch_warnings():
-                # short chains: their convergence is not what is judged
-                warnings.simplefilter("ignore")
-                est.fit(
-                    table.iloc[train],
-                    observed[train],
-                    luck=None if luck is None else luck[train],
-                )
-                return est.predict_proba(table.iloc[test])[:, 1]
-
-        return part_choice.forward_evidence(table, observed, parts, fit_and_forecast)
-
-    def _training_layout(
-        self, vocab: Vocabulary, codes: MatchCodes, model_options: ModelOptions | None = None
-    ) -> Layout:
-        """The layout to fit: ``model_options`` (by default `options`) on ``codes``."""
-        model_options = self.options if model_options is None else model_options
-        if model_options.time_varying and codes.epoch is None:
-            raise MatchTableError(
-                "time_varying=True needs a 'period' column (rating period or tournament)"
-            )
-        n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
-        walk_steps = None
-        if model_options.time_varying:
-            warn_if_walk_is_large(codes)
-            walk_steps = walk_size(codes)[0]
-        n_periods = codes.n_periods if model_options.period_offset else 0
-        return Layout(
-            *vocab.sizes,
-            vocab.specs_per_deck,
-            model_options,
-            n_epochs,
-            walk_steps,
-            n_periods,
-            column_counts=tuple((kind, c.n_levels) for kind, c in codes.columns.items()),
-        )
-
-    def _sampling_options(self, seed: int) -> SamplingOptions:
-        return SamplingOptions(
-            draws=self.draws,
-            tune=self.tune,
-            chains=self.chains,
-            target_accept=self.target_accept,
-            sampler=self.sampler,
-            seed=seed,
-            progressbar=self.progressbar,
-            cores=self.cores,
-        )
-
-    # -- views of the posterior --------------------------------------------------
-
-    def _views(self) -> dict:
-        """Flat effect and spread draws derived from ``idata_`` (computed once, kept in memory)."""
-        idata = self.__dict__.get("idata_")
-        if idata is None:
-            raise AttributeError("this BayesianMatchupClassifier is not fitted yet")
-        cached = _VIEWS.get(self)
-        if cached is not None and cached[0] is idata:
-            return cached[1]
-        sampled = self.layout_
-        sd = posterior.draws(idata, "sd").astype(np.float64)
-        theta, _ = fit_readers.current_effects(
-            fit_readers.effect_draws(idata, sampled), sd, sampled, self._unseen_seed
-        )
-        # the debut deck factor per draw (None without one: also a file sampled before it)
-        factor = debut_decks.factor_draws(idata) if debut_decks.has_factor(sampled) else None
-        views = {"effects": theta, "spreads": sd, "factor": factor}
-        _VIEWS[self] = (idata, views)
-        return views
-
-    @property
-    def effect_draws_(self) -> np.ndarray:
-        """Every effect per draw, (n_draws, ``layout_.static().size``), derived from ``idata_``.
-
-        With the time-varying skill walk, each player's skill is their skill in
-        the last training period plus one more step of the walk.
-        """
-        return self._views()["effects"]
-
-    @property
-    def spread_draws_(self) -> np.ndarray:
-        """The spreads per draw, (n_draws, n_spreads), derived from ``idata_``."""
-        return self._views()["spreads"]
-
-    def _fitted_with_draws(self) -> bool:
-        """Whether the fitted model has draws (NotFittedError before a fit)."""
-        check_is_fitted(self, "idata_")
-        return bool(self.layout_.options.draws)
-
-    @property
-    def draw_(self) -> pd.DataFrame:
-        """The posterior of the draw threshold of a model fitted with draws.
-
-        Rows ``threshold`` (``c`` of P(player 1 wins) = sigmoid(q - c),
-        P(player 2 wins) = sigmoid(-q - c)) and ``draw_rate_even`` (the chance
-        of a draw between equal sides, ``tanh(c / 2)``); columns ``mean``,
-        ``sd`` and the 90% equal-tailed interval ``lower``, ``upper``.
-        Raises AttributeError for a model fitted without draws.
-        """
-        check_is_fitted(self, "idata_")
-        if not self.layout_.options.draws:
-            raise AttributeError(
-                "this model was fitted without draws: it has no draw threshold "
-                "(fit outcomes holding 0.5 for a draw to learn one)"
-            )
-        return draws_model.draw_summary(self.idata_)
-
-    @property
-    def _forecast_layout(self) -> Layout:
-        """The layout of `effect_draws_`: `layout_` without the skill walk."""
-        return self.layout_.static()
-
-    def _restore_derived(self) -> None:
-        """Recompute what a saved file leaves out (the pointwise log-likelihood)."""
-        self.layout_ = fit_readers.upgrade_saved_layout(self.layout_, self.idata_)
-        if "log_likelihood" not in posterior.group_names(self.idata_):
-            self.idata_ = fit_readers.add_log_likelihood(self.idata_, self.layout_)
-
-    def effect_draws_for(self, codes: MatchCodes) -> tuple[np.ndarray, Layout]:
-        """Effect draws in the layout grown to hold ``codes``' never-seen levels.
-
-        Effects of levels seen in fit are their posterior draws; every effect
-        involving a never-seen level is a fresh N(0, sd) draw per posterior
-        draw, keyed to the levels' names (the same names give the same draws).
-
-        Parameters
-        ----------
-        codes : skcodex.data.MatchCodes
-            Matches encoded against `vocabulary_` (`skcodex.data.encode`).
-
-        Returns
-        -------
-        theta : ndarray of shape (n_draws, layout.size)
-            The effect draws, seen and never-seen levels together.
-        layout : Layout
-            The fitted layout grown by the never-seen levels of ``codes``.
-        """
-        check_is_fitted(self, "idata_")
-        layout = self._grown_layout(codes)
-        theta = self.effect_draws_
-        if layout == self._forecast_layout:
-            return theta, layout
-        return (
-            never_seen.extend_effects(
-                theta,
-                self.spread_draws_,
-                self._forecast_layout,
-                layout,
-                levels=self._levels(codes),
-                seed=self._unseen_seed,
-            ),
-            layout,
-        )
-
-    def _grown_layout(self, codes) -> Layout:
-        return never_seen.grown_layout(self._forecast_layout, codes)
-
-    def _levels(self, codes) -> dict:
-        return never_seen.level_names(self.vocabulary_, codes)
-
-    # -- prediction ----------------------------------------------------------
-
-    def _encoded(self, X: pd.DataFrame):
-        """``X`` checked and encoded: its codes, grown layout and index matrix."""
-        check_is_fitted(self, "idata_")
-        # set_params after fit may have left a catalogue fit would refuse
-        validate_parameter_constraints(
-            {"catalogue": self._parameter_constraints["catalogue"]},
-            {"catalogue": self.catalogue},
-            caller_name=type(self).__name__,
-        )
-        catalogue = table_catalogue(X, self.catalogue) or getattr(self, "catalogue_", None)
-        table = spelled_alike(check_match_table(X, catalogue), catalogue, self.vocabulary_)
-        codes = encode(table, self.vocabulary_)
-        warn_unseen_names(self, catalogue, codes)
-        layout = self._grown_layout(codes)
-        return codes, layout, layout.index_matrix(codes)
-
-    def _fitted_draws(self) -> never_seen.FittedDraws:
-        """What a forecast reads of this fitted model (`skcodex._matchup.never_seen`)."""
-        views = self._views()
-        return never_seen.FittedDraws(
-            effects=views["effects"],
-            spreads=views["spreads"],
-            layout=self._forecast_layout,
-            sampled_spreads=self.layout_.spreads,
-            factor=views["factor"],
-            seed=self._unseen_seed,
-        )
-
-    def predict_outcome_draws(self, X: pd.DataFrame) -> np.ndarray:
-        """Each outcome's probability per posterior draw, in `classes_` order.
-
-        For a model fitted with draws the three outcomes (player 2 wins, a draw,
-        player 1 wins); otherwise the two (player 2 wins, player 1 wins). Effects
-        of never-seen levels are fresh draws from their population, keyed to the
-        levels' names.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            A match table.
-
-        Returns
-        -------
-        ndarray of shape (n_draws, n_matches, n_classes)
-            Entry ``[d, i, c]``: match ``i``'s probability of outcome ``classes_[c]``
-            under posterior draw ``d``.
-        """
-        if self._fitted_with_draws():
-            return draws_model.outcome_draws(self, X)
-        p1 = self.predict_proba_draws(X)
-        return np.stack([1.0 - p1, p1], axis=-1)
-
-    def predict_proba_draws(self, X: pd.DataFrame) -> np.ndarray:
-        """P(player 1 wins) for every posterior draw.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            The match table, with the columns of the one passed to `fit`; its
-            players, starters and specs may include ones never seen in fit.
-
-        Returns
-        -------
-        ndarray of shape (n_draws, n_matches)
-            Row d: each match's probability under posterior draw d.
-        """
-        if self._fitted_with_draws():
-            return draws_model.outcome_draws(self, X)[..., 2]
-        codes, layout, index = self._encoded(X)
-        return never_seen.win_probability_draws(
-            self._fitted_draws(), layout, index, self._levels(codes)
-        )
-
-    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        """Posterior mean probabilities, columns in `classes_` order.
-
-        The effects of a player, starter or spec never seen in fit come from
-        their population distribution, N(0, sd): for each posterior draw,
-        their sum in a match is integrated out exactly by Gauss-Hermite
-        quadrature, so
-        the forecast carries no Monte Carlo noise from them. (In a symmetric
-        game, a match reading a never-seen cell of a matchup block gets fresh
-        draws instead, keyed to the levels' names, as in
-        `predict_proba_draws`.) A row's forecast does not depend on the other
-        rows passed with it, and repeats exactly. Memory stays bounded however
-        many levels are new.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            The match table, with the columns of the one passed to `fit`; its
-            players, starters and specs may include ones never seen in fit.
-
-        Returns
-        -------
-        ndarray of shape (n_matches, 2)
-            Column 0: P(player 2 wins); column 1: P(player 1 wins).
-        """
-        if self._fitted_with_draws():  # never-seen levels drawn, not integrated
-            return draws_model.outcome_draws(self, X).mean(axis=0)
-        codes, layout, index = self._encoded(X)
-        p1 = never_seen.mean_win_probabilities(
-            self._fitted_draws(), layout, index, self._levels(codes)
-        )
-        return np.column_stack([1.0 - p1, p1])
-
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """1 where player 1 is more likely to win than not, else 0.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            The match table, with the columns of the one passed to `fit`; its
-            players, starters and specs may include ones never seen in fit.
-
-        Returns
-        -------
-        ndarray of shape (n_matches,)
-            1 where the posterior mean P(player 1 wins) exceeds one half, else 0.
-        """
-        if self._fitted_with_draws():  # the most probable of the three outcomes
-            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-        return (self.predict_proba(X)[:, 1] > 0.5).astype(np.int64)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = True
@@ -968,7 +536,3 @@ class BayesianMatchupClassifier(PersistenceMixin, ClassifierMixin, BaseEstimator
         # Binary outcomes only: player 1 wins or loses.
         tags.classifier_tags.multi_class = False
         return tags
-
-
-#: Derived views of each fitted estimator's posterior, kept out of its state.
-_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

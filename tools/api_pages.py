@@ -99,6 +99,29 @@ class Entry:
     constant: bool  # a constant (shown with its value)
 
 
+def _inherited_option(identifier: str) -> list[str]:
+    """The option that shows a class's public members defined on its private skcodex bases.
+
+    ``BayesianMatchupClassifier`` takes its forecasts and options from mixins in
+    ``skcodex._matchup`` and ``save`` from ``skcodex._format``: its page lists them as
+    its own. Members of scikit-learn's bases are left to scikit-learn's documentation.
+    """
+    module, _, name = identifier.rpartition(".")
+    try:
+        obj = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return []
+    if not inspect.isclass(obj):
+        return []
+    names = []
+    for base in obj.__mro__[1:]:
+        if not base.__module__.startswith("skcodex."):
+            continue
+        names += [m for m in vars(base) if not m.startswith("_") and m not in vars(obj)]
+    names = sorted(set(names))
+    return [f"      inherited_members: {names}"] if names else []
+
+
 def _definition(namespace: str, name: str):
     """The griffe object of the definition of ``namespace.name`` (through re-exports)."""
     module = importlib.import_module(namespace)
@@ -211,6 +234,7 @@ def api_pages() -> dict[str, str]:
                 "      heading_level: 2",
                 # a constant is shown with its value even without a docstring of its own
                 *(["      show_if_no_docstring: true"] if e.constant else []),
+                *_inherited_option(e.identifier),
                 "",
             ]
         pages[page_path(namespace)] = "\n".join(lines)

@@ -65,7 +65,7 @@ class Vocabulary:
     played_periods : tuple of tuple of int, default ()
         The periods each player played, as positions in ``periods``.
     column_levels : tuple of (str, tuple of str), default ()
-        For each column kind of level (`skcodex.data._kinds`) the table has:
+        For each kind of level read from its own column of the table (a map, a format):
         its name and its levels seen, as text, sorted.
     """
 
@@ -245,7 +245,7 @@ class MatchCodes:
         Parameters
         ----------
         kind : str
-            The name of a column kind of level (`skcodex.data._kinds`).
+            The name of a kind of level read from its own column of the match table.
 
         Returns
         -------

@@ -1,0 +1,214 @@
+"""What the classifier's parameters say: the model's options and priors, and the fit's plan.
+
+`ModelParameters` is the half of `skcodex.BayesianMatchupClassifier` that turns its
+parameters into what a fit needs: the model's options (`options`, each ``"auto"`` part
+decided by the table's forward evidence, `skcodex._matchup.part_choice`), the spread
+priors (`priors`), the layout of the training table and the sampler's options. It reads
+the parameters only; `fit` (in `skcodex._classifier`) calls it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from skcodex._matchup import part_choice
+from skcodex._matchup.blocks import BLOCK_TABLE, SPREAD_TABLE
+from skcodex._matchup.graph import Layout, ModelOptions, SpreadPriors
+from skcodex._matchup.sampling import SamplingOptions
+from skcodex.data import MatchCodes, MatchTableError, Vocabulary
+from skcodex.data._catalogues import WALK_STEPS_SLOW, warn_if_walk_is_large
+from skcodex.data._codes import walk_size
+from skcodex.data._table import check_dated
+
+__all__ = ["PRIOR_PARAMS", "ModelParameters"]
+
+
+def _missing_date(table: pd.DataFrame) -> bool:
+    """Whether the table's ``date`` column is missing a value (no column: False)."""
+    return "date" in table.columns and bool(table["date"].isna().any())
+
+
+# Constructor prefixes of each prior's loc/scale, by the model's prior names; their
+# defaults are `skcodex._matchup.blocks.PRIOR_DEFAULTS` (a test checks the signature agrees).
+PRIOR_PARAMS_BY_NAME = {
+    **{s.name: f"log_sd_{s.name}" for s in SPREAD_TABLE},
+    "total": "log_total",
+    **{b.name: b.name for b in BLOCK_TABLE if b.spread is None},
+}
+PRIOR_PARAMS = tuple(PRIOR_PARAMS_BY_NAME.values())
+
+
+class ModelParameters:
+    """The model's options, priors and fit plan from the estimator's parameters (a mixin)."""
+
+    @property
+    def options(self) -> ModelOptions:
+        """The model extensions the parameters switch on.
+
+        An ``"auto"`` part is read from the fitted model (``layout_.options``)
+        once fitted, and counts as off before: a fit decides it from the
+        training table.
+        """
+        return self._declared_options(getattr(self, "layout_", None))
+
+    def _declared_options(self, fitted: Layout | None) -> ModelOptions:
+        """`options`, each ``"auto"`` part read from ``fitted`` (None: counted as off)."""
+
+        def chosen(name: str) -> bool:
+            value = getattr(self, name)
+            if isinstance(value, str):  # "auto"
+                return fitted is not None and bool(getattr(fitted.options, name))
+            return bool(value)
+
+        return ModelOptions(
+            time_varying=chosen("time_varying"),
+            synergy=bool(self.synergy),
+            familiarity=bool(self.familiarity),
+            prior=self.prior,
+            first_move=bool(self.first_move),
+            symmetric=bool(self.symmetric),
+            debut=chosen("debut"),
+            period_offset=bool(self.period_offset),
+            experience=bool(self.experience),
+        )
+
+    @property
+    def priors(self) -> SpreadPriors:
+        """The spread priors the parameters describe, in the model's order.
+
+        Once fitted, those of the spreads the fitted model has (`Layout.prior_names`:
+        decks without specs have no spec spreads); before, every one the options
+        switch on.
+        """
+        layout = getattr(self, "layout_", None)
+        return self._priors_for(self.options if layout is None else layout)
+
+    def _priors_for(self, options: ModelOptions | Layout) -> SpreadPriors:
+        """The priors the parameters give each entry of ``options.prior_names``."""
+        names = [PRIOR_PARAMS_BY_NAME[n] for n in options.prior_names]
+        loc = [float(getattr(self, f"{n}_loc")) for n in names]
+        scale = [float(getattr(self, f"{n}_scale")) for n in names]
+        family = ["lognormal"] * len(names)
+        if self.step_prior == "exponential" and "step" in options.prior_names:
+            # the walk's step spread: Exponential of mean sd_step_mean (mode 0: no drift)
+            at = options.prior_names.index("step")
+            loc[at], scale[at], family[at] = float(np.log(self.sd_step_mean)), 1.0, "exponential"
+        return SpreadPriors(loc=tuple(loc), scale=tuple(scale), family=tuple(family))
+
+    def _resolved_options(
+        self, table: pd.DataFrame, codes: MatchCodes, evidence_for=None
+    ) -> tuple[ModelOptions, pd.DataFrame | None]:
+        """The model's parts for this training table, each ``"auto"`` part decided.
+
+        An ``"auto"`` part can be on only where the table can hold it: the
+        debut option when the table has two rating periods or more; the walk
+        when it also dates every match (or has no ``date`` column), stays
+        under `WALK_STEPS_SLOW` steps and the method is NUTS (the approximate
+        methods have no walk). Of those, ``evidence_for(parts)`` (the forward
+        evidence) decides which are on; without it
+        (``part_selection="none"``) they are off. Returns the options and the
+        evidence table (None when nothing was decided by evidence).
+        """
+        model_options = self._declared_options(None)
+        has_periods = "period" in table.columns
+        several = has_periods and codes.n_epochs >= 2
+        feasible = {
+            "debut": several,
+            "time_varying": several
+            and self.method == "nuts"  # the approximate methods have no walk
+            and not _missing_date(table)
+            and walk_size(codes)[0] < WALK_STEPS_SLOW,
+        }
+        auto = [name for name in ("debut", "time_varying") if getattr(self, name) == "auto"]
+        tried = [name for name in auto if feasible[name]]
+        evidence = None
+        chosen = dict.fromkeys(auto, False)
+        if tried and self.part_selection == "forward" and evidence_for is not None:
+            evidence = evidence_for(tried)
+            row = int(np.flatnonzero(evidence["chosen"].to_numpy())[0])
+            chosen.update(part_choice.candidates(tried)[row])
+        model_options = dataclasses.replace(model_options, **chosen)
+        if not has_periods:  # no period: no debut to tell apart, no period to offset
+            model_options = dataclasses.replace(
+                model_options, debut=False, period_offset=False, experience=False
+            )
+        if model_options.time_varying and codes.epoch is not None:
+            check_dated(table)  # a skill walk follows time: refuse a match without a date
+        return model_options, evidence
+
+    def _forward_evidence(
+        self,
+        table: pd.DataFrame,
+        observed: np.ndarray,
+        luck: np.ndarray | None,
+        parts: list[str],
+        seed: int,
+    ) -> pd.DataFrame:
+        """`_matchup.part_choice.forward_evidence` for the ``"auto"`` ``parts`` on ``table``."""
+        seeds = iter(np.random.default_rng(seed).integers(0, 2**31 - 1, size=10_000))
+
+        def fit_and_forecast(candidate: dict, train: np.ndarray, test: np.ndarray):
+            # at most the fit's own chains, draws and tuning steps
+            sampling = {
+                k: min(v, getattr(self, k)) for k, v in part_choice.SELECTION_SAMPLING.items()
+            }
+            est = clone(self).set_params(
+                **candidate,
+                **sampling,
+                part_selection="none",
+                progressbar=False,
+                random_state=int(next(seeds)),
+            )
+            with warnings.catch_warnings():
+                # short chains: their convergence is not what is judged
+                warnings.simplefilter("ignore")
+                est.fit(
+                    table.iloc[train],
+                    observed[train],
+                    luck=None if luck is None else luck[train],
+                )
+                return est.predict_proba(table.iloc[test])[:, 1]
+
+        return part_choice.forward_evidence(table, observed, parts, fit_and_forecast)
+
+    def _training_layout(
+        self, vocab: Vocabulary, codes: MatchCodes, model_options: ModelOptions | None = None
+    ) -> Layout:
+        """The layout to fit: ``model_options`` (by default `options`) on ``codes``."""
+        model_options = self.options if model_options is None else model_options
+        if model_options.time_varying and codes.epoch is None:
+            raise MatchTableError(
+                "time_varying=True needs a 'period' column (rating period or tournament)"
+            )
+        n_epochs = max(codes.n_epochs, 2) if model_options.time_varying else 1
+        walk_steps = None
+        if model_options.time_varying:
+            warn_if_walk_is_large(codes)
+            walk_steps = walk_size(codes)[0]
+        n_periods = codes.n_periods if model_options.period_offset else 0
+        return Layout(
+            *vocab.sizes,
+            vocab.specs_per_deck,
+            model_options,
+            n_epochs,
+            walk_steps,
+            n_periods,
+            column_counts=tuple((kind, c.n_levels) for kind, c in codes.columns.items()),
+        )
+
+    def _sampling_options(self, seed: int) -> SamplingOptions:
+        return SamplingOptions(
+            draws=self.draws,
+            tune=self.tune,
+            chains=self.chains,
+            target_accept=self.target_accept,
+            sampler=self.sampler,
+            seed=seed,
+            progressbar=self.progressbar,
+            cores=self.cores,
+        )
