@@ -35,6 +35,16 @@ PARAMETERS = {
         "y_true : array-like of shape (n_matches,)\n    1 where player 1 won, 0 where player 2 won."
     ),
     "p_win": "p_win : array-like of shape (n_matches,)\n    Forecast P(player 1 wins).",
+    "forecast_table": (
+        "X : pandas.DataFrame\n"
+        "    The match table, with the columns of the one passed to `fit`; its\n"
+        "    players, starters and specs may include ones never seen in fit."
+    ),
+    "time_order": (
+        "time : TimeOrder or None, default None\n"
+        "    The table's time order when the caller has it already (computed\n"
+        "    here otherwise)."
+    ),
     "brier_inputs": (
         "y_true : array-like of shape (n_matches,)\n"
         "    1 where player 1 won, 0 where player 2 won (values in between, such as\n"
@@ -189,6 +199,7 @@ PARAMETERS.update(
     stage_parameters=_parameters_section("stage_entrants"),
     prior_draws_parameters=_parameters_section("prior_draws_inputs"),
     deck_writing_parameters=_parameters_section("deck_writing"),
+    forecast_parameters=_parameters_section("forecast_table"),
 )
 
 _PLACE = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>\w+)\}[ \t]*$", re.M)

@@ -19,5 +19,5 @@ Import rule: the model reads the checked, encoded table and the compatibility
 shims; it never imports the estimators, the file format, the report or the
 command line, which sit above it.
 
-May import: skcodex._compat, skcodex.codex, skcodex.data, skcodex.model_selection
-"""
+May import: skcodex._compat, skcodex._docstrings, skcodex.codex, skcodex.data, skcodex.model_selection
+"""  # noqa: E501

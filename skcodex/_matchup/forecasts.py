@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skcodex._compat import posterior
 from skcodex._compat.scikit_learn import validate_parameter_constraints
+from skcodex._docstrings import shared_parameters
 from skcodex._matchup import debut as debut_decks
 from skcodex._matchup import draws as draws_model
 from skcodex._matchup import never_seen
@@ -176,6 +177,7 @@ class PosteriorForecasts:
             seed=self._unseen_seed,
         )
 
+    @shared_parameters
     def predict_outcome_draws(self, X: pd.DataFrame) -> np.ndarray:
         """Each outcome's probability per posterior draw, in `classes_` order.
 
@@ -184,10 +186,7 @@ class PosteriorForecasts:
         of never-seen levels are fresh draws from their population, keyed to the
         levels' names.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            A match table.
+        {forecast_parameters}
 
         Returns
         -------
@@ -200,14 +199,11 @@ class PosteriorForecasts:
         p1 = self.predict_proba_draws(X)
         return np.stack([1.0 - p1, p1], axis=-1)
 
+    @shared_parameters
     def predict_proba_draws(self, X: pd.DataFrame) -> np.ndarray:
         """P(player 1 wins) for every posterior draw.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            The match table, with the columns of the one passed to `fit`; its
-            players, starters and specs may include ones never seen in fit.
+        {forecast_parameters}
 
         Returns
         -------
@@ -221,6 +217,7 @@ class PosteriorForecasts:
             self._fitted_draws(), layout, index, self._levels(codes)
         )
 
+    @shared_parameters
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Posterior mean probabilities, columns in `classes_` order.
 
@@ -235,11 +232,7 @@ class PosteriorForecasts:
         rows passed with it, and repeats exactly. Memory stays bounded however
         many levels are new.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            The match table, with the columns of the one passed to `fit`; its
-            players, starters and specs may include ones never seen in fit.
+        {forecast_parameters}
 
         Returns
         -------
@@ -254,14 +247,11 @@ class PosteriorForecasts:
         )
         return np.column_stack([1.0 - p1, p1])
 
+    @shared_parameters
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """1 where player 1 is more likely to win than not, else 0.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame
-            The match table, with the columns of the one passed to `fit`; its
-            players, starters and specs may include ones never seen in fit.
+        {forecast_parameters}
 
         Returns
         -------

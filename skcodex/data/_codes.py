@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from skcodex._docstrings import shared_parameters
 from skcodex.data import _experience as experience
 from skcodex.data import _kinds as kinds
 from skcodex.data._table import MatchTableError, TimeOrder, rows_in_time
@@ -81,6 +82,7 @@ class Vocabulary:
     column_levels: tuple = ()
 
     @classmethod
+    @shared_parameters
     def from_table(cls, table: pd.DataFrame, *, time: TimeOrder | None = None) -> Vocabulary:
         """Collect the levels of a table checked by `check_match_table`, sorted.
 
@@ -88,9 +90,7 @@ class Vocabulary:
         ----------
         table : pandas.DataFrame
             A table checked by `check_match_table`.
-        time : TimeOrder or None, default None
-            The table's time order when the caller has it already (computed
-            here otherwise).
+        {time_order}
 
         Returns
         -------
@@ -379,6 +379,7 @@ def _codes(values: np.ndarray, levels: tuple) -> tuple[np.ndarray, tuple]:
     return out, tuple(extra)
 
 
+@shared_parameters
 def encode(table: pd.DataFrame, vocab: Vocabulary, *, time: TimeOrder | None = None) -> MatchCodes:
     """Turn a checked match table into integer codes against a vocabulary.
 
@@ -388,9 +389,7 @@ def encode(table: pd.DataFrame, vocab: Vocabulary, *, time: TimeOrder | None = N
         A table checked by `check_match_table`.
     vocab : Vocabulary
         The levels seen in training.
-    time : TimeOrder or None, default None
-        The table's time order when the caller has it already (computed
-        here otherwise).
+    {time_order}
 
     Returns
     -------
