@@ -1,8 +1,9 @@
-"""Random encoded matches for tests of the model's density and geometry."""
+"""Random encoded matches for tests of the model's density and geometry, and small tables."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from skcodex.data import MatchCodes
 
@@ -22,3 +23,17 @@ def random_index(layout, n: int, rng: np.random.Generator) -> np.ndarray:
         layout.n_specs,
     )
     return layout.index_matrix(codes)
+
+
+def period_table(players1, players2, periods, deck="Law/Peace/Truth/Red"):
+    """A match table of one deck throughout, with a ``period`` column."""
+    n = len(players1)
+    return pd.DataFrame(
+        {
+            "player1": players1,
+            "player2": players2,
+            "deck1": [deck] * n,
+            "deck2": [deck] * n,
+            "period": periods,
+        }
+    )

@@ -15,18 +15,7 @@ from skcodex.data._codes import debut_flags
 from skcodex.data._kinds import DEBUT_LEVELS
 from skcodex.datasets import make_matches
 
-
-def _table(players1, players2, periods, deck="Law/Peace/Truth/Red"):
-    n = len(players1)
-    return pd.DataFrame(
-        {
-            "player1": players1,
-            "player2": players2,
-            "deck1": [deck] * n,
-            "deck2": [deck] * n,
-            "period": periods,
-        }
-    )
+from random_matches import period_table as _table  # isort: skip
 
 
 def _entrants(base, n_players, n_periods, rng):

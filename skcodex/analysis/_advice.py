@@ -433,16 +433,16 @@ def deck_advice(
         out, per_draw = _event_columns(
             out,
             fmt,
-            opponents,
-            size,
-            draws,
-            n_simulations,
-            rng,
-            (first, second, among),
-            seed,
-            player,
-            anonymous,
-            interval,
+            opponents=opponents,
+            size=size,
+            draws=draws,
+            n_simulations=n_simulations,
+            rng=rng,
+            forecast=(first, second, among),
+            seed=seed,
+            player=player,
+            anonymous=anonymous,
+            interval=interval,
         )
     else:
         out = out.sort_values(["rank_win_rate"]).reset_index(drop=True)

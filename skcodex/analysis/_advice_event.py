@@ -97,6 +97,7 @@ def _check_event(format, opponents, n_entrants, seed, n_simulations, interval):
 def _event_columns(
     out,
     fmt,
+    *,
     opponents,
     size,
     draws,
