@@ -148,13 +148,13 @@ def test_the_turned_model_has_the_same_density_at_the_same_effects():
         assert got == pytest.approx(expected, abs=1e-8, rel=0)
 
 
-@pytest.mark.slow
 def _flat_draws(values) -> np.ndarray:
     """(chain, draw, parameter) draws of a posterior variable."""
     x = np.asarray(values, dtype=float)
     return x.reshape(x.shape[0], x.shape[1], -1)
 
 
+@pytest.mark.slow
 def test_a_fit_with_the_turn_gives_the_posterior_of_a_fit_without(monkeypatch):
     import skcodex._matchup.sampling as inference
 
