@@ -20,7 +20,6 @@ MAX_FUNCTION_LINES = 80
 LEFT_TO_SPLIT = {
     "_classifier.py",
     "_classifier.py:BayesianMatchupClassifier.__init__",
-    "_matchup/nutpie_compile.py:_fast_nutpie_model",
     "data/_table.py",
     "data/_table.py:check_match_table",
     "datasets/_codexdata.py:load_codex_matches",
