@@ -52,7 +52,8 @@ def main(argv=None) -> None:
 
     from skcodex import BayesianMatchupClassifier, brier_scorer
     from skcodex._matchup import sampling as inference
-    from skcodex._matchup.sampling import compile_count, padded_layout, precompile
+    from skcodex._matchup.compile_cache import compile_count, precompile
+    from skcodex._matchup.padding import padded_layout
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     X, y, catalogue = load_real()

@@ -81,7 +81,7 @@ def gradient_seconds(index, y, layout, trials, n_calls):
     import pytensor.tensor as pt
 
     from skcodex._matchup.graph import build_model
-    from skcodex._matchup.sampling import embedding, padded_layout
+    from skcodex._matchup.padding import embedding, padded_layout
 
     padded = padded_layout(layout)
     theta_pos, _ = embedding(layout, padded)
@@ -128,8 +128,8 @@ def main(argv=None) -> None:
     parser.add_argument("--cores", type=int, default=2)
     args = parser.parse_args(argv)
 
+    from skcodex._matchup.compile_cache import precompile
     from skcodex._matchup.layout import collapse_matches
-    from skcodex._matchup.sampling import precompile
 
     results = {"machine": machine(), "settings": {k: str(v) for k, v in vars(args).items()}}
     rows = []

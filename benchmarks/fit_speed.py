@@ -386,7 +386,7 @@ def compile_in_subprocess(dataset: str, compiledir: str) -> float:
 def _compile_only(dataset: str) -> None:
     X, y, catalogue = load(dataset)
     _, _, layout = encoded(X, y, catalogue)
-    from skcodex._matchup.sampling import precompile
+    from skcodex._matchup.compile_cache import precompile
 
     with Timer() as t:
         precompile(layout)
@@ -398,7 +398,7 @@ def nutpie_own_compile(index, y, layout) -> float:
     import nutpie
 
     from skcodex._matchup.graph import build_model
-    from skcodex._matchup.sampling import embedding, padded_layout
+    from skcodex._matchup.padding import embedding, padded_layout
 
     padded = padded_layout(layout)
     theta_pos, _ = embedding(layout, padded)
@@ -595,7 +595,7 @@ def pymc_plain_fit(X, y, catalogue, *, draws, tune, chains, seed):
 
 def compare_on(name, X, y, catalogue, args, results):
     """The three implementations side by side on one data set."""
-    from skcodex._matchup.sampling import precompile
+    from skcodex._matchup.compile_cache import precompile
 
     draws, tune, chains = args.draws, args.tune, 4
     index, yy, layout = encoded(X, y, catalogue)
@@ -748,28 +748,31 @@ def render_fit_table(name, section) -> str:
 
 def padding_cost(X, y, catalogue, args, results):
     """skcodex with its padded layout against the exact layout, side by side."""
-    from skcodex._matchup import sampling as inference
+    from skcodex._matchup import compile_cache, padding, sampling
 
     exact = {}
     rows: dict[str, list] = {"padded": [], "exact": []}
-    original = inference.padded_layout
+    original = padding.padded_layout
+    users = (sampling, compile_cache)  # the modules that pad: the sampler and the cache
     for rep in range(args.repeats):
         for kind in ("padded", "exact"):
-            inference.padded_layout = original if kind == "padded" else (lambda layout: layout)
+            for module in users:
+                module.padded_layout = original if kind == "padded" else (lambda layout: layout)
             try:
                 if kind == "exact" and not exact:
                     _, _, layout = encoded(X, y, catalogue)
-                    inference.precompile(layout)
+                    compile_cache.precompile(layout)
                     exact["done"] = True
                 row, _ = skcodex_fit(
                     X, y, catalogue, draws=args.draws, tune=args.tune, seed=args.seed + rep
                 )
             finally:
-                inference.padded_layout = original
+                for module in users:
+                    module.padded_layout = original
             rows[kind].append(rates(row))
             print("padding", kind, rep, row, flush=True)
     _, _, layout = encoded(X, y, catalogue)
-    padded = inference.padded_layout(layout)
+    padded = padding.padded_layout(layout)
     table_rows = []
     for kind, rs in rows.items():
         table_rows.append(
@@ -796,7 +799,7 @@ def padding_cost(X, y, catalogue, args, results):
 
 def scaling(args, results):
     """Fit time against the number of synthetic matches (one run each)."""
-    from skcodex._matchup.sampling import compile_count, precompile
+    from skcodex._matchup.compile_cache import compile_count, precompile
 
     table_rows = []
     for n in args.scaling:

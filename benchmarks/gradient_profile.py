@@ -64,7 +64,8 @@ def real_problem(collapse: bool = True):
     """Padded layout, data dict and sizes of the default fit on the real data."""
     from skcodex._matchup.graph import default_priors
     from skcodex._matchup.layout import collapse_matches
-    from skcodex._matchup.sampling import _data, embedding, padded_layout
+    from skcodex._matchup.padding import embedding, padded_layout
+    from skcodex._matchup.sampling import _data
 
     X, y, catalogue = load_real()
     index, y, layout = encoded(X, y, catalogue)
@@ -82,7 +83,8 @@ def large_problem(n_matches: int = 200_000, n_players: int = 5_000, seed: int = 
     """The training table of ``benchmarks/large_data.py`` (its last tournament held out)."""
     from skcodex._matchup.graph import default_priors
     from skcodex._matchup.layout import collapse_matches
-    from skcodex._matchup.sampling import _data, embedding, padded_layout
+    from skcodex._matchup.padding import embedding, padded_layout
+    from skcodex._matchup.sampling import _data
     from skcodex.datasets import make_matches
 
     made = make_matches(
@@ -166,9 +168,9 @@ def effects_written_as(function):
 
 def compiled_model(padded, data):
     """The nutpie model of the default fit (compiled here, not taken from the cache)."""
+    from skcodex._matchup.compile_cache import _stored_names, ieee_float_math
     from skcodex._matchup.graph import build_model
     from skcodex._matchup.nutpie_compile import compile_nutpie
-    from skcodex._matchup.sampling import _stored_names, ieee_float_math
 
     model = build_model(data["index"], data["y"], padded, trials=data["trials"])
     with ieee_float_math():

@@ -74,11 +74,12 @@ def fit_once(n_matches: int, args) -> dict:
     """One timed fit of the ``n_matches`` table and its convergence figures."""
     from skcodex._compat.posterior import from_groups
     from skcodex._matchup import sampling as inference
+    from skcodex._matchup.compile_cache import precompile
     from skcodex._matchup.convergence_stats import convergence_statistics
     from skcodex._matchup.diagnostics import monitored_draws
     from skcodex._matchup.geometry import null_rotation
     from skcodex._matchup.graph import default_priors
-    from skcodex._matchup.sampling import FitProblem, SamplingOptions, precompile, sample_posterior
+    from skcodex._matchup.sampling import FitProblem, SamplingOptions, sample_posterior
 
     rows, trials, totals, layout, truth = table(n_matches)
     precompile(layout)

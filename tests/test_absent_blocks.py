@@ -23,7 +23,7 @@ from skcodex._compat import posterior
 from skcodex._matchup.diagnostics import convergence_summary
 from skcodex._matchup.graph import build_model
 from skcodex._matchup.layout import Layout, ModelOptions
-from skcodex._matchup.sampling import padded_layout
+from skcodex._matchup.padding import padded_layout
 from skcodex.datasets import make_game_matches
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decks_without_specs_v1"

@@ -21,7 +21,7 @@ from skcodex._compat import posterior
 from skcodex._matchup import blocks, fitting
 from skcodex._matchup.blocks import BLOCK_TABLE, EffectBlock
 from skcodex._matchup.layout import Layout, ModelOptions
-from skcodex._matchup.sampling import embedding, padded_layout
+from skcodex._matchup.padding import embedding, padded_layout
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.data import _kinds as kinds
 from skcodex.datasets import make_game_matches
@@ -50,13 +50,13 @@ MAP_STRENGTH = EffectBlock(
 @pytest.fixture
 def with_maps(monkeypatch):
     """The kind table with a ``map`` kind, and the block table with a block over it."""
-    from skcodex._matchup import sampling
+    from skcodex._matchup import compile_cache
 
-    sampling.clear_compiled()
+    compile_cache.clear_compiled()
     monkeypatch.setattr(kinds, "KIND_TABLE", (*kinds.KIND_TABLE, MAP))
     monkeypatch.setattr(blocks, "BLOCK_TABLE", (*BLOCK_TABLE, MAP_STRENGTH))
     yield
-    sampling.clear_compiled()
+    compile_cache.clear_compiled()
 
 
 def _matches(seed=0, n_matches=80):

@@ -85,12 +85,12 @@ STRENGTH = EffectBlock(
 @pytest.fixture
 def with_strength(monkeypatch):
     """The block table with one more block, switched on by ``synergy``."""
-    from skcodex._matchup import sampling as inference
+    from skcodex._matchup import compile_cache
 
-    inference.clear_compiled()
+    compile_cache.clear_compiled()
     monkeypatch.setattr(blocks, "BLOCK_TABLE", (*BLOCK_TABLE, STRENGTH))
     yield
-    inference.clear_compiled()
+    compile_cache.clear_compiled()
 
 
 def test_a_declared_block_is_laid_out_read_and_predicted(with_strength):

@@ -97,7 +97,7 @@ def test_grid_search_on_a_dask_cluster_matches_the_sequential_run(client, data, 
     )
     # the work ran on both workers, each of which compiled the model once
     compiled = client.run(
-        lambda: len(__import__("skcodex._matchup.sampling")._matchup.sampling._COMPILED)
+        lambda: len(__import__("skcodex._matchup.compile_cache")._matchup.compile_cache._COMPILED)
     )
     assert len(compiled) == 2
     assert all(n <= 1 for n in compiled.values()), compiled

@@ -172,7 +172,7 @@ import json, sys, warnings
 import numpy as np
 from skcodex import BayesianMatchupClassifier
 from skcodex._matchup import approximation as approximate
-from skcodex._matchup import sampling as inference
+from skcodex._matchup import compile_cache
 from skcodex.datasets import make_matches
 
 warnings.simplefilter("ignore")
@@ -186,7 +186,7 @@ for name, extra in {runs}.items():
         clf = BayesianMatchupClassifier(random_state=11, **{tiny}, **extra).fit(data.X, data.y)
         np.save(f"{{out}}/{{name}}-{{fit}}-draws.npy", clf.effect_draws_)
         np.save(f"{{out}}/{{name}}-{{fit}}-proba.npy", clf.predict_proba(X))
-print(json.dumps({{s: inference.compile_count(s) for s in ("nutpie", "pymc")}}))
+print(json.dumps({{s: compile_cache.compile_count(s) for s in ("nutpie", "pymc")}}))
 """
 
 

@@ -95,7 +95,7 @@ def _crossed(call) -> set[str]:
 def test_code_layout_lists_the_files_fit_and_predict_proba_run():
     pytest.importorskip("nutpie")
     from skcodex import BayesianMatchupClassifier
-    from skcodex._matchup.sampling import clear_compiled
+    from skcodex._matchup.compile_cache import clear_compiled
     from skcodex.datasets import make_matches
 
     data = make_matches(n_players=8, n_matches=60, n_tournaments=2, random_state=0)

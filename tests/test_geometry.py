@@ -146,7 +146,7 @@ def test_blocks_read_as_differences_get_their_mean_turned_apart():
 
 
 def test_levels_no_match_reads_stay_noncentred():
-    from skcodex._matchup.sampling import embedding
+    from skcodex._matchup.padding import embedding
 
     layout, small = Layout(40, 8, 12, 3), Layout(5, 2, 3, 3)
     theta_pos, _ = embedding(small, layout)

@@ -11,17 +11,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, TimeSeriesSplit
 
 from skcodex import BayesianMatchupClassifier
-from skcodex._matchup import nutpie_compile
+from skcodex._matchup import compile_cache, nutpie_compile
 from skcodex._matchup import sampling as inference
+from skcodex._matchup.compile_cache import compile_count
 from skcodex._matchup.graph import Layout, ModelOptions, SpreadPriors, build_model
-from skcodex._matchup.sampling import (
-    FitProblem,
-    SamplingOptions,
-    compile_count,
-    embedding,
-    padded_layout,
-    sample_posterior,
-)
+from skcodex._matchup.padding import embedding, padded_layout
+from skcodex._matchup.sampling import FitProblem, SamplingOptions, sample_posterior
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
 
@@ -115,7 +110,7 @@ def test_compiled_wrapper_matches_pymc_logp_and_gradient_for_new_data(data):
     supported, why = nutpie_compile.fast_path_supported()
     if not supported:
         pytest.skip(f"the fast compile path is not used here: {why}")
-    compiled = inference._compiled("nutpie", padded, theta_pos[index], data.y.astype(float))
+    compiled = compile_cache._compiled("nutpie", padded, theta_pos[index], data.y.astype(float))
     assert hasattr(compiled, "shared_names"), "the fast compile path fell back"
     rng = np.random.default_rng(1)
     x = rng.normal(scale=0.5, size=compiled.n_dim)
@@ -157,7 +152,7 @@ def test_swapped_data_give_the_same_draws_as_a_fresh_compile(data):
     quiet_fit(tiny(), data.X, data.y)  # compiled with other data
     reused = quiet_fit(tiny(random_state=4), data.X[:120], data.y[:120])
     before = compile_count()
-    inference.clear_compiled()
+    compile_cache.clear_compiled()
     fresh = quiet_fit(tiny(random_state=4), data.X[:120], data.y[:120])
     assert compile_count() == before + 1
     np.testing.assert_allclose(fresh.effect_draws_, reused.effect_draws_, rtol=0, atol=1e-12)
@@ -216,10 +211,10 @@ def test_falls_back_to_nutpies_public_compile_when_the_private_api_breaks(data, 
         raise AttributeError("no such internals")
 
     monkeypatch.setattr(nutpie_compile, "_fast_nutpie_model", broken)
-    monkeypatch.setattr(inference, "_COMPILED", {})
+    monkeypatch.setattr(compile_cache, "_COMPILED", {})
     with pytest.warns(RuntimeWarning, match="public compile"):
         clf = quiet_fit(tiny(), data.X, data.y)
-    compiled = next(iter(inference._COMPILED.values()))
+    compiled = next(iter(compile_cache._COMPILED.values()))
     assert not hasattr(compiled, "shared_names")  # nutpie's own compiled model
     assert clf.effect_draws_.shape == (120, clf.layout_.size)
     # The same model: posterior means agree with the fast path's within Monte Carlo error
@@ -242,12 +237,12 @@ def test_untested_versions_take_the_public_path(monkeypatch):
 def test_public_path_on_request_fits_and_refits_without_recompiling(data, monkeypatch):
     pytest.importorskip("nutpie")
     monkeypatch.setenv("SKCODEX_NUTPIE_COMPILE", "public")
-    monkeypatch.setattr(inference, "_COMPILED", {})
-    before = inference.compile_count("nutpie")
+    monkeypatch.setattr(compile_cache, "_COMPILED", {})
+    before = compile_count("nutpie")
     first = quiet_fit(tiny(), data.X, data.y)
     second = quiet_fit(tiny(), data.X.iloc[:150], data.y[:150])
-    assert inference.compile_count("nutpie") == before + 1
-    assert not hasattr(next(iter(inference._COMPILED.values())), "shared_names")
+    assert compile_count("nutpie") == before + 1
+    assert not hasattr(next(iter(compile_cache._COMPILED.values())), "shared_names")
     assert first.effect_draws_.shape[0] == second.effect_draws_.shape[0] == 120
 
 

@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from skcodex import BayesianMatchupClassifier, analysis, load
 from skcodex._matchup.layout import Layout, ModelOptions
 from skcodex._matchup.never_seen import extend_effects
-from skcodex._matchup.sampling import embedding, padded_layout
+from skcodex._matchup.padding import embedding, padded_layout
 from skcodex.codex import Deck
 from skcodex.data import MatchCodes
 from skcodex.datasets import make_game_matches

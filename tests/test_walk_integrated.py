@@ -22,8 +22,9 @@ from skcodex import BayesianMatchupClassifier, load
 from skcodex._compat import posterior
 from skcodex._matchup import fitting
 from skcodex._matchup import readers as fit_readers
+from skcodex._matchup.compile_cache import compile_count
 from skcodex._matchup.layout import Layout, ModelOptions
-from skcodex._matchup.sampling import compile_count, embedding, padded_layout
+from skcodex._matchup.padding import embedding, padded_layout
 from skcodex.codex import CODEX
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches

@@ -7,7 +7,9 @@ walk's path), ``layout`` (the flat vector of effects, the index matrix),
 prior's spreads), ``graph`` (the PyMC model), ``geometry`` (how NUTS samples the
 effects), ``loglik_op`` and ``effects_op`` (the model's compiled kernels),
 ``numba_cache`` (numba's kernels cached on disk), ``debut`` (the debut deck
-factor), ``sampling`` (``FitProblem`` and NUTS), ``nutpie_compile``,
+factor), ``padding`` (the layout a model is compiled for),
+``compile_cache`` (each padded layout's model compiled once), ``sampling``
+(``FitProblem`` and NUTS), ``nutpie_compile``,
 ``approximation`` (ADVI), ``fitting`` (one call from a problem to a posterior),
 ``readers`` (a fitted posterior read in the layout it was sampled in),
 ``prediction`` (win probabilities from effect draws), ``never_seen`` (levels never

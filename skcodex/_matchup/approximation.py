@@ -74,8 +74,9 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from skcodex._compat import posterior
+from skcodex._matchup.compile_cache import ieee_float_math
 from skcodex._matchup.graph import Layout, build_model
-from skcodex._matchup.sampling import FitProblem, ieee_float_math
+from skcodex._matchup.sampling import FitProblem
 
 __all__ = [
     "APPROXIMATIONS",

@@ -15,7 +15,7 @@ from the two tables of this module:
 
 `skcodex._matchup.layout.Layout` builds the flat vector, its index matrix and signs
 from `BLOCK_TABLE`; the PyMC model (`skcodex._matchup.graph`), the padding of the
-compiled model (`skcodex._matchup.sampling`), the draws for never-seen levels
+compiled model (`skcodex._matchup.padding`), the draws for never-seen levels
 (`skcodex._matchup.never_seen.never_seen_draws`), the convergence checks
 (`skcodex._matchup.diagnostics`) and the estimator's prior parameters
 (`skcodex._classifier`) all read it from there. Adding a block is one entry

@@ -257,129 +257,192 @@ def build_model(
         model serves new data and priors.
     """
     import pymc as pm
-    import pytensor.tensor as pt
 
-    from skcodex._matchup.effects_op import scaled_effects
-    from skcodex._matchup.loglik_op import signed_row_loglik
-
-    opts = layout.options
-    prior_names = layout.prior_names
     priors = priors or default_priors(layout)
-    if len(priors.loc) != len(prior_names):
+    if len(priors.loc) != len(layout.prior_names):
         raise ValueError(
-            f"the priors need one entry for each of {prior_names}, got {len(priors.loc)}"
+            f"the priors need one entry for each of {layout.prior_names}, got {len(priors.loc)}"
         )
-    full_coords = model_coords(layout, coords)
-    with pm.Model(coords=full_coords) as model:
-        # with the debut deck factor (debut.py), the debut rows' deck columns point
-        # at the scaled copies of the effects: the data are the moved index
-        idx = pm.Data("index", moved_index(layout, index))
-        outcome = pm.Data("y", np.asarray(y, dtype=float))
-        count = pm.Data("trials", _trials(trials, y))
-        data_scale = None
-        if batch_rows is not None:
-            idx, outcome, count = idx[batch_rows], outcome[batch_rows], count[batch_rows]
-            # the minibatch stands for the whole table
-            data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")
+    with pm.Model(coords=model_coords(layout, coords)) as model:
+        idx, outcome, count, data_scale = _match_data(index, y, layout, trials, batch_rows)
         loc = pm.Data("prior_loc", np.asarray(priors.loc, dtype=float))
         scale = pm.Data("prior_scale", np.asarray(priors.scale, dtype=float))
         family = pm.Data("prior_family", priors.exponential)
-        n_sd = len(layout.spreads)
-        if opts.prior == "lognormal":
-            log_sd = pm.Normal("log_sd", loc[:n_sd], scale[:n_sd], dims="spread")
-            # a spread with an exponential prior (its mode at 0): see exponential_correction
-            pm.Potential(
-                "spread_family",
-                exponential_correction(log_sd, loc[:n_sd], scale[:n_sd], family[:n_sd], pt),
-            )
-            sd = pm.Deterministic("sd", pt.exp(log_sd), dims="spread")
+        if layout.options.prior == "lognormal":
+            sd = _lognormal_spreads(layout, loc, scale, family)
         else:
-            log_total = pm.Normal("log_total", loc[0], scale[0])
-            # Logistic-normal share and split: symmetric (equal a priori) and cheap to
-            # compile, unlike Beta/Dirichlet transforms.
-            share_logit = pm.Normal("skill_share_logit", 0.0, 1.0)
-            share = pm.Deterministic("skill_share", pt.sigmoid(share_logit))
-            split = None
-            if layout.deck_split:
-                split_logits = pm.Normal("deck_split_logits", 0.0, 1.0, shape=2)
-                split = pm.Deterministic(
-                    "deck_split", pt.special.softmax(pt.concatenate([pt.zeros(1), split_logits]))
-                )
-            base = balanced_spreads(log_total, share, split, layout.specs_per_deck, pt)
-            parts = [base]
-            n_seed = sum(name in SPREADS for name in layout.spreads)
-            if n_sd > n_seed:
-                n_extra = n_sd - n_seed
-                extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])
-                cut = slice(1, 1 + n_extra)
-                pm.Potential(
-                    "spread_family",
-                    exponential_correction(extra, loc[cut], scale[cut], family[cut], pt),
-                )
-                parts.append(pt.exp(extra))
-            sd = pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
+            sd = _balanced_prior_spreads(layout, loc, scale, family)
         # z = sd**c * z_std with z_std ~ N(0, 1): centred (c = 1) or non-centred (c = 0)
         c = pm.Data("centring", _centring(centring, layout))
         # reflections giving a differenced block's mean a coordinate of its own
         w = pm.Data("rotations", _rotations(rotations, layout))
-        group = layout.free_group
-        z_loc, own_scale = np.zeros(layout.n_free), np.ones(layout.n_free)
-        own = [b.name for b in layout.declared if b.spread is None]
-        if own:
-            # An effect no spread scales (the first-move effect) is its entry of z drawn
-            # from its own prior (its entry of the prior vectors) rather than N(0, 1).
-            at = [layout.free_offsets[name] for name in own]
-            which = [prior_names.index(name) for name in own]
-            z_loc = pt.set_subtensor(pt.as_tensor(z_loc)[at], loc[which])
-            own_scale = pt.set_subtensor(pt.as_tensor(own_scale)[at], scale[which])
-        if null_rotation is None:
-            # z's density is the potential below; as a distribution it only draws
-            # (prior predictive checks) from the same normal
-            z_scale = own_scale * centred_scale(layout._scale(sd, group), c)
-            z = pm.CustomDist(
-                "z", z_loc, z_scale, logp=_no_density, random=_normal_draws, shape=layout.n_free
-            )
-        else:
-            # The sampler moves x, z = Q x (orthogonal: no Jacobian), z's prior as above.
-            names = ("positions", "basis", "core")
-            rotation = tuple(
-                pm.Data(f"null_{k}", np.asarray(a, dtype=int if k == "positions" else float))
-                for k, a in zip(names, null_rotation)
-            )
-            x = pm.Flat(ROTATED_Z, shape=layout.n_free)
-            z = pm.Deterministic("z", apply_null_rotation(x, rotation, pt))
-        # The effects before they are placed (sd z_std) and z's prior, in one pass
-        # over z (`skcodex._matchup.effects_op`), then the walk and mirrored cells.
-        block_of = declared_block_of(layout)
-        scaled, z_prior = scaled_effects(z, sd, c, group, w, block_of, z_loc, own_scale)
-        pm.Potential("z_prior", z_prior)
-        path = None
-        if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
-            path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
-        theta = layout.place(scaled, pt, path)
-        # Binomial log-likelihood (without its constant) of k = y wins in n = trials
-        # matches, q the signed sum of each row's effects; for luck-adjusted outcomes
-        # the same expression is the binomial quasi-likelihood (concave in q), of which
-        # the sums y are sufficient (`quasi_loglik`). One pass over the index computes
-        # it and its gradient (`skcodex._matchup.loglik_op`).
-        read_theta = theta
-        if has_factor(layout):
-            k = pm.Normal(FACTOR_LOGIT, *FACTOR_PRIOR)
-            factor = pm.Deterministic(FACTOR, 2.0 * pt.sigmoid(k))
-            read_theta = graph_theta(theta, factor, pt)
-        if opts.draws:  # a third outcome, the draw, with a learned threshold
-            if batch_rows is not None:
-                raise ValueError("a model with draws is fitted by NUTS only, not in minibatches")
-            from skcodex._matchup.draws import add_draw_likelihood
-
-            loglik = add_draw_likelihood(read_theta, idx, layout.signs, outcome, count, len(y))
-        else:
-            loglik = signed_row_loglik(read_theta, idx, layout.signs, outcome, count)
+        z_loc, own_scale = _own_prior(layout, loc, scale)
+        z = _sampled_z(layout, sd, c, z_loc, own_scale, null_rotation)
+        theta = _placed_effects(layout, index, z, sd, c, w, z_loc, own_scale)
+        loglik = _likelihood(layout, theta, idx, outcome, count, len(y), batch_rows)
         pm.Potential("loglik", loglik if data_scale is None else data_scale * loglik)
         dims = {b.name: b.dims for b in layout.declared}
         for name, block in layout.unflatten(theta).items():
             pm.Deterministic(name, block, dims=dims[name])
     return model
+
+
+def _match_data(index, y, layout: Layout, trials, batch_rows):
+    """The matches as ``pm.Data`` (index, outcomes, trials), and a minibatch's scale-up.
+
+    With ``batch_rows``, the rows of the minibatch and the factor that scales its
+    log-likelihood up to the whole table; else every row and None.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    # with the debut deck factor (debut.py), the debut rows' deck columns point
+    # at the scaled copies of the effects: the data are the moved index
+    idx = pm.Data("index", moved_index(layout, index))
+    outcome = pm.Data("y", np.asarray(y, dtype=float))
+    count = pm.Data("trials", _trials(trials, y))
+    data_scale = None
+    if batch_rows is not None:
+        idx, outcome, count = idx[batch_rows], outcome[batch_rows], count[batch_rows]
+        # the minibatch stands for the whole table
+        data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")
+    return idx, outcome, count, data_scale
+
+
+def _lognormal_spreads(layout: Layout, loc, scale, family):
+    """The spreads ``sd``, each log-normal (or exponential, `exponential_correction`)."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    n_sd = len(layout.spreads)
+    log_sd = pm.Normal("log_sd", loc[:n_sd], scale[:n_sd], dims="spread")
+    # a spread with an exponential prior (its mode at 0): see exponential_correction
+    pm.Potential(
+        "spread_family",
+        exponential_correction(log_sd, loc[:n_sd], scale[:n_sd], family[:n_sd], pt),
+    )
+    return pm.Deterministic("sd", pt.exp(log_sd), dims="spread")
+
+
+def _balanced_prior_spreads(layout: Layout, loc, scale, family):
+    """The spreads ``sd`` under the balanced prior: a total shared out, then the extras."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    n_sd = len(layout.spreads)
+    log_total = pm.Normal("log_total", loc[0], scale[0])
+    # Logistic-normal share and split: symmetric (equal a priori) and cheap to
+    # compile, unlike Beta/Dirichlet transforms.
+    share_logit = pm.Normal("skill_share_logit", 0.0, 1.0)
+    share = pm.Deterministic("skill_share", pt.sigmoid(share_logit))
+    split = None
+    if layout.deck_split:
+        split_logits = pm.Normal("deck_split_logits", 0.0, 1.0, shape=2)
+        split = pm.Deterministic(
+            "deck_split", pt.special.softmax(pt.concatenate([pt.zeros(1), split_logits]))
+        )
+    parts = [balanced_spreads(log_total, share, split, layout.specs_per_deck, pt)]
+    n_seed = sum(name in SPREADS for name in layout.spreads)
+    if n_sd > n_seed:
+        n_extra = n_sd - n_seed
+        extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])
+        cut = slice(1, 1 + n_extra)
+        pm.Potential(
+            "spread_family",
+            exponential_correction(extra, loc[cut], scale[cut], family[cut], pt),
+        )
+        parts.append(pt.exp(extra))
+    return pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
+
+
+def _own_prior(layout: Layout, loc, scale):
+    """Each entry of ``z``'s location and scale before the spreads: 0 and 1, or its own.
+
+    An effect no spread scales (the first-move effect) is its entry of z drawn
+    from its own prior (its entry of the prior vectors) rather than N(0, 1).
+    """
+    import pytensor.tensor as pt
+
+    z_loc, own_scale = np.zeros(layout.n_free), np.ones(layout.n_free)
+    own = [b.name for b in layout.declared if b.spread is None]
+    if own:
+        at = [layout.free_offsets[name] for name in own]
+        which = [layout.prior_names.index(name) for name in own]
+        z_loc = pt.set_subtensor(pt.as_tensor(z_loc)[at], loc[which])
+        own_scale = pt.set_subtensor(pt.as_tensor(own_scale)[at], scale[which])
+    return z_loc, own_scale
+
+
+def _sampled_z(layout: Layout, sd, c, z_loc, own_scale, null_rotation):
+    """``z``, the effects as sampled: free, or turned from the ``x`` the sampler moves."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    if null_rotation is None:
+        # z's density is the potential of `_placed_effects`; as a distribution it only
+        # draws (prior predictive checks) from the same normal
+        z_scale = own_scale * centred_scale(layout._scale(sd, layout.free_group), c)
+        return pm.CustomDist(
+            "z", z_loc, z_scale, logp=_no_density, random=_normal_draws, shape=layout.n_free
+        )
+    # The sampler moves x, z = Q x (orthogonal: no Jacobian), z's prior as above.
+    names = ("positions", "basis", "core")
+    rotation = tuple(
+        pm.Data(f"null_{k}", np.asarray(a, dtype=int if k == "positions" else float))
+        for k, a in zip(names, null_rotation)
+    )
+    x = pm.Flat(ROTATED_Z, shape=layout.n_free)
+    return pm.Deterministic("z", apply_null_rotation(x, rotation, pt))
+
+
+def _placed_effects(layout: Layout, index, z, sd, c, w, z_loc, own_scale):
+    """``theta``, the effects placed in their blocks; z's prior added as a potential.
+
+    The effects before they are placed (sd z_std) and z's prior, in one pass
+    over z (`skcodex._matchup.effects_op`), then the walk and mirrored cells.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    from skcodex._matchup.effects_op import scaled_effects
+
+    block_of = declared_block_of(layout)
+    group = layout.free_group
+    scaled, z_prior = scaled_effects(z, sd, c, group, w, block_of, z_loc, own_scale)
+    pm.Potential("z_prior", z_prior)
+    path = None
+    if layout.integrated_walk:  # the walk's steps depend on the data: swapped with it
+        path = WalkPath(**{k: pm.Data(f"walk_{k}", v) for k, v in _walk_arrays(layout, index)})
+    return layout.place(scaled, pt, path)
+
+
+def _likelihood(layout: Layout, theta, idx, outcome, count, n_rows: int, batch_rows):
+    """The matches' log-likelihood given the effects ``theta`` (without its constant).
+
+    Binomial log-likelihood of k = y wins in n = trials matches, q the signed sum
+    of each row's effects; for luck-adjusted outcomes the same expression is the
+    binomial quasi-likelihood (concave in q), of which the sums y are sufficient
+    (`quasi_loglik`). One pass over the index computes it and its gradient
+    (`skcodex._matchup.loglik_op`). The debut rows read their deck effects times
+    the debut deck factor (`skcodex._matchup.debut`).
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    from skcodex._matchup.loglik_op import signed_row_loglik
+
+    read_theta = theta
+    if has_factor(layout):
+        k = pm.Normal(FACTOR_LOGIT, *FACTOR_PRIOR)
+        factor = pm.Deterministic(FACTOR, 2.0 * pt.sigmoid(k))
+        read_theta = graph_theta(theta, factor, pt)
+    if layout.options.draws:  # a third outcome, the draw, with a learned threshold
+        if batch_rows is not None:
+            raise ValueError("a model with draws is fitted by NUTS only, not in minibatches")
+        from skcodex._matchup.draws import add_draw_likelihood
+
+        return add_draw_likelihood(read_theta, idx, layout.signs, outcome, count, n_rows)
+    return signed_row_loglik(read_theta, idx, layout.signs, outcome, count)
 
 
 def _no_density(value, *params):

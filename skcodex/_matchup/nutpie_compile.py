@@ -193,12 +193,7 @@ def _fast_nutpie_model(model, var_names: list[str]):
         extra["reparameterized_names"] = reparameterized
     else:
         dims, coords = _prepare_dims_and_coords(model, shape_info)
-    shared: dict[str, np.ndarray] = {}
-    for var in [*logp_fn.get_shared(), *expand_fn.get_shared()]:
-        if var.name not in shared:
-            arr = np.array(var.get_value(), order="C", copy=True)
-            arr.flags.writeable = False
-            shared[var.name] = arr
+    shared = _shared_arrays(logp_fn, expand_fn)
     names = tuple(shared)
     offsets, at = {}, 0
     for name in names:
@@ -208,28 +203,7 @@ def _fast_nutpie_model(model, var_names: list[str]):
     expand_c = _make_cfunc("expand", expand_fn, n_dim, n_expanded, shared, offsets, at)
     if "shared_var_keys" in fields:
         extra["shared_var_keys"] = {}
-    unknown = {
-        f.name
-        for f in dataclasses.fields(cls)
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    } - {
-        "_n_dim",
-        "dims",
-        "_coords",
-        "_shapes",
-        "compiled_logp_func",
-        "compiled_expand_func",
-        "initial_point_func",
-        "shared_data",
-        "user_data",
-        "n_expanded",
-        "shape_info",
-        "logp_func",
-        "expand_func",
-        *extra,
-    }
-    if unknown:
-        raise TypeError(f"nutpie's compiled model needs fields this code does not set: {unknown}")
+    _check_fields_set(cls, extra)
     return cls(
         _n_dim=n_dim,
         dims=dims,
@@ -247,6 +221,48 @@ def _fast_nutpie_model(model, var_names: list[str]):
         shared_names=names,
         **extra,
     )
+
+
+def _shared_arrays(logp_fn, expand_fn) -> dict[str, np.ndarray]:
+    """The compiled functions' shared variables by name, each once, as read-only C arrays."""
+    shared: dict[str, np.ndarray] = {}
+    for var in [*logp_fn.get_shared(), *expand_fn.get_shared()]:
+        if var.name not in shared:
+            arr = np.array(var.get_value(), order="C", copy=True)
+            arr.flags.writeable = False
+            shared[var.name] = arr
+    return shared
+
+
+#: The fields of nutpie's compiled model that `_fast_nutpie_model` always sets.
+_FIELDS_SET = frozenset(
+    {
+        "_n_dim",
+        "dims",
+        "_coords",
+        "_shapes",
+        "compiled_logp_func",
+        "compiled_expand_func",
+        "initial_point_func",
+        "shared_data",
+        "user_data",
+        "n_expanded",
+        "shape_info",
+        "logp_func",
+        "expand_func",
+    }
+)
+
+
+def _check_fields_set(cls: type, extra: dict) -> None:
+    """Refuse a compiled-model class with a required field `_fast_nutpie_model` does not set."""
+    unknown = {
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    } - {*_FIELDS_SET, *extra}
+    if unknown:
+        raise TypeError(f"nutpie's compiled model needs fields this code does not set: {unknown}")
 
 
 _LOGP_SOURCE = """

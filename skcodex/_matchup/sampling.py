@@ -1,50 +1,29 @@
-"""Posterior sampling for the matchup model: samplers and the compile cache.
+"""Posterior sampling for the matchup model: what a fit is given, and NUTS.
 
-Compiling the model's log-density is the slow part of a first fit, so it is
-done as rarely as possible:
-
-- **Data and priors are swapped, not compiled in.** The index matrix, the
-  outcomes and the spread priors are ``pm.Data`` containers, so a refit on new
-  matches (any number of them) or under other priors reuses the compiled model
-  (nutpie: ``with_data``; PyMC: ``pm.set_data``).
-- **Vocabulary sizes are padded to buckets.** A cross-validation fold usually
-  sees fewer players than the whole table, which would change the shape of the
-  effect vector and force a new compile. The model is therefore built for a
-  padded `Layout` (`padded_layout`: players and rating periods rounded up to a
-  power of two, starters and specs to a multiple of four). The extra effects
-  are standard normals that no match reads: they leave the posterior of the
-  real effects unchanged and are dropped from the returned draws, so every fit
-  with sizes in the same bucket shares one compiled model.
-- **Compiled models are kept** in a module-level cache for the life of the
-  process (`compile_count` counts the compilations), and, with the default
-  nutpie sampler, on disk: the log-density and its C-callable wrappers are
-  numba functions stored in PyTensor's compile directory
-  (``pytensor.config.base_compiledir``, set by ``PYTENSOR_FLAGS``), so a new
-  process loads them instead of compiling again.
-- **One answer per seed.** A model compiled fresh, one read from the disk
-  cache and one already in memory give bit-identical draws for the same seed:
-  under PyTensor 3 every compile of the model turns numba's fast-math flags
-  off (`ieee_float_math`), which would otherwise let the two differ.
-
-The compiled models are never part of a fitted estimator's state, which
-therefore pickles.
+`FitProblem` holds everything a fit is given; `sample_posterior` samples it
+with NUTS (nutpie or PyMC) on the model compiled for its padded layout
+(`skcodex._matchup.padding`, `skcodex._matchup.compile_cache`) and returns the
+draws of the fit's own effects. Sampling refuses, before it starts, draws that
+cannot fit in the memory available (`check_draws_fit_in_memory`).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import multiprocessing
 import os
-import threading
-import warnings
 from collections.abc import Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
 from skcodex._matchup.blocks import block_dims
+from skcodex._matchup.compile_cache import (
+    SAMPLERS,
+    _compiled,
+    _stored_names,
+    ieee_float_math,
+    resolve_sampler,
+)
 from skcodex._matchup.debut import moved_index
 from skcodex._matchup.geometry import (
     apply_null_rotation,
@@ -54,17 +33,20 @@ from skcodex._matchup.geometry import (
     null_rotation,
     standard_normals,
 )
-from skcodex._matchup.graph import ROTATED_Z, Layout, SpreadPriors, build_model, walk_data
+from skcodex._matchup.graph import ROTATED_Z, Layout, SpreadPriors, walk_data
 from skcodex._matchup.layout import collapse_matches
-from skcodex._matchup.nutpie_compile import clear_numba_cache, compile_nutpie
-from skcodex.data import _kinds as kinds
+from skcodex._matchup.padding import embedding, padded_layout
 
-SAMPLERS = ("auto", "nutpie", "pymc")
-
-# Compiled models by (sampler, padded layout): built once per process and bucket.
-_COMPILED: dict[tuple, Any] = {}
-_COMPILE_COUNT: dict[str, int] = {"nutpie": 0, "pymc": 0}
-_LOCK = threading.RLock()
+__all__ = [
+    "SAMPLERS",
+    "FitProblem",
+    "SamplingOptions",
+    "available_memory",
+    "check_draws_fit_in_memory",
+    "draws_bytes",
+    "resolve_sampler",
+    "sample_posterior",
+]
 
 
 @dataclass(frozen=True)
@@ -230,256 +212,10 @@ def check_draws_fit_in_memory(options: SamplingOptions, layout: Layout) -> None:
         )
 
 
-def resolve_sampler(name: str) -> str:
-    """The sampler to use: ``"auto"`` is nutpie when installed, else PyMC's NUTS."""
-    if name not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {name!r}")
-    if name == "auto":
-        return "nutpie" if importlib.util.find_spec("nutpie") else "pymc"
-    if name == "nutpie" and importlib.util.find_spec("nutpie") is None:
-        raise ImportError("sampler='nutpie' needs the nutpie package: pip install 'skcodex[fast]'")
-    return name
-
-
 def _cores(options: SamplingOptions) -> int:
     if options.cores is not None:
         return max(1, int(options.cores))
     return max(1, min(options.chains, os.cpu_count() or 1))
-
-
-# -- padding -------------------------------------------------------------------
-
-
-def padded_layout(layout: Layout) -> Layout:
-    """The layout the model is compiled for: ``layout`` with its sizes rounded up to buckets.
-
-    Each kind of level is rounded up as its record says
-    (`skcodex.data._kinds.KIND_TABLE`: players and rating periods to a power of
-    two, at least 32 players and 2 periods; starters and specs to a multiple of
-    four), the steps of an integrated skill walk to 4, 5, 6 or 7 times a power of two (at most
-    25% more; which cells the steps feed and the gaps they span are data of
-    the compiled model, `skcodex._matchup.graph.walk_data`). Layouts in the same
-    bucket share one compiled model.
-
-    Parameters
-    ----------
-    layout : Layout
-        The layout of the data being fitted.
-
-    Returns
-    -------
-    Layout
-        A layout at least as large as ``layout`` in every size (a kind with
-        no levels stays without), with the same options, specs per deck and
-        spreads.
-    """
-    # each kind of level padded as its record says (a kind with no levels stays without)
-    sizes = {k.size: kinds.padded_count(k, layout) for k in kinds.KIND_TABLE if k.size}
-    columns = tuple(
-        (k.name, kinds.padded_count(k, layout))
-        for k in kinds.KIND_TABLE
-        if k.column is not None and kinds.count(k, layout)
-    )
-    walk_steps = layout.walk_steps
-    if layout.integrated_walk:
-        walk_steps = _quarter_power_of_two(walk_steps, 8)
-    padded = replace(layout, **sizes, walk_steps=walk_steps, column_counts=columns)
-    if padded.spreads != layout.spreads:  # the compiled model samples the layout's spreads
-        raise ValueError(
-            f"the padded layout has the spreads {padded.spreads}, the layout {layout.spreads}"
-        )
-    return padded
-
-
-def _quarter_power_of_two(n: int, minimum: int) -> int:
-    """The smallest of 4, 5, 6 or 7 times a power of two that is >= n (at most 25% more)."""
-    n = max(int(n), int(minimum))
-    power = 1 << max(0, (n - 1).bit_length() - 3)
-    return min(m * power for m in (4, 5, 6, 7, 8) if m * power >= n)
-
-
-def embedding(layout: Layout, padded: Layout) -> tuple[np.ndarray, np.ndarray]:
-    """Where ``layout``'s effects and standard normals sit in a larger ``padded`` layout.
-
-    Each block of ``layout`` occupies the leading corner of the same block of
-    ``padded`` (level codes are kept; the extra levels come after them).
-
-    Parameters
-    ----------
-    layout, padded : Layout
-        ``padded`` must be at least as large as ``layout`` in every size.
-
-    Returns
-    -------
-    theta_pos : ndarray of int, shape (layout.size,)
-        ``theta_pos[i]`` is the position in the padded ``theta`` of entry ``i``
-        of ``layout``'s ``theta``; so ``theta_pos[index]`` is the padded index matrix.
-    z_pos : ndarray of int, shape (layout.n_free,)
-        The same for the standard normals ``z``; ``z_padded[..., z_pos]`` are
-        ``layout``'s ``z``.
-    """
-    counts, padded_counts = layout.level_counts, padded.level_counts
-    if (
-        any(padded_counts[kind] < n for kind, n in counts.items())
-        or padded.options != layout.options
-        or padded.specs_per_deck != layout.specs_per_deck
-        or padded.integrated_walk != layout.integrated_walk
-        or (layout.integrated_walk and padded.walk_steps < layout.walk_steps)
-    ):
-        raise ValueError(f"{padded} does not contain {layout}")
-    where = padded.unflatten(np.arange(padded.size))
-    theta_pos = layout.flatten(
-        {
-            name: where[name][tuple(slice(0, n) for n in layout.shapes[name])]
-            for name, _ in layout.blocks
-        }
-    )
-    z_parts = []
-    for block in layout.declared:
-        if block.form == "walk" and layout.integrated_walk:  # its steps come first in padded
-            start = padded.free_offsets[block.name]
-            z_parts.append(start + np.arange(layout.walk_steps))
-            continue
-        owner = np.full(padded.shapes[block.name], -1, dtype=np.int64)
-        cells = padded.free_cells(block)
-        start = padded.free_offsets[block.name]
-        owner[cells] = (start + np.arange(padded.n_free_cells(block))).reshape(owner[cells].shape)
-        z_parts.append(np.atleast_1d(owner[layout.free_cells(block)]))
-    return theta_pos, np.concatenate(z_parts).astype(np.int64)
-
-
-# -- the compile cache ---------------------------------------------------------
-
-
-#: The first PyTensor version whose fast-math kernels were measured to give other bits
-#: when assembled from the disk cache than when compiled from scratch.
-FAST_MATH_UNREPRODUCIBLE_FROM = (3,)
-
-
-@contextmanager
-def ieee_float_math():
-    """Compile PyTensor's numba kernels without fast-math flags while in this block.
-
-    PyTensor compiles its numba kernels with LLVM's fast-math flags by default
-    (``pytensor.config.numba__fastmath``), which let LLVM reassociate sums and
-    fuse multiply-adds as its optimiser sees fit. Under PyTensor 3 the optimiser
-    does not see the same code when a model is compiled from scratch as when it
-    is assembled from kernels read from the disk cache, and the two were
-    measured to differ in the last bits of the log-density: enough to send NUTS
-    down another path, so one seed gave two posteriors. With IEEE semantics
-    every kernel computes exactly what its code says, however it is compiled or
-    linked, and the gradient was measured no slower. PyTensor keys its disk
-    cache on the flag, so kernels compiled with fast-math elsewhere are not
-    reused here.
-
-    Under PyTensor 2 the fresh and the cached model give the same bits with
-    fast-math on (``tests/test_determinism.py`` checks it on both lines), and
-    turning it off made the gradient about 3.5 times slower, so the flags are
-    left as they are there (`FAST_MATH_UNREPRODUCIBLE_FROM`).
-    """
-    import pytensor
-
-    major = tuple(int(p) for p in pytensor.__version__.split(".")[:1] if p.isdigit())
-    if major < FAST_MATH_UNREPRODUCIBLE_FROM:
-        yield
-        return
-    with pytensor.config.change_flags(numba__fastmath=False):
-        yield
-
-
-def compile_count(sampler: str | None = None) -> int:
-    """How many models this process has compiled (for one sampler, or for all).
-
-    A refit that reuses a compiled model does not count. Useful to check that a
-    cross-validation loop or a grid search does not recompile.
-    """
-    with _LOCK:
-        if sampler is None:
-            return sum(_COMPILE_COUNT.values())
-        return _COMPILE_COUNT[resolve_sampler(sampler)]
-
-
-def clear_compiled() -> None:
-    """Forget every compiled model of this process (the disk cache is kept)."""
-    with _LOCK:
-        _COMPILED.clear()
-
-
-def precompile(layout: Layout, sampler: str = "auto", rotated: bool = False) -> None:
-    """Compile the model for ``layout``'s bucket now, so that later fits only sample.
-
-    Parameters
-    ----------
-    layout : Layout
-        Any layout in the bucket to compile (see `padded_layout`).
-    sampler : {"auto", "nutpie", "pymc"}
-    rotated : bool
-        Compile the model with the change of coordinates that data-rich tables
-        take (`skcodex._matchup.geometry.null_rotation`) rather than without it.
-    """
-    sampler = resolve_sampler(sampler)
-    padded = padded_layout(layout)
-    width = len(padded.signs)
-    _compiled(sampler, padded, np.zeros((1, width), dtype=np.int64), np.zeros(1), rotated)
-
-
-def _compiled(
-    sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray, rotated: bool = False
-) -> Any:
-    """The compiled model for ``padded``, built on first use.
-
-    ``rotated``: with the null-direction change of coordinates
-    (`skcodex._matchup.geometry.null_rotation`), whose data are set at sampling.
-    """
-    key = (sampler, padded, rotated)
-    with _LOCK:
-        found = _COMPILED.get(key)
-        if found is None:
-            try:
-                found = _build(sampler, padded, index, y, rotated)
-            except Exception as err:
-                # A damaged on-disk cache (truncated kernel or index files) makes every
-                # compile fail until it is removed: remove it and compile afresh once.
-                if sampler != "nutpie" or not clear_numba_cache():
-                    raise
-                warnings.warn(
-                    "the on-disk compile cache was damaged "
-                    f"({type(err).__name__}: {str(err)[:80]}); it was cleared and the "
-                    "model compiled afresh",
-                    RuntimeWarning,
-                    stacklevel=4,
-                )
-                found = _build(sampler, padded, index, y, rotated)
-            _COMPILED[key] = found
-            _COMPILE_COUNT[sampler] += 1
-        return found
-
-
-def _build(
-    sampler: str, padded: Layout, index: np.ndarray, y: np.ndarray, rotated: bool = False
-) -> Any:
-    # placeholder rotation data (the identity); the fit's own replace them
-    placeholder = (np.zeros(1, dtype=np.int64), np.zeros((1, 1)), np.zeros((1, 1)))
-    placeholder = placeholder if rotated else None
-    model = build_model(index, y, padded, null_rotation=placeholder)
-    if sampler != "nutpie":
-        return model  # PyMC compiles in pm.sample (under ieee_float_math too)
-    with ieee_float_math():
-        return compile_nutpie(model, _stored_names(model))
-
-
-def _stored_names(model) -> list[str]:
-    """Variables to keep from the sampler: all but the effect blocks (padded; rebuilt later).
-
-    With a null rotation, ``z`` is kept in the sampler's coordinates only
-    (`skcodex._matchup.graph.ROTATED_Z`, which nutpie stores in any case) and turned back
-    afterwards: one copy of the draws rather than two.
-    """
-    effects = block_dims()
-    free = [rv.name for rv in model.free_RVs]
-    drop = {*effects, "z"} if ROTATED_Z in free else set(effects)
-    deterministics = [v.name for v in model.deterministics if v.name not in drop]
-    return [*free, *deterministics]
 
 
 # -- sampling ------------------------------------------------------------------
