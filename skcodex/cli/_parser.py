@@ -380,12 +380,27 @@ def _series_options(predict) -> None:
         help="who is player 1 in each game after game 1 (--p1 is in game 1): alternating, "
         "the loser of the last game, or at random in every game (alternating)",
     )
+    _draw_rule_option(predict)
+
+
+def _draw_rule_option(command) -> None:
+    """``--draw-rule``: what a drawn game of a set counts for, with a model fitted with draws."""
+    command.add_argument(
+        "--draw-rule",
+        choices=SERIES_DRAW_RULES,
+        default="replay",
+        help="with a model fitted with draws, what a drawn game of a best-of-N set counts "
+        "for: replay (it is played again with the same decks; the first to win a majority "
+        "of games takes the set, as in card games) or points (half a point each; more than "
+        "half the points takes the set, a level set goes to a decider, as in chess) (replay)",
+    )
 
 
 #: The set options' choices (`skcodex.tournament`'s, without importing it).
 SERIES_RULES = ("fixed", "loser may switch", "winner may not repeat", "each picks")
 SERIES_PICKS = ("best", "uniform")
 SERIES_FIRST_MOVES = ("alternating", "loser", "random")
+SERIES_DRAW_RULES = ("replay", "points")
 
 
 def _simulate_parser(sub) -> None:
@@ -460,6 +475,7 @@ def _simulate_parser(sub) -> None:
     simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
     simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")
     simulate.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    _draw_rule_option(simulate)
     simulate.set_defaults(run=_cmd_simulate)
 
 

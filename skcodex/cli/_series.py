@@ -8,6 +8,7 @@ import warnings
 import pandas as pd
 
 from skcodex.cli._commands import _cmd_predict, _did_you_mean, _player1_words, _player_id
+from skcodex.cli._draws import has_draws
 from skcodex.cli._errors import CommandError, shown
 from skcodex.cli._output import load_model
 
@@ -67,6 +68,7 @@ def _predict_series(args: argparse.Namespace) -> int:
             pick=args.pick,
             first_move=args.set_order,
             interval=args.interval,
+            draw_rule=getattr(args, "draw_rule", "replay"),
         ).iloc[0]
     for w in caught:
         if issubclass(w.category, UserWarning):
@@ -98,5 +100,11 @@ def _predict_series(args: argparse.Namespace) -> int:
     rule = "fixed decks" if args.series_rule == "fixed" else args.series_rule
     picks = "" if one_each else f", decks picked: {args.pick}"
     alone = f"; one game alone: {row['p_game']:.3f}" if one_each else ""
-    print(f"set: {rule}{picks}{order}{alone}")
+    drawn = ""
+    if has_draws(model):
+        drawn = {
+            "replay": "; a drawn game is replayed",
+            "points": "; a draw is half a point, a level set goes to a decider",
+        }[args.draw_rule]
+    print(f"set: {rule}{picks}{order}{alone}{drawn}")
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from skcodex import analysis, metrics
@@ -213,7 +214,11 @@ def model_parts(given: Given) -> dict[str, Any]:
 
 def calibration(given: Given) -> dict[str, Any]:
     """Reliability tables, Brier scores and the favourites' check, in and out of sample."""
-    samples = {"in-sample": (given.y, given.clf.predict_proba(given.X)[:, 1])}
+    # P(player 1 wins); with draws the expected score, P(win) + P(draw) / 2, against 1, 0.5, 0
+    proba = given.clf.predict_proba(given.X)
+    classes = np.asarray(getattr(given.clf, "classes_", [0, 1]), dtype=float)
+    score = proba @ classes if len(classes) == 3 else proba[:, 1]
+    samples = {"in-sample": (given.y, score)}
     if given.held_out is not None:
         samples["held-out"] = (given.held_out.y, given.held_out.p_win)
     n_bins, interval = given.n_bins, given.interval
