@@ -282,3 +282,50 @@ def test_simulate_with_a_draw_model_is_the_python_forecast(
     )
     printed = pd.read_csv(table).set_index("player")
     np.testing.assert_allclose(printed["p_win"], python.table()["p_win"], atol=1e-12)
+
+
+# -- the worked example of docs/classifier.md ------------------------------------------------
+
+
+def test_the_documented_commands_run_as_shown(tmp_path, capsys, monkeypatch):
+    """docs/classifier.md's shell example, on the chess-like game its Python example draws."""
+    import shlex
+    from pathlib import Path
+
+    page = (Path(__file__).parents[1] / "docs" / "classifier.md").read_text(encoding="utf-8")
+    section = page.split("### Draws from the command line")[1]
+    block = section.split("```bash\n")[1].split("```")[0]
+    commands = [shlex.split(line) for line in block.strip().splitlines()]
+    assert [c[:2] for c in commands] == [
+        ["skcodex", "fit"],
+        ["skcodex", "predict"],
+        ["skcodex", "simulate"],
+    ]
+    chess = make_game_matches(
+        n_players=16, n_matches=600, n_tournaments=4, starters=4, draw_threshold=0.8, random_state=2
+    )
+    monkeypatch.chdir(tmp_path)
+    chess.X.assign(y=chess.y).to_csv("chess.csv", index=False)
+    pd.DataFrame(
+        {
+            "player": ["player03", "player07", "player01", "player12"],
+            "deck": ["char1", "char2", "char0", "char3"],
+        }
+    ).to_csv("entrants.csv", index=False)
+    outputs = []
+    for command in commands:
+        extra = ["--no-progress"] if command[1] == "fit" else []
+        code, out, err = run([*command[1:], *extra], capsys)
+        assert code == 0, err
+        outputs.append(out)
+    fit, predict, simulate = outputs
+    clf = load_model("chess")
+    rate = clf.draw_.loc["draw_rate_even"]
+    assert f"chance {rate['mean']:.3f} [{rate['lower']:.3f}, {rate['upper']:.3f}]" in fit
+    table = pd.DataFrame(
+        {"player1": ["player03"], "player2": ["player07"], "deck1": ["char1"], "deck2": ["char2"]}
+    )
+    p = clf.predict_outcome_draws(table)[:, 0]
+    assert f"P(draw) = {p[:, 1].mean():.3f}" in predict
+    assert f"= {p[:, 2].mean():.3f}\n" in predict
+    assert "The model has draws" in simulate and "replayed" in simulate

@@ -131,6 +131,7 @@ class Given:
     nash_draws: int | None = analysis.NASH_DRAWS
     n_bins: int = 10
     interval: float = analysis.INTERVAL
+    advice: pd.DataFrame | None = None
 
 
 def data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[str, Any]:
@@ -210,6 +211,16 @@ def model_parts(given: Given) -> dict[str, Any]:
         "extensions": analysis.extension_table(given.clf, interval=given.interval),
         "part_evidence": analysis.part_evidence(given.clf),
     }
+
+
+def advice(given: Given) -> dict[str, Any]:
+    """What to bring for a player (`skcodex.analysis.deck_advice`'s table), when asked for."""
+    if given.advice is None:
+        return {}
+    from skcodex.report._advice import advice_words
+
+    advice_words(given.advice)  # a table that is not deck_advice's is refused before the page
+    return {"advice": given.advice}
 
 
 def calibration(given: Given) -> dict[str, Any]:

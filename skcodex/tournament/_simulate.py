@@ -138,8 +138,7 @@ def simulate_tournament(
 
     if not isinstance(draw_rule, str) or draw_rule not in SERIES_DRAW_RULES:
         raise TournamentError(
-            f"draw_rule must be one of {', '.join(map(repr, SERIES_DRAW_RULES))}, got "
-            f"{draw_rule!r}"
+            f"draw_rule must be one of {', '.join(map(repr, SERIES_DRAW_RULES))}, got {draw_rule!r}"
         )
     format = _check_format(format, first_move)
     field = check_entrants(entrants)

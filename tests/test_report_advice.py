@@ -1,0 +1,90 @@
+"""What to bring as a section of the fit report: shown when asked for, absent otherwise."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import pandas as pd
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+pytest.importorskip("matplotlib")
+
+from skcodex import BayesianMatchupClassifier
+from skcodex.analysis import deck_advice
+from skcodex.datasets import make_game_matches
+from skcodex.report import CSV_FILES, SECTIONS, analyse, render_html, write_report
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    data = make_game_matches(
+        n_players=10, n_matches=300, n_tournaments=2, starters=3, random_state=0
+    )
+    clf = BayesianMatchupClassifier(
+        draws=100, tune=100, chains=2, random_state=0, catalogue=data.catalogue
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # short chains, on purpose
+        clf.fit(data.X, data.y)
+    field = pd.DataFrame(
+        {"player": ["player02", "player03", "player04"], "deck": ["char1", "char2", "char0"]}
+    )
+    advice = deck_advice(clf, "player01", ["char0", "char1", "char2"], field, n_draws=50)
+    return clf, data.X, data.y, advice
+
+
+def _section(page: str, section_id: str) -> str:
+    match = re.search(rf'<section id="{section_id}".*?</section>', page, re.S)
+    return "" if match is None else match.group(0)
+
+
+def _without_stamp(page: str) -> str:
+    """The page without its time stamp and with its images' bytes left out (PNG encodings vary)."""
+    page = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "PNG", page)
+    return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "STAMP", page)
+
+
+def test_the_advice_section_shows_the_advice_table(fitted, tmp_path):
+    clf, X, y, advice = fitted
+    page = write_report(clf, X, y, tmp_path, nash_draws=5, advice=advice).read_text("utf-8")
+    section = _section(page, "advice")
+    assert "<h2>What to bring</h2>" in section
+    assert '<a href="#advice">What to bring</a>' in page
+    best = advice.iloc[0]
+    assert f"bring <strong>{best['deck']}</strong>" in section and "player01" in section
+    assert f"{best['p_best_win_rate']:.0%} of the posterior draws" in section
+    assert 'id="table-advice"' in section
+    for deck, rate in zip(advice["deck"], advice["win_rate"], strict=True):  # every row, in order
+        assert re.search(rf"<td>{deck}</td>\s*<td>{rate:.3f}</td>", section), deck
+    # the other sections and files are those of every report
+    assert not (set(CSV_FILES) ^ {p.name for p in tmp_path.glob("*.csv")})
+
+
+def test_a_report_without_advice_is_unchanged(fitted):
+    clf, X, y, advice = fitted
+    plain = analyse(clf, X, y, nash_draws=5)
+    with_advice = analyse(clf, X, y, nash_draws=5, advice=advice)
+    from skcodex.report import figures
+
+    figs = figures(plain)  # the same figures on both pages
+    page = _without_stamp(render_html(plain, figs=figs))
+    assert 'id="advice"' not in page and "What to bring" not in page
+    assert [m for m in re.findall(r'<section id="([^"]+)"', page)] == list(SECTIONS)
+    both = _without_stamp(render_html(with_advice, figs=figs))
+    # the page with the advice is the page without it, plus its link and its section
+    stripped = both.replace('<a href="#advice">What to bring</a>', "").replace(
+        _section(both, "advice"), ""
+    )
+    assert stripped.split() == page.split()
+
+
+def test_a_table_that_is_not_the_advice_is_refused(fitted):
+    clf, X, y, advice = fitted
+    with pytest.raises(ValueError, match="deck_advice returns"):
+        analyse(clf, X, y, nash_draws=5, advice=advice.drop(columns="win_rate"))
+    lost = pd.DataFrame(advice)  # a copy keeps attrs; a frame built anew loses them
+    lost.attrs = {}
+    with pytest.raises(ValueError, match="lost its attrs"):
+        analyse(clf, X, y, nash_draws=5, advice=lost)
