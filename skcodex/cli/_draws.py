@@ -24,11 +24,14 @@ def has_draws(model: Any) -> bool:
 def expected_score(clf: Any, X: pd.DataFrame) -> np.ndarray:
     """Player 1's expected score per match: P(win) + P(draw) / 2 (P(win) without draws).
 
-    ``predict_proba`` weighted by ``classes_``: for a model without draws,
-    whose classes are ``[0, 1]``, exactly its column 1.
+    ``predict_proba`` weighted by ``classes_`` with draws; without them,
+    exactly its column 1.
     """
     proba = clf.predict_proba(X)
-    return proba @ np.asarray(clf.classes_, dtype=float)
+    classes = getattr(clf, "classes_", None)
+    if classes is None or len(classes) != 3:  # two outcomes: P(player 1 wins), as always
+        return proba[:, 1]
+    return proba @ np.asarray(classes, dtype=float)
 
 
 def print_fit_draws(clf: Any, y: np.ndarray, X: pd.DataFrame) -> None:
