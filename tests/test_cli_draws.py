@@ -294,6 +294,7 @@ def test_the_documented_commands_run_as_shown(tmp_path, capsys, monkeypatch):
 
     page = (Path(__file__).parents[1] / "docs" / "classifier.md").read_text(encoding="utf-8")
     section = page.split("### Draws from the command line")[1]
+    python = section.split("```python\n")[1].split("```")[0]
     block = section.split("```bash\n")[1].split("```")[0]
     commands = [shlex.split(line) for line in block.strip().splitlines()]
     assert [c[:2] for c in commands] == [
@@ -301,17 +302,12 @@ def test_the_documented_commands_run_as_shown(tmp_path, capsys, monkeypatch):
         ["skcodex", "predict"],
         ["skcodex", "simulate"],
     ]
+    # the page's chess-like game, as its Python example above draws it
     chess = make_game_matches(
         n_players=16, n_matches=600, n_tournaments=4, starters=4, draw_threshold=0.8, random_state=2
     )
     monkeypatch.chdir(tmp_path)
-    chess.X.assign(y=chess.y).to_csv("chess.csv", index=False)
-    pd.DataFrame(
-        {
-            "player": ["player03", "player07", "player01", "player12"],
-            "deck": ["char1", "char2", "char0", "char3"],
-        }
-    ).to_csv("entrants.csv", index=False)
+    exec(python, {"X": chess.X, "y": chess.y})  # writes chess.csv and entrants.csv
     outputs = []
     for command in commands:
         extra = ["--no-progress"] if command[1] == "fit" else []

@@ -59,14 +59,13 @@ def draw_line(model: Any, table: pd.DataFrame, interval: float) -> str | None:
     """``P(draw) = ...`` with its interval for ``predict``'s match, or None without draws."""
     if not has_draws(model):
         return None
-    from skcodex._matchup.draws import CLASSES
-
+    classes = np.asarray(model.classes_, dtype=float)  # [0, 0.5, 1]
     p = model.predict_outcome_draws(table)[:, 0, :]  # (n_draws, 3)
     tail = (1.0 - interval) / 2.0
     words = {0.0: "player 2 wins", 0.5: "a draw", 1.0: "player 1 wins"}
     mean = p.mean(axis=0)
     lower, upper = np.quantile(p[:, 1], tail), np.quantile(p[:, 1], 1.0 - tail)
-    shares = ", ".join(f"{words[float(c)]} {m:.3f}" for c, m in zip(CLASSES[::-1], mean[::-1]))
+    shares = ", ".join(f"{words[float(c)]} {m:.3f}" for c, m in zip(classes[::-1], mean[::-1]))
     return (
         f"P(draw) = {mean[1]:.3f}\n{round(100 * interval)}% interval: {lower:.3f} to "
         f"{upper:.3f}\noutcomes: {shares}"
@@ -87,3 +86,13 @@ def simulate_note(model: Any, draw_rule: str = "replay") -> str | None:
         "a drawn knockout game goes to the winner of a decider played with the draw left out; "
         f"in best-of-N sets {sets}."
     )
+
+
+def set_draw_words(model: Any, draw_rule: str) -> str:
+    """``predict --best-of``'s words for what a drawn game counts for (none without draws)."""
+    if not has_draws(model):
+        return ""
+    return {
+        "replay": "; a drawn game is replayed",
+        "points": "; a draw is half a point, a level set goes to a decider",
+    }[draw_rule]

@@ -22,7 +22,6 @@ __all__ = [
     "check_draw_probabilities",
     "draw_probability_draws",
     "fits_draws",
-    "outcome_draws",
 ]
 
 #: What a draw is worth in Swiss and round-robin standings, in wins.
@@ -79,16 +78,3 @@ def check_draw_probabilities(draws: Any, wins: np.ndarray) -> np.ndarray:
         )
     d[:, ~off] = 0.0
     return d
-
-
-def outcome_draws(estimator: Any, table: Any) -> np.ndarray:
-    """Each row's outcome chances per draw: (n_draws, rows, 3) with draws, else (..., 2)."""
-    from skcodex.tournament._probabilities import _predict
-
-    try:
-        if fits_draws(estimator):
-            return estimator.predict_outcome_draws(table)
-        p = _predict(estimator, table)
-    except ValueError as err:
-        raise TournamentError(str(err)) from err
-    return np.stack([1.0 - p, p], axis=-1)

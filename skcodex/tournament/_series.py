@@ -18,6 +18,7 @@ from skcodex.tournament._series_draws import (
     SERIES_DRAW_RULES,
     check_draws,
     decisive,
+    outcome_draws,
     solve_points,
 )
 from skcodex.tournament._stage import TournamentError
@@ -509,8 +510,6 @@ def predict_series(
         )
         rows.append((len(d1), len(d2)))
     table = pd.concat(pieces, ignore_index=True)
-    from skcodex.tournament._draws import outcome_draws
-
     outcomes = outcome_draws(estimator, table)  # (n_draws, rows, 3) with draws
     if n_draws is not None and len(outcomes) > n_draws:
         keep = np.unique(np.linspace(0, len(outcomes) - 1, n_draws).round().astype(np.int64))

@@ -41,7 +41,7 @@ import numpy as np
 
 from skcodex.tournament._stage import TournamentError
 
-__all__ = ["SERIES_DRAW_RULES", "check_draws", "decisive", "solve_points"]
+__all__ = ["SERIES_DRAW_RULES", "check_draws", "decisive", "outcome_draws", "solve_points"]
 
 #: What a drawn game of a set counts for: replayed (card games), or half a point (chess).
 SERIES_DRAW_RULES = ("replay", "points")
@@ -125,3 +125,21 @@ def _after(f: int, outcome: str, first_move: str) -> int:
     if first_move == "loser":
         return {"win": 1, "loss": 0, "draw": f}[outcome]
     return 0  # random: both entries hold the coin-flip average
+
+
+def outcome_draws(estimator: Any, table: Any) -> np.ndarray:
+    """Each row's outcome chances per draw: (n_draws, rows, 3) with draws, else (..., 2).
+
+    An estimator fitted with draws (``classes_`` holding 0.5) gives its three
+    outcomes (``predict_outcome_draws``); any other its P(player 1 wins) per
+    draw and one minus it.
+    """
+    from skcodex.tournament._probabilities import _predict
+
+    try:
+        if 0.5 in np.asarray(getattr(estimator, "classes_", [])).tolist():
+            return estimator.predict_outcome_draws(table)
+        p = _predict(estimator, table)
+    except ValueError as err:
+        raise TournamentError(str(err)) from err
+    return np.stack([1.0 - p, p], axis=-1)
