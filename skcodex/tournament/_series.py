@@ -197,11 +197,11 @@ def series_win_probability(
         How a side picks where the rule lets it (`SERIES_PICKS`).
     first_move : {"alternating", "loser", "random"}, default "alternating"
         Who moves first in each game (`SERIES_FIRST_MOVES`).
-    draw_first, draw_second : array-like of the shape of ``first`` or None, default None
-        In a game with draws: P(a draw) when player 1 (``draw_first``) or
-        player 2 (``draw_second``, by default ``draw_first``) moves first;
-        player 1 then loses a game with chance ``1 - win - draw``. None: no
-        draws.
+    draw_first : array-like of the shape of ``first`` or None, default None
+        In a game with draws, P(a draw) when player 1 moves first (player 1
+        loses with the rest); None: no draws.
+    draw_second : array-like of the shape of ``first`` or None, default None
+        P(a draw) when player 2 moves first; ``draw_first`` by default.
     draw_rule : {"replay", "points"}, default "replay"
         What a drawn game counts for (`SERIES_DRAW_RULES`): ``"replay"``, it
         is played again with the same decks and first mover and the set goes
