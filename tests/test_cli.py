@@ -891,6 +891,7 @@ def test_parser_defaults():
         "part_selection": "none",
         "decks": None,
         "top": 10,
+        "advise": None,
         "draws": 1000,
         "tune": None,
         "chains": 4,

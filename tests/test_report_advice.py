@@ -29,7 +29,7 @@ def fitted():
         warnings.simplefilter("ignore", ConvergenceWarning)  # short chains, on purpose
         clf.fit(data.X, data.y)
     field = pd.DataFrame(
-        {"player": ["player02", "player03", "player04"], "deck": ["char1", "char2", "char0"]}
+        {"player": ["player02", "player05", "player04"], "deck": ["char1", "char2", "char0"]}
     )
     advice = deck_advice(clf, "player01", ["char0", "char1", "char2"], field, n_draws=50)
     return clf, data.X, data.y, advice
@@ -88,3 +88,95 @@ def test_a_table_that_is_not_the_advice_is_refused(fitted):
     lost.attrs = {}
     with pytest.raises(ValueError, match="lost its attrs"):
         analyse(clf, X, y, nash_draws=5, advice=lost)
+
+
+# -- on the command line: skcodex fit --advise PLAYER ----------------------------------------
+
+
+def _run(argv, capsys):
+    from skcodex.cli import main
+
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def match_csv(tmp_path_factory):
+    data = make_game_matches(
+        n_players=10, n_matches=300, n_tournaments=2, starters=3, random_state=0
+    )
+    path = tmp_path_factory.mktemp("advise") / "matches.csv"
+    data.X.assign(y=data.y).to_csv(path, index=False)
+    return path, data.X
+
+
+FAST = ["--draws", "100", "--tune", "100", "--chains", "2", "--no-progress", "--nash-draws", "5"]
+
+
+def test_fit_advise_adds_the_section_for_the_players_own_decks(match_csv, tmp_path, capsys):
+    from skcodex.cli import load_model
+
+    path, X = match_csv
+    out = tmp_path / "fit"
+    argv = ["fit", path, "--out", out, "--no-holdout", "--advise", "player05", *FAST]
+    code, _, err = _run(argv, capsys)
+    assert code == 0, err
+    page = (out / "report.html").read_text("utf-8")
+    section = _section(page, "advice")
+    assert "<h2>What to bring</h2>" in section and "For player05, bring" in section
+    # the candidates: the decks player05 played; the field: the last tournament's decks
+    own = set(X.loc[X["player1"] == "player05", "deck1"]) | set(
+        X.loc[X["player2"] == "player05", "deck2"]
+    )
+    shown = set(re.findall(r"<tr>\s*<td>([^<]+)</td>", section))
+    assert shown == own
+    last = X[X["period"] == X["period"].iloc[-1]]
+    played = pd.concat([last["deck1"], last["deck2"]]).value_counts(normalize=True)
+    clf = load_model(out)
+    field = pd.DataFrame({"deck": played.index, "share": played.to_numpy()})
+    want = deck_advice(clf, "player05", sorted(own), field, random_state=0)
+    for deck, rate in zip(want["deck"], want["win_rate"], strict=True):
+        assert re.search(rf"<td>{deck}</td>\s*<td>{rate:.3f}</td>", section), deck
+    assert not (set(CSV_FILES) ^ {p.name for p in out.glob("*.csv")})  # no other file
+
+
+@pytest.mark.parametrize(
+    ("name", "pattern"),
+    [
+        (
+            "playr05",
+            r"--advise 'playr05': no such player in the matches \(did you mean 'player05'\?\)",
+        ),
+    ],
+)
+def test_fit_advise_refuses_before_the_fit(match_csv, tmp_path, capsys, monkeypatch, name, pattern):
+    from skcodex import BayesianMatchupClassifier
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fitted before the check")
+
+    monkeypatch.setattr(BayesianMatchupClassifier, "fit", no_fit)
+    path, _ = match_csv
+    code, _, err = _run(["fit", path, "--out", tmp_path / "o", "--advise", name, *FAST], capsys)
+    assert code == 2 and re.search(pattern, err), err
+    assert not (tmp_path / "o").exists()
+
+
+def test_fit_advise_needs_two_decks_of_the_players(tmp_path, capsys):
+    table = pd.DataFrame(
+        {
+            "player1": ["ann", "bob", "cy", "ann"],
+            "player2": ["bob", "cy", "ann", "cy"],
+            "deck1": ["a", "b", "c", "a"],
+            "deck2": ["b", "a", "a", "b"],
+            "y": [1, 0, 1, 0],
+        }
+    )
+    path = tmp_path / "m.csv"
+    table.to_csv(path, index=False)
+    code, _, err = _run(["fit", path, "--out", tmp_path / "o", "--advise", "ann", *FAST], capsys)
+    assert code == 2 and "they played one deck only" in err, err

@@ -212,6 +212,9 @@ def _fit_and_write(
         clf = _fit(X, y, catalogue, args, "on every match")
         if staging is not None:
             save_model(clf, staging)
+            from skcodex.cli._advise import report_advice
+
+            advice = report_advice(clf, getattr(args, "advice_inputs", None), args.seed)
             print("Writing the report (Nash weights take a few seconds) ...")
             write_report(
                 clf,
@@ -224,6 +227,7 @@ def _fit_and_write(
                 true_skills=true_skills,
                 decks=getattr(args, "decks", None),
                 source=source,
+                advice=advice,
             )
             publish_output(staging, out)
             print(
@@ -266,6 +270,10 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         args.matches, args.catalogue, args.specs_per_deck, args.tie_components
     )
     _check_report_decks(getattr(args, "decks", None), X, catalogue)
+    if getattr(args, "advise", None) is not None:  # checked before the fit
+        from skcodex.cli._advise import report_advice_inputs
+
+        args.advice_inputs = report_advice_inputs(X, catalogue, args.advise)
     summary = X.attrs.get("summary")
     if summary is not None:
         print("\n".join(shown(line) for line in str(summary).splitlines()))

@@ -292,6 +292,15 @@ def _fit_parser(sub) -> None:
         "(the default), 'monocolour' (Codex), or decks separated by commas",
     )
     fit.add_argument("--top", type=_positive, default=10, help="players to list (10)")
+    fit.add_argument(
+        "--advise",
+        default=None,
+        metavar="PLAYER",
+        help="add a 'What to bring' section to the report: the decks PLAYER played in the "
+        "matches (their 8 most played) ranked by win rate against the decks of the latest "
+        "tournament in the shares they were played ('skcodex advise' takes any candidates, "
+        "field and format)",
+    )
     _sampling_options(fit, 1000)
     _holdout_options(fit)
     fit.set_defaults(run=_cmd_fit)
