@@ -7,7 +7,6 @@ import os
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from skcodex.cli._errors import CommandError, shown
 
@@ -125,75 +124,3 @@ def _print_advice(advice: Any) -> None:
 
 def _interval(lower: float, upper: float) -> str:
     return f"[{lower:.3f}, {upper:.3f}]"
-
-
-# -- the advice as a section of the fit's report (``skcodex fit --advise PLAYER``) ----------
-
-#: The most decks of the player's own the report's advice ranks (their most played).
-REPORT_CANDIDATES = 8
-
-
-def report_advice_inputs(X: Any, catalogue: Any, given: str) -> tuple:
-    """``(player, candidates, field)`` of ``skcodex fit --advise PLAYER``, checked before the fit.
-
-    The candidates are the decks the player played in the matches (their
-    `REPORT_CANDIDATES` most played); the field is the decks of the latest
-    tournament's matches (every match without a ``period`` column) in the
-    shares they were played, each opponent an equally skilled stranger.
-    """
-    from skcodex.cli._commands import _did_you_mean, _player_id
-    from skcodex.data import MatchTableError, check_match_table, normalise_name
-
-    try:
-        table = check_match_table(X, catalogue)
-    except MatchTableError:
-        return None  # the fit reports the table's own problem
-    players = tuple(pd.unique(table[["player1", "player2"]].to_numpy().ravel()))
-    player = _player_id(normalise_name(given), players)
-    if player not in players:
-        raise CommandError(
-            f"--advise {shown(repr(given))}: no such player in the matches"
-            f"{_did_you_mean(player, players)}; the advice ranks the decks a player has played"
-        )
-    own = _counted(
-        pd.concat(
-            [
-                table.loc[table["player1"] == player, "deck1"],
-                table.loc[table["player2"] == player, "deck2"],
-            ]
-        )
-    )
-    candidates = list(own.index[:REPORT_CANDIDATES])
-    if len(candidates) < 2:
-        raise CommandError(
-            f"--advise {shown(repr(given))}: they played one deck only in these matches; the "
-            "advice chooses among at least two (use 'skcodex advise' with --candidates)"
-        )
-    latest = table
-    if "period" in table.columns:
-        latest = table[table["period"] == table["period"].iloc[-1]]
-    played = _counted(pd.concat([latest["deck1"], latest["deck2"]]))
-    field = pd.DataFrame({"deck": list(played.index), "share": played.to_numpy() / played.sum()})
-    return player, candidates, field
-
-
-def _counted(decks: pd.Series) -> pd.Series:
-    """How often each deck was played, most first (ties by first appearance), by its `Deck`."""
-    first: dict = {}
-    counts: dict = {}
-    for deck in decks:
-        key = str(deck)
-        first.setdefault(key, deck)
-        counts[key] = counts.get(key, 0) + 1
-    order = sorted(counts, key=lambda k: -counts[k])  # a stable sort keeps first appearance
-    return pd.Series([counts[k] for k in order], index=[first[k] for k in order], dtype=float)
-
-
-def report_advice(clf: Any, inputs: tuple | None, seed: int) -> Any:
-    """The advice the fit's report shows for ``inputs`` (`report_advice_inputs`), or None."""
-    if inputs is None:
-        return None
-    from skcodex.analysis import deck_advice
-
-    player, candidates, field = inputs
-    return deck_advice(clf, player, candidates, field, random_state=seed)

@@ -212,7 +212,7 @@ def _fit_and_write(
         clf = _fit(X, y, catalogue, args, "on every match")
         if staging is not None:
             save_model(clf, staging)
-            from skcodex.cli._advise import report_advice
+            from skcodex.cli._report_advice import report_advice
 
             advice = report_advice(clf, getattr(args, "advice_inputs", None), args.seed)
             print("Writing the report (Nash weights take a few seconds) ...")
@@ -271,7 +271,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     )
     _check_report_decks(getattr(args, "decks", None), X, catalogue)
     if getattr(args, "advise", None) is not None:  # checked before the fit
-        from skcodex.cli._advise import report_advice_inputs
+        from skcodex.cli._report_advice import report_advice_inputs
 
         args.advice_inputs = report_advice_inputs(X, catalogue, args.advise)
     summary = X.attrs.get("summary")

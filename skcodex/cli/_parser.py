@@ -294,12 +294,9 @@ def _fit_parser(sub) -> None:
     fit.add_argument("--top", type=_positive, default=10, help="players to list (10)")
     fit.add_argument(
         "--advise",
-        default=None,
         metavar="PLAYER",
-        help="add a 'What to bring' section to the report: the decks PLAYER played in the "
-        "matches (their 8 most played) ranked by win rate against the decks of the latest "
-        "tournament in the shares they were played ('skcodex advise' takes any candidates, "
-        "field and format)",
+        help="add 'What to bring' to the report: the decks PLAYER played (their 8 most "
+        "played) ranked against the latest tournament's decks in the shares they were played",
     )
     _sampling_options(fit, 1000)
     _holdout_options(fit)
@@ -389,27 +386,21 @@ def _series_options(predict) -> None:
         help="who is player 1 in each game after game 1 (--p1 is in game 1): alternating, "
         "the loser of the last game, or at random in every game (alternating)",
     )
-    _draw_rule_option(predict)
+    predict.add_argument("--draw-rule", **_DRAW_RULE)
 
 
-def _draw_rule_option(command) -> None:
-    """``--draw-rule``: what a drawn game of a set counts for, with a model fitted with draws."""
-    command.add_argument(
-        "--draw-rule",
-        choices=SERIES_DRAW_RULES,
-        default="replay",
-        help="with a model fitted with draws, what a drawn game of a best-of-N set counts "
-        "for: replay (it is played again with the same decks; the first to win a majority "
-        "of games takes the set, as in card games) or points (half a point each; more than "
-        "half the points takes the set, a level set goes to a decider, as in chess) (replay)",
-    )
-
-
-#: The set options' choices (`skcodex.tournament`'s, without importing it).
+#: The set options' choices (`skcodex.tournament`'s, without importing it); ``--draw-rule``.
 SERIES_RULES = ("fixed", "loser may switch", "winner may not repeat", "each picks")
 SERIES_PICKS = ("best", "uniform")
 SERIES_FIRST_MOVES = ("alternating", "loser", "random")
 SERIES_DRAW_RULES = ("replay", "points")
+_DRAW_RULE = {
+    "choices": SERIES_DRAW_RULES,
+    "default": "replay",
+    "help": "with a model fitted with draws, what a drawn game of a set counts for: replay "
+    "(played again with the same decks, as in card games) or points (half a point each, a "
+    "level set decided by one more game, as in chess) (replay)",
+}
 
 
 def _simulate_parser(sub) -> None:
@@ -484,7 +475,7 @@ def _simulate_parser(sub) -> None:
     simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
     simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")
     simulate.add_argument("--seed", type=int, default=0, help="random seed (0)")
-    _draw_rule_option(simulate)
+    simulate.add_argument("--draw-rule", **_DRAW_RULE)
     simulate.set_defaults(run=_cmd_simulate)
 
 
