@@ -30,9 +30,10 @@ class HeldOut:
     label : str
         What the matches are, e.g. ``"tournament T08"``.
     y : array-like
-        Their outcomes (1 = player 1 won).
+        Their outcomes (1 = player 1 won; 0.5 a draw, in a game with draws).
     p_win : array-like
-        The forecast P(player 1 wins), from a model fitted without them.
+        The forecast P(player 1 wins), from a model fitted without them; with
+        draws, player 1's expected score P(win) + P(draw) / 2.
     n_train : int
         Matches that model was fitted on.
     problems : list of str, default []
