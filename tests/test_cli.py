@@ -883,6 +883,7 @@ def test_parser_defaults():
         "part_selection": "none",
         "decks": None,
         "top": 10,
+        "advise": None,
         "draws": 1000,
         "tune": None,
         "chains": 4,
@@ -921,7 +922,7 @@ def test_parser_defaults():
     assert predict == {
         "command": "predict", "model": "m", "p1": "a", "deck1": "x", "p2": "b",
         "deck2": "y", "interval": 0.9, "best_of": 1, "series_rule": "fixed", "pick": "best",
-        "set_order": "alternating",
+        "set_order": "alternating", "draw_rule": "replay",
     }  # fmt: skip
 
 
@@ -1791,8 +1792,14 @@ def test_predict_best_of_bad_options(fitted_dir, capsys, extra, pattern):
 
 def test_predict_set_choices_are_the_tournament_packages():
     from skcodex.cli import _parser as cli_parser
-    from skcodex.tournament import SERIES_FIRST_MOVES, SERIES_PICKS, SERIES_RULES
+    from skcodex.tournament import (
+        SERIES_DRAW_RULES,
+        SERIES_FIRST_MOVES,
+        SERIES_PICKS,
+        SERIES_RULES,
+    )
 
     assert cli_parser.SERIES_RULES == SERIES_RULES
     assert cli_parser.SERIES_PICKS == SERIES_PICKS
     assert cli_parser.SERIES_FIRST_MOVES == SERIES_FIRST_MOVES
+    assert cli_parser.SERIES_DRAW_RULES == SERIES_DRAW_RULES

@@ -24,7 +24,7 @@ From Python, `main` runs the command (``main(["fit", ...])``), and `save_model`,
 `load_model` and `MODEL_FILE` write and read the model file as the command does.
 
 Import rule (checked by the tests):
-May import: skcodex, skcodex.analysis, skcodex.codex, skcodex.data, skcodex.datasets, skcodex.exceptions, skcodex.model_selection, skcodex.plotting, skcodex.report, skcodex.tournament, skcodex._matchup.debut, skcodex._matchup.diagnostics, skcodex._matchup.readers, skcodex._format.persistence, skcodex._compat.posterior, skcodex._compat.retired, skcodex._matchup.prediction
+May import: skcodex, skcodex.analysis, skcodex.codex, skcodex.data, skcodex.datasets, skcodex.exceptions, skcodex.metrics, skcodex.model_selection, skcodex.plotting, skcodex.report, skcodex.tournament, skcodex._matchup.debut, skcodex._matchup.diagnostics, skcodex._matchup.readers, skcodex._format.persistence, skcodex._compat.posterior, skcodex._compat.retired, skcodex._matchup.prediction
 """  # noqa: E501
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from skcodex.cli._draws import draw_line, expected_score, print_fit_draws
 from skcodex.cli._errors import CommandError, shown
 from skcodex.cli._output import (
     MODEL_FILE,
@@ -148,7 +149,7 @@ def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Nam
     return HeldOut(
         label=label,
         y=y[test],
-        p_win=clf.predict_proba(Xte)[:, 1],
+        p_win=expected_score(clf, Xte),  # P(player 1 wins), plus half P(draw) with draws
         n_train=len(train),
         problems=list(clf.convergence_problems_),
     )
@@ -200,6 +201,9 @@ def _fit_and_write(
         clf = _fit(X, y, catalogue, args, "on every match")
         if staging is not None:
             save_model(clf, staging)
+            from skcodex.cli._report_advice import report_advice
+
+            advice = report_advice(clf, getattr(args, "advice_inputs", None), args.seed)
             print("Writing the report (Nash weights take a few seconds) ...")
             write_report(
                 clf,
@@ -212,6 +216,7 @@ def _fit_and_write(
                 true_skills=true_skills,
                 decks=getattr(args, "decks", None),
                 source=source,
+                advice=advice,
             )
             publish_output(staging, out)
             print(
@@ -254,6 +259,10 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         args.matches, args.catalogue, args.specs_per_deck, args.tie_components
     )
     _check_report_decks(getattr(args, "decks", None), X, catalogue)
+    if getattr(args, "advise", None) is not None:  # checked before the fit
+        from skcodex.cli._report_advice import report_advice_inputs
+
+        args.advice_inputs = report_advice_inputs(X, catalogue, args.advise)
     summary = X.attrs.get("summary")
     if summary is not None:
         print("\n".join(shown(line) for line in str(summary).splitlines()))
@@ -364,6 +373,9 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     p1, p2, d1, d2 = (shown(text) for text in (p1, p2, d1, d2))
     print(f"P({p1} with {d1}{side} beats {p2} with {d2}) = {forecast[0]:.3f}")
     print(f"{round(100 * args.interval)}% interval: {forecast[1]:.3f} to {forecast[2]:.3f}")
+    drawn = draw_line(model, table, args.interval)  # a model with draws: P(draw) beside it
+    if drawn is not None:
+        print(drawn)
     return 0
 
 
@@ -440,7 +452,7 @@ def print_results(
         f"  P(skill matters more than decks) = {spreads.attrs['p_skill_matters_more']:.2f}"
         f" (prior alone: {spreads.attrs['prior_p_skill_matters_more']:.2f}, {prior} prior)"
     )
-    in_sample = brier_score(y, clf.predict_proba(X)[:, 1])
+    in_sample = brier_score(y, expected_score(clf, X))
     print("\nBrier score (lower is better; a coin flip scores 0.250):")
     line = f"  in-sample ({len(y)} matches) {in_sample:.3f}"
     if held_out is not None:
@@ -449,6 +461,7 @@ def print_results(
         if oracle_brier is not None:
             line += f"   true probabilities on the held-out matches {oracle_brier:.3f}"
     print(line)
+    print_fit_draws(clf, y, X)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -292,6 +292,12 @@ def _fit_parser(sub) -> None:
         "(the default), 'monocolour' (Codex), or decks separated by commas",
     )
     fit.add_argument("--top", type=_positive, default=10, help="players to list (10)")
+    fit.add_argument(
+        "--advise",
+        metavar="PLAYER",
+        help="add 'What to bring' to the report: the decks PLAYER played (their 8 most "
+        "played) ranked against the latest tournament's decks in the shares they were played",
+    )
     _sampling_options(fit, 1000)
     _holdout_options(fit)
     fit.set_defaults(run=_cmd_fit)
@@ -380,12 +386,21 @@ def _series_options(predict) -> None:
         help="who is player 1 in each game after game 1 (--p1 is in game 1): alternating, "
         "the loser of the last game, or at random in every game (alternating)",
     )
+    predict.add_argument("--draw-rule", **_DRAW_RULE)
 
 
-#: The set options' choices (`skcodex.tournament`'s, without importing it).
+#: The set options' choices (`skcodex.tournament`'s, without importing it); ``--draw-rule``.
 SERIES_RULES = ("fixed", "loser may switch", "winner may not repeat", "each picks")
 SERIES_PICKS = ("best", "uniform")
 SERIES_FIRST_MOVES = ("alternating", "loser", "random")
+SERIES_DRAW_RULES = ("replay", "points")
+_DRAW_RULE = {
+    "choices": SERIES_DRAW_RULES,
+    "default": "replay",
+    "help": "with a model fitted with draws, what a drawn game of a set counts for: replay "
+    "(played again with the same decks, as in card games) or points (half a point each, a "
+    "level set decided by one more game, as in chess) (replay)",
+}
 
 
 def _simulate_parser(sub) -> None:
@@ -460,6 +475,7 @@ def _simulate_parser(sub) -> None:
     simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
     simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")
     simulate.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    simulate.add_argument("--draw-rule", **_DRAW_RULE)
     simulate.set_defaults(run=_cmd_simulate)
 
 

@@ -8,6 +8,7 @@ import warnings
 import pandas as pd
 
 from skcodex.cli._commands import _cmd_predict, _did_you_mean, _player1_words, _player_id
+from skcodex.cli._draws import set_draw_words
 from skcodex.cli._errors import CommandError, shown
 from skcodex.cli._output import load_model
 
@@ -17,6 +18,14 @@ def run_predict(args: argparse.Namespace) -> int:
     if getattr(args, "best_of", 1) > 1 or ";" in args.deck1 + args.deck2:
         return _predict_series(args)
     return _cmd_predict(args)
+
+
+#: Who is player 1 in the games after game 1, by ``--set-order``.
+_THEN = {
+    "alternating": "the other player in turn",
+    "loser": "the loser of the last game",
+    "random": "either at random",
+}
 
 
 def _predict_series(args: argparse.Namespace) -> int:
@@ -67,6 +76,7 @@ def _predict_series(args: argparse.Namespace) -> int:
             pick=args.pick,
             first_move=args.set_order,
             interval=args.interval,
+            draw_rule=args.draw_rule,
         ).iloc[0]
     for w in caught:
         if issubclass(w.category, UserWarning):
@@ -87,16 +97,12 @@ def _predict_series(args: argparse.Namespace) -> int:
         f"{row['mean']:.3f}"
     )
     print(f"{round(100 * args.interval)}% interval: {row['lower']:.3f} to {row['upper']:.3f}")
-    then = {
-        "alternating": "the other player in turn",
-        "loser": "the loser of the last game",
-        "random": "either at random",
-    }[args.set_order]
+    then = _THEN[args.set_order]
     # a symmetric game has no player 1 to speak of (`_player1_words` says nothing)
     order = f"; player 1 in game 1: {p1}, then {then}" if _player1_words(model) else ""
     one_each = len(decks[0]) == len(decks[1]) == 1
     rule = "fixed decks" if args.series_rule == "fixed" else args.series_rule
     picks = "" if one_each else f", decks picked: {args.pick}"
     alone = f"; one game alone: {row['p_game']:.3f}" if one_each else ""
-    print(f"set: {rule}{picks}{order}{alone}")
+    print(f"set: {rule}{picks}{order}{alone}{set_draw_words(model, args.draw_rule)}")
     return 0

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex.cli._commands import _is_path, _note_unseen, _player_id
+from skcodex.cli._draws import simulate_note
 from skcodex.cli._errors import CommandError, shown
 from skcodex.cli._output import (
     MODEL_FILE,
@@ -60,6 +61,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         try:
             forecast, clf = _simulate(args, fmt)
             _print_forecast(forecast, args.top)
+            note = simulate_note(clf, args.draw_rule)  # a model with draws: what a draw is worth
+            if note is not None:
+                print(note)
             _write_forecast_files(forecast, clf, args, staging)
             if staging is not None:
                 publish_output(staging, out, outputs)
@@ -163,6 +167,7 @@ def _simulate(args: argparse.Namespace, fmt: Any):
             n_simulations=args.simulations,
             n_draws=getattr(args, "posterior_draws", None),
             random_state=args.seed,
+            draw_rule=getattr(args, "draw_rule", "replay"),
         )
     finally:
         probabilities.NASH_PROGRESS[0] = None

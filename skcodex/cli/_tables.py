@@ -26,7 +26,8 @@ def read_matches(
     A match-table CSV has the columns ``player1`` (who moved first),
     ``player2``, ``deck1``, ``deck2``, optionally ``period`` (tournament)
     and ``date``, and the result as ``y`` (1 where player 1 won, 0 where
-    player 2 won) or ``winner`` (the winner's name).
+    player 2 won, 0.5 for a draw in a game that has them) or ``winner`` (the
+    winner's name, or the word ``draw``).
 
     Its decks are read as Codex decks (forum notation) when they all are;
     otherwise, or when a catalogue file or ``specs_per_deck`` is given, in
@@ -140,49 +141,76 @@ def _not_utf8(source: Path | bytes, path: Any = None) -> str | None:
     return None
 
 
+#: How a ``winner`` cell says a match was drawn (compared case-blind, spaces trimmed).
+DRAW_WORD = "draw"
+
+
 def _outcomes(table: pd.DataFrame, path: Any) -> np.ndarray:
-    """The result column of a match-table CSV as 1/0, removed from the table."""
+    """The result column of a match-table CSV as 1/0 (1/0.5/0 with draws), removed from the table.
+
+    ``y`` holds 1 (player 1 won), 0 (player 2 won) or, in a game with draws,
+    0.5 (a draw); ``winner`` the winner's name, or the word ``draw``. A table
+    without a draw gives whole numbers, exactly as it always has; a table
+    with one gives floats, and the fit learns the draw model
+    (`skcodex.BayesianMatchupClassifier`).
+    """
     from skcodex.data import check_outcome
 
     if "y" in table.columns:
         given = table.pop("y")
         value = pd.to_numeric(given, errors="coerce")
-        bad = ~value.isin([0, 1]).to_numpy()
+        bad = ~value.isin([0, 0.5, 1]).to_numpy()
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             held = given.iloc[row]
             held = held.item() if isinstance(held, np.generic) else held
             raise CommandError(
-                f"{path}, line {table.index[row]}: column 'y' holds {held!r}; give 1 "
-                "where player1 won, 0 where player2 won"
+                f"{path}, line {table.index[row]}: column 'y' holds {shown(repr(held))}; give 1 "
+                "where player1 won, 0 where player2 won, or 0.5 for a draw"
             )
+        if (value == 0.5).any():
+            return value.to_numpy(dtype=float)
         return check_outcome(value.to_numpy(), len(table))
     if "winner" in table.columns:
-        from skcodex.data import normalise_name
-
-        def names(column: pd.Series) -> pd.Series:  # compared as the match table compares them
-            return column.astype(object).map(
-                lambda v: normalise_name(v) if isinstance(v, str) else v
-            )
-
-        winner, p1, p2 = (
-            names(table.pop("winner")),
-            names(table["player1"]),
-            names(table["player2"]),
-        )
-        bad = ~(winner.eq(p1) | winner.eq(p2))
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise CommandError(
-                f"{path}, line {table.index[row]}: column 'winner' names "
-                f"{winner.iloc[row]!r}, who is neither player1 {p1.iloc[row]!r} nor player2 "
-                f"{p2.iloc[row]!r}"
-            )
-        return winner.eq(p1).to_numpy().astype(np.int64)
+        return _winner_outcomes(table, path)
     raise CommandError(
         f"{path} has no result column: add 'y' (1 where player1 won, 0 where player2 "
-        "won) or 'winner' (the winner's name)"
+        "won, 0.5 for a draw) or 'winner' (the winner's name, or 'draw')"
     )
+
+
+def _winner_outcomes(table: pd.DataFrame, path: Any) -> np.ndarray:
+    """The ``winner`` column as 1/0, or 1/0.5/0 where a cell says ``draw`` (removed from the table).
+
+    A name is read as the match table reads names; a player named ``draw``
+    is still a player: a cell naming one of the match's players is a win.
+    """
+    from skcodex.data import normalise_name
+
+    def names(column: pd.Series) -> pd.Series:  # compared as the match table compares them
+        return column.astype(object).map(lambda v: normalise_name(v) if isinstance(v, str) else v)
+
+    winner, p1, p2 = (
+        names(table.pop("winner")),
+        names(table["player1"]),
+        names(table["player2"]),
+    )
+    won, lost = winner.eq(p1), winner.eq(p2)
+    drawn = ~(won | lost) & winner.map(
+        lambda v: isinstance(v, str) and v.strip().casefold() == DRAW_WORD
+    )
+    bad = ~(won | lost | drawn)
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise CommandError(
+            f"{path}, line {table.index[row]}: column 'winner' names "
+            f"{shown(repr(winner.iloc[row]))}, who is neither player1 {shown(repr(p1.iloc[row]))} "
+            f"nor player2 {shown(repr(p2.iloc[row]))}; give the winner's name, or "
+            f"{DRAW_WORD!r} for a drawn match"
+        )
+    if drawn.any():
+        return np.where(drawn.to_numpy(), 0.5, won.to_numpy().astype(float))
+    return won.to_numpy().astype(np.int64)
 
 
 def _learned_ties(table: pd.DataFrame, path: Any, catalogue: Any) -> Any:

@@ -11,7 +11,7 @@ import pandas as pd
 from skcodex._pages.render import render_template
 from skcodex._pages.text import Table, fmt, interval_text
 
-__all__ = ["render_advice_html"]
+__all__ = ["advice_words", "render_advice_html"]
 
 _COLUMNS = ("deck", "win_rate", "win_rate_lower", "win_rate_upper", "p_best_win_rate")
 
@@ -44,6 +44,23 @@ def render_advice_html(
     str
         The page: a section with id ``advice`` holding the table ``table-advice``.
     """
+    context = {
+        "title": title or "What to bring",
+        "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        **advice_words(advice, deck_word=deck_word, symmetric=symmetric),
+    }
+    n_draws = advice.attrs.get("n_draws")
+    source_line = f"{source}. " if source else ""
+    context["provenance"] = f"{source_line}{n_draws:,} posterior draws." if n_draws else source_line
+    return render_template("advice.html.j2", context)
+
+
+def advice_words(advice: Any, *, deck_word: str = "deck", symmetric: bool = False) -> dict:
+    """What the advice's page and report section read: its words and its table ``advice``.
+
+    Raises ValueError for a table that is not `skcodex.analysis.deck_advice`'s
+    (or has lost its ``attrs``).
+    """
     if not isinstance(advice, pd.DataFrame) or not set(_COLUMNS) <= set(advice.columns):
         raise ValueError("advice must be the table skcodex.analysis.deck_advice returns")
     attrs = advice.attrs
@@ -72,11 +89,7 @@ def render_advice_html(
         columns["P(best) "] = [fmt(v) for v in advice["p_best_event"]]
     best = advice["p_best_event" if event else "p_best_win_rate"].iloc[0]
     n_draws = attrs.get("n_draws")
-    source_line = f"{source}. " if source else ""
-    context = {
-        "title": title or "What to bring",
-        "stamp": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "provenance": f"{source_line}{n_draws:,} posterior draws." if n_draws else source_line,
+    return {
         "player": str(attrs["player"]),
         "field": "shares of " + deck_word + "s" if attrs.get("field") == "shares" else "entrants",
         "shares": attrs.get("field") == "shares",
@@ -94,4 +107,3 @@ def render_advice_html(
         "width": round(100 * attrs["interval"]),
         "tables": {"advice": Table.from_columns("table-advice", columns)},
     }
-    return render_template("advice.html.j2", context)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from skcodex import analysis, metrics
@@ -29,9 +30,10 @@ class HeldOut:
     label : str
         What the matches are, e.g. ``"tournament T08"``.
     y : array-like
-        Their outcomes (1 = player 1 won).
+        Their outcomes (1 = player 1 won; 0.5 a draw, in a game with draws).
     p_win : array-like
-        The forecast P(player 1 wins), from a model fitted without them.
+        The forecast P(player 1 wins), from a model fitted without them; with
+        draws, player 1's expected score P(win) + P(draw) / 2.
     n_train : int
         Matches that model was fitted on.
     problems : list of str, default []
@@ -130,6 +132,7 @@ class Given:
     nash_draws: int | None = analysis.NASH_DRAWS
     n_bins: int = 10
     interval: float = analysis.INTERVAL
+    advice: pd.DataFrame | None = None
 
 
 def data_summary(clf: Any, X: pd.DataFrame, source: str | None = None) -> dict[str, Any]:
@@ -211,9 +214,23 @@ def model_parts(given: Given) -> dict[str, Any]:
     }
 
 
+def advice(given: Given) -> dict[str, Any]:
+    """What to bring for a player (`skcodex.analysis.deck_advice`'s table), when asked for."""
+    if given.advice is None:
+        return {}
+    from skcodex.report._advice import advice_words
+
+    advice_words(given.advice)  # a table that is not deck_advice's is refused before the page
+    return {"advice": given.advice}
+
+
 def calibration(given: Given) -> dict[str, Any]:
     """Reliability tables, Brier scores and the favourites' check, in and out of sample."""
-    samples = {"in-sample": (given.y, given.clf.predict_proba(given.X)[:, 1])}
+    # P(player 1 wins); with draws the expected score, P(win) + P(draw) / 2, against 1, 0.5, 0
+    proba = given.clf.predict_proba(given.X)
+    classes = np.asarray(getattr(given.clf, "classes_", [0, 1]), dtype=float)
+    score = proba @ classes if len(classes) == 3 else proba[:, 1]
+    samples = {"in-sample": (given.y, score)}
     if given.held_out is not None:
         samples["held-out"] = (given.held_out.y, given.held_out.p_win)
     n_bins, interval = given.n_bins, given.interval

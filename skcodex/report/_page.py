@@ -37,6 +37,7 @@ def analyse(
     interval: float = analysis.INTERVAL,
     true_skills: pd.Series | None = None,
     source: str | None = None,
+    advice: pd.DataFrame | None = None,
 ) -> Analyses:
     """Run every analysis the report shows.
 
@@ -66,6 +67,10 @@ def analyse(
     source : str or None, default None
         Where the matches come from (a folder, a file, "synthetic ..."), named
         with every figure and headline.
+    advice : pandas.DataFrame or None, default None
+        What to bring for a player, as `skcodex.analysis.deck_advice` returned
+        it: the report then has a section "What to bring" (id ``advice``) with
+        its table; None, no such section.
 
     Returns
     -------
@@ -74,7 +79,7 @@ def analyse(
     """
     catalogue = getattr(clf, "catalogue", None) or getattr(clf, "catalogue_", None)
     given = Given(
-        clf, X, y, catalogue, held_out, decks, n_ranked_decks, nash_draws, n_bins, interval
+        clf, X, y, catalogue, held_out, decks, n_ranked_decks, nash_draws, n_bins, interval, advice
     )
     results: dict[str, Any] = {}
     for section in SECTION_TABLE:
@@ -143,7 +148,7 @@ def render_html(result: Analyses, *, title: str | None = None, figs: dict | None
         title = "Codex skills and matchups" if codex else "Skills and matchups"
     figs = figures(result) if figs is None else figs
     images = {fig_id: png(fig) for fig_id, fig in figs.items()}
-    return render_page(result, title, images, section_headings(result.data))
+    return render_page(result, title, images, section_headings(result.data, result))
 
 
 @shared_parameters

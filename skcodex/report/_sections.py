@@ -62,6 +62,9 @@ class Section:
     template : str or None
         The template as text, for a section whose template is not a file of
         the page templates.
+    shown : callable or None
+        ``shown(result) -> bool`` for a section the page holds only when asked
+        for (the advice for a player); None: every report holds it.
     """
 
     id: str
@@ -72,6 +75,7 @@ class Section:
     figures: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
     words: Callable[[Any], dict[str, Any]] | None = None
     template: str | None = None
+    shown: Callable[[Any], bool] | None = None
 
 
 def _skills_figure(result: Any) -> Any:
@@ -171,16 +175,26 @@ SECTION_TABLE: list[Section] = [
         figures={"fig-reliability": _reliability_figure},
         words=tables.calibration_section_words,
     ),
+    Section(
+        "advice",
+        "What to bring",
+        run.advice,
+        words=tables.advice_section_words,
+        shown=lambda result: "advice" in result.extra,
+    ),
 ]
 
 
-def section_headings(words: dict[str, Any]) -> dict[str, str]:
+def section_headings(words: dict[str, Any], result: Any = None) -> dict[str, str]:
     """The report's section headings by id, in the game's noun for a deck (``"Race matchups"``).
 
     Parameters
     ----------
     words : dict
         The game's words (`game_words`); its ``deck_word`` names a deck.
+    result : Analyses or None, default None
+        The analyses of a page: a section shown only when asked for (``shown``)
+        is listed when they hold it; None lists every section every page holds.
 
     Returns
     -------
@@ -188,7 +202,11 @@ def section_headings(words: dict[str, Any]) -> dict[str, str]:
         Each section's id and heading, in the page's order.
     """
     deck = str(words.get("deck_word", "deck"))
-    return {s.id: s.heading.format(deck=deck, Deck=deck.capitalize()) for s in SECTION_TABLE}
+    return {
+        s.id: s.heading.format(deck=deck, Deck=deck.capitalize())
+        for s in SECTION_TABLE
+        if s.shown is None or (result is not None and s.shown(result))
+    }
 
 
 #: Section ids of the page, in order, with their headings.

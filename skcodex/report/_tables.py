@@ -352,3 +352,16 @@ def spreads_words(result: Analyses) -> dict[str, Any]:
 def calibration_section_words(result: Analyses) -> dict[str, Any]:
     """The calibration section's verdict (`calibration_words`)."""
     return {"calibration_words": calibration_words(result)}
+
+
+def advice_section_words(result: Analyses) -> dict[str, Any]:
+    """What the advice section reads (`skcodex.report._advice.advice_words`); none without it."""
+    advice = result.extra.get("advice")
+    if advice is None:
+        return {}
+    from skcodex.report._advice import advice_words
+
+    words = result.data
+    symmetric = bool(result.model.get("symmetric", False))
+    deck = str(words.get("deck_word", "deck"))
+    return {"advice": advice_words(advice, deck_word=deck, symmetric=symmetric)}

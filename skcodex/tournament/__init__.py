@@ -38,6 +38,7 @@ from skcodex.tournament._report import (
     write_tournament_report,
 )
 from skcodex.tournament._series import (
+    SERIES_DRAW_RULES,
     SERIES_FIRST_MOVES,
     SERIES_PICKS,
     SERIES_RULES,
@@ -50,6 +51,7 @@ from skcodex.tournament._simulate import simulate_tournament
 __all__ = [
     "DECK_RULES",
     "FIRST_MOVE_RULES",
+    "SERIES_DRAW_RULES",
     "SERIES_FIRST_MOVES",
     "SERIES_PICKS",
     "SERIES_RULES",

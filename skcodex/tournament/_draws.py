@@ -17,7 +17,12 @@ import numpy as np
 
 from skcodex.tournament._formats import TournamentError
 
-__all__ = ["DRAW_POINTS", "check_draw_probabilities", "draw_probability_draws", "fits_draws"]
+__all__ = [
+    "DRAW_POINTS",
+    "check_draw_probabilities",
+    "draw_probability_draws",
+    "fits_draws",
+]
 
 #: What a draw is worth in Swiss and round-robin standings, in wins.
 DRAW_POINTS = 0.5

@@ -29,6 +29,9 @@ class Matches:
     draw_probabilities : ndarray of shape (n_draws, n_slots, n_slots), optional
         P(a draw when slot ``u`` moves first against ``v``): a game with
         draws (`skcodex.tournament._draws`); None, no draws.
+    draw_rule : {"replay", "points"}, default "replay"
+        What a drawn game of a best-of-N set counts for
+        (`skcodex.tournament._series_draws`); a set is never drawn.
 
     Attributes
     ----------
@@ -43,10 +46,19 @@ class Matches:
     """
 
     def __init__(
-        self, probabilities, offsets, n_decks, draws, first_move, rng, draw_probabilities=None
+        self,
+        probabilities,
+        offsets,
+        n_decks,
+        draws,
+        first_move,
+        rng,
+        draw_probabilities=None,
+        draw_rule="replay",
     ):
         self.probabilities = probabilities
         self.draw_probabilities = draw_probabilities
+        self.draw_rule = draw_rule
         self.offsets = offsets
         self.n_decks = n_decks
         self.draws = draws
@@ -70,13 +82,6 @@ class Matches:
 
     def sets(self, best_of: int, final_best_of: int | None = None) -> None:
         """Play best-of-``best_of`` sets from now on (and ``final_best_of`` in a final)."""
-        if self.draw_probabilities is not None and max(best_of, final_best_of or 1) > 1:
-            from skcodex.tournament._stage import TournamentError
-
-            raise TournamentError(
-                "a game with draws is played in single games here: best-of-N sets with "
-                "draws are not simulated; drop the ':boN' of the format"
-            )
         self.best_of = best_of
         self.final_best_of = best_of if final_best_of is None else final_best_of
 
@@ -91,7 +96,9 @@ class Matches:
         if self.best_of not in self._sets:
             from skcodex.tournament._series import fixed_deck_sets
 
-            self._sets[self.best_of] = fixed_deck_sets(self.probabilities, self.best_of)
+            self._sets[self.best_of] = fixed_deck_sets(
+                self.probabilities, self.best_of, self.draw_probabilities, self.draw_rule
+            )
         return self._sets[self.best_of]
 
     @property
@@ -154,7 +161,7 @@ class Matches:
         uniform = self.rng.random(len(sims))
         won = np.where(uniform < p, first, second)
         tied = None
-        if self.draw_probabilities is not None:
+        if self.draw_probabilities is not None and self.best_of == 1:  # a set is never drawn
             # a draw between the win and the loss; the decider (for knockouts) leaves it out
             d = self.draw_probabilities[slot]
             tied = (uniform >= p) & (uniform < p + d)

@@ -14,9 +14,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from skcodex.tournament._series_draws import (
+    SERIES_DRAW_RULES,
+    check_draws,
+    decisive,
+    outcome_draws,
+    solve_points,
+)
 from skcodex.tournament._stage import TournamentError
 
 __all__ = [
+    "SERIES_DRAW_RULES",
     "SERIES_FIRST_MOVES",
     "SERIES_PICKS",
     "SERIES_RULES",
@@ -162,6 +170,9 @@ def series_win_probability(
     rule: str = "fixed",
     pick: str = "best",
     first_move: str = "alternating",
+    draw_first: Any = None,
+    draw_second: Any = None,
+    draw_rule: str = "replay",
 ) -> np.ndarray:
     """P(player 1 wins a best-of-N set) per posterior draw, from single-game probabilities.
 
@@ -186,6 +197,19 @@ def series_win_probability(
         How a side picks where the rule lets it (`SERIES_PICKS`).
     first_move : {"alternating", "loser", "random"}, default "alternating"
         Who moves first in each game (`SERIES_FIRST_MOVES`).
+    draw_first : array-like of the shape of ``first`` or None, default None
+        In a game with draws, P(a draw) when player 1 moves first (player 1
+        loses with the rest); None: no draws.
+    draw_second : array-like of the shape of ``first`` or None, default None
+        P(a draw) when player 2 moves first; ``draw_first`` by default.
+    draw_rule : {"replay", "points"}, default "replay"
+        What a drawn game counts for (`SERIES_DRAW_RULES`): ``"replay"``, it
+        is played again with the same decks and first mover and the set goes
+        to the first to ``(best_of + 1) // 2`` wins (card games: Magic: The
+        Gathering's "drawn games do not count"); ``"points"``, chess's rule:
+        a draw is half a point each, the set goes to who has more than
+        ``best_of / 2`` points, and a set level on points to a tie-break game
+        with the draw left out. A set is never drawn.
 
     Returns
     -------
@@ -214,10 +238,44 @@ def series_win_probability(
             "under 'winner may not repeat' each side needs at least two decks (a winner must "
             f"change deck); got {na} and {nb}"
         )
+    draw_rule = _check_choice(draw_rule, SERIES_DRAW_RULES, "draw_rule")
+    if draw_first is None and draw_second is not None:
+        raise TournamentError("draw_second goes with draw_first: give both, or draw_first alone")
+    d_first = d_second = None
+    if draw_first is not None:
+        d_first = check_draws(draw_first, p_first, "draw_first")
+        d_second = (
+            d_first if draw_second is None else check_draws(draw_second, p_second, "draw_second")
+        )
     if first_move == "random":
         p_first = p_second = 0.5 * (p_first + p_second)
+        if d_first is not None:
+            d_first = d_second = 0.5 * (d_first + d_second)
+    return _solve_with_draws(
+        p_first, p_second, d_first, d_second, best_of, rule, pick, first_move, draw_rule
+    )
+
+
+def _solve_with_draws(
+    p_first, p_second, d_first, d_second, best_of, rule, pick, first_move, draw_rule
+):
+    """The set's chance per draw: without draws, or under ``draw_rule`` with them."""
     need = (best_of + 1) // 2
-    return _solve(p_first, p_second, need, rule, pick, first_move)
+    if d_first is None:
+        return _solve(p_first, p_second, need, rule, pick, first_move)
+    if draw_rule == "replay":  # a set of the games' decisive chances
+        p_first, p_second = decisive(p_first, d_first), decisive(p_second, d_second)
+        return _solve(p_first, p_second, need, rule, pick, first_move)
+    return solve_points(
+        (p_first, p_second),
+        (d_first, d_second),
+        best_of,
+        rule,
+        pick,
+        first_move,
+        _after_game,
+        _blind,
+    )
 
 
 def _solve(p_first, p_second, need, rule, pick, first_move) -> np.ndarray:
@@ -269,28 +327,41 @@ def _game_array(value: Any, name: str) -> np.ndarray:
     return p
 
 
-def fixed_deck_sets(p: np.ndarray, best_of: int) -> np.ndarray:
+def fixed_deck_sets(
+    p: np.ndarray, best_of: int, draws: np.ndarray | None = None, draw_rule: str = "replay"
+) -> np.ndarray:
     """Set probabilities between every pair of slots, fixed decks, alternating first move.
 
-    ``p[d, u, v]``: P(slot ``u`` beats ``v`` in a game when ``u`` moves first).
-    Returns ``s[d, u, v]``: P(``u`` wins a best-of-N set when ``u`` moves first in
-    game 1, the first move alternating), for every draw and pair at once.
+    ``p[d, u, v]``: P(slot ``u`` beats ``v`` in a game when ``u`` moves first);
+    ``draws[d, u, v]`` (a game with draws): P(a draw then), counted by
+    ``draw_rule`` (`SERIES_DRAW_RULES`). Returns ``s[d, u, v]``: P(``u`` wins a
+    best-of-N set when ``u`` moves first in game 1, the first move
+    alternating), for every draw and pair at once (a set is never drawn).
     """
     if best_of == 1:
         return p
     n_draws, n, _ = p.shape
     first = p.reshape(-1)
-    second = (1.0 - p.transpose(0, 2, 1)).reshape(-1)
+    if draws is None:
+        second = (1.0 - p.transpose(0, 2, 1)).reshape(-1)
+        d_first = d_second = None
+    else:
+        d_first = draws.reshape(-1)
+        d_second = draws.transpose(0, 2, 1).reshape(-1)
+        second = np.clip(1.0 - p.transpose(0, 2, 1).reshape(-1) - d_second, 0.0, 1.0)
     out = np.empty(first.shape)
     for start in range(0, len(first), _SET_CHUNK):
         part = slice(start, start + _SET_CHUNK)
-        out[part] = _solve(
+        out[part] = _solve_with_draws(
             first[part, None, None],
             second[part, None, None],
-            (best_of + 1) // 2,
+            None if d_first is None else d_first[part, None, None],
+            None if d_second is None else d_second[part, None, None],
+            best_of,
             "fixed",
             "uniform",
             "alternating",
+            draw_rule,
         )
     return out.reshape(n_draws, n, n)
 
@@ -349,6 +420,7 @@ def predict_series(
     first_move: str = "alternating",
     interval: float = 0.90,
     n_draws: int | None = None,
+    draw_rule: str = "replay",
 ) -> pd.DataFrame:
     """P(player 1 wins a best-of-N set) for each row, on the posterior, with an interval.
 
@@ -379,6 +451,9 @@ def predict_series(
         The equal-tailed posterior interval of the chance.
     n_draws : int or None, default None
         Use this many evenly spaced posterior draws (all by default).
+    draw_rule : {"replay", "points"}, default "replay"
+        With an estimator fitted with draws: what a drawn game counts for
+        (`SERIES_DRAW_RULES`, `series_win_probability`).
 
     Returns
     -------
@@ -404,6 +479,7 @@ def predict_series(
     rule = _check_choice(rule, SERIES_RULES, "rule")
     pick = _check_choice(pick, SERIES_PICKS, "pick")
     first_move = _check_choice(first_move, SERIES_FIRST_MOVES, "first_move")
+    draw_rule = _check_choice(draw_rule, SERIES_DRAW_RULES, "draw_rule")
     _check_series_inputs(estimator, X, interval, n_draws)
     rows, pieces = [], []
     for k in range(len(X)):
@@ -429,24 +505,32 @@ def predict_series(
         )
         rows.append((len(d1), len(d2)))
     table = pd.concat(pieces, ignore_index=True)
-    from skcodex.tournament._probabilities import _predict
-
-    try:
-        draws = _predict(estimator, table)
-    except ValueError as err:
-        raise TournamentError(str(err)) from err
-    if n_draws is not None and len(draws) > n_draws:
-        draws = draws[np.unique(np.linspace(0, len(draws) - 1, n_draws).round().astype(np.int64))]
+    outcomes = outcome_draws(estimator, table)  # (n_draws, rows, 3) with draws
+    if n_draws is not None and len(outcomes) > n_draws:
+        keep = np.unique(np.linspace(0, len(outcomes) - 1, n_draws).round().astype(np.int64))
+        outcomes = outcomes[keep]
+    draws = outcomes[..., -1]
     mean, lower, upper, p_game = [], [], [], []
     start = 0
     tail = (1.0 - interval) / 2.0
     for na, nb in rows:
         m = na * nb
         first = draws[:, start : start + m].reshape(-1, na, nb)
-        second = 1.0 - draws[:, start + m : start + 2 * m].reshape(-1, na, nb)
+        # player 1 wins a game player 2 moves first in when player 2 loses it
+        second = outcomes[:, start + m : start + 2 * m, 0].reshape(-1, na, nb)
+        tied = [outcomes[:, k : k + m, 1].reshape(-1, na, nb) for k in (start, start + m)]
+        tied = tied if outcomes.shape[-1] == 3 else [None, None]
         start += 2 * m
         s = series_win_probability(
-            first, second, best_of, rule=rule, pick=pick, first_move=first_move
+            first,
+            second,
+            best_of,
+            rule=rule,
+            pick=pick,
+            first_move=first_move,
+            draw_first=tied[0],
+            draw_second=tied[1],
+            draw_rule=draw_rule,
         )
         mean.append(s.mean())
         lower.append(np.quantile(s, tail))
@@ -456,4 +540,5 @@ def predict_series(
     out = X.loc[:, ["player1", "player2", "deck1", "deck2"]].copy()
     out["p_game"], out["mean"], out["lower"], out["upper"] = p_game, mean, lower, upper
     out.attrs.update(best_of=best_of, rule=rule, pick=pick, first_move=first_move)
+    out.attrs["draw_rule"] = draw_rule if outcomes.shape[-1] == 3 else None
     return out

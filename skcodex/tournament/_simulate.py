@@ -68,6 +68,7 @@ def simulate_tournament(
     n_draws: int | None = None,
     first_move: str | None = None,
     random_state: Any = None,
+    draw_rule: str = "replay",
 ) -> TournamentForecast:
     """Forecast a tournament by playing it many times.
 
@@ -120,12 +121,25 @@ def simulate_tournament(
         Overrides the format's rule for who moves first.
     random_state : int, numpy Generator or None, default None
         The seed of the simulation.
+    draw_rule : {"replay", "points"}, default "replay"
+        In a game with draws, what a drawn game of a best-of-N set counts for
+        (`SERIES_DRAW_RULES`): replayed with the same decks and first mover, the
+        set going to the first to win a majority of its games (card games), or
+        half a point each, the set to who has more than half the points and a
+        set level on points to a decider with the draw left out (chess). A set
+        is never drawn; its chance is exact per posterior draw.
 
     Returns
     -------
     TournamentForecast
         Every simulated tournament's places, wins, byes and final.
     """
+    from skcodex.tournament._series_draws import SERIES_DRAW_RULES
+
+    if not isinstance(draw_rule, str) or draw_rule not in SERIES_DRAW_RULES:
+        raise TournamentError(
+            f"draw_rule must be one of {', '.join(map(repr, SERIES_DRAW_RULES))}, got {draw_rule!r}"
+        )
     format = _check_format(format, first_move)
     field = check_entrants(entrants)
     format.check_entrants(field.n_entrants)
@@ -139,7 +153,9 @@ def simulate_tournament(
     recorded = check_results(results, field.names)
     _check_result_rounds(format, field.n_entrants, recorded, field.names)
     rng = np.random.default_rng(random_state)
-    forecast = _run(format, field, p, offsets, n_decks, recorded, n_simulations, rng, drawn)
+    forecast = _run(
+        format, field, p, offsets, n_decks, recorded, n_simulations, rng, (drawn, draw_rule)
+    )
     forecast.decks = None if field.decks is None else [list(d) for d in field.decks]
     with_decks = estimator is not None and field.decks is not None
     forecast.deck_rule = deck_rule if with_decks else None
@@ -299,8 +315,17 @@ def _check_bracket_round(i: int, j: int, r: int, size: int, row: int, who: str) 
 
 
 def _run(
-    format, field: Field, p, offsets, n_decks, recorded: Results, n_simulations, rng, drawn=None
+    format,
+    field: Field,
+    p,
+    offsets,
+    n_decks,
+    recorded: Results,
+    n_simulations,
+    rng,
+    drawn=(None, "replay"),
 ):
+    """Play ``n_simulations`` tournaments in batches; ``drawn`` the draw chances and set rule."""
     n = field.n_entrants
     cycles = -(-n_simulations // len(p))
     draws = np.concatenate([rng.permutation(len(p)) for _ in range(cycles)])[:n_simulations]
@@ -308,7 +333,7 @@ def _run(
     parts = []
     for start in range(0, n_simulations, batch):
         matches = Matches(
-            p, offsets, n_decks, draws[start : start + batch], format.first_move, rng, drawn
+            p, offsets, n_decks, draws[start : start + batch], format.first_move, rng, *drawn
         )
         parts.append(_play(format, matches, recorded))
     return TournamentForecast.from_batches(format, field.names, parts)
