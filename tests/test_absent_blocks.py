@@ -115,6 +115,7 @@ def test_a_fit_without_specs_samples_and_judges_no_spec_spread():
     assert prior.shape == (50, 2)
 
 
+@pytest.mark.slow
 def test_a_balanced_fit_without_specs_has_no_split(tmp_path):
     data, clf = _fit(0, prior="balanced", time_varying=False, debut=False)
     post = posterior.group(clf.idata_, "posterior")

@@ -144,6 +144,7 @@ def test_the_kind_is_padded_for_the_compile_cache(with_maps):
     assert len(theta_pos) == layout.size and len(set(theta_pos)) == layout.size
 
 
+@pytest.mark.slow
 def test_a_declared_kind_is_sampled_named_and_saved(with_maps, tmp_path):
     data, X = _matches(seed=1, n_matches=150)
     clf = BayesianMatchupClassifier(
