@@ -15,17 +15,10 @@ from skcodex.cli._tables import read_matches
 from skcodex.datasets import make_game_matches
 from skcodex.tournament import predict_series, simulate_tournament
 
+from command_process import in_process as run  # isort: skip
+
 FAST = ["--draws", "100", "--tune", "100", "--chains", "2", "--no-progress", "--nash-draws", "10"]
 GAME = {"n_players": 10, "n_matches": 240, "n_tournaments": 3, "starters": 3}
-
-
-def run(argv, capsys):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line_error(code, err, pattern):

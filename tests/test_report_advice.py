@@ -16,6 +16,8 @@ from skcodex.analysis import deck_advice
 from skcodex.datasets import make_game_matches
 from skcodex.report import CSV_FILES, SECTIONS, analyse, render_html, write_report
 
+from command_process import in_process as _run  # isort: skip
+
 
 @pytest.fixture(scope="module")
 def fitted():
@@ -91,17 +93,6 @@ def test_a_table_that_is_not_the_advice_is_refused(fitted):
 
 
 # -- on the command line: skcodex fit --advise PLAYER ----------------------------------------
-
-
-def _run(argv, capsys):
-    from skcodex.cli import main
-
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
