@@ -1,7 +1,6 @@
 """Property tests: deck notation, encoding invariances, probabilities, the large-data path."""
 
 import string
-import unicodedata
 import warnings
 
 import numpy as np
@@ -14,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from skcodex import BayesianMatchupClassifier, EloClassifier, Glicko2Classifier
 from skcodex._compat import posterior
 from skcodex.codex import CODEX, Catalogue, Deck, format_deck, legal_decks, parse_deck
-from skcodex.data import Vocabulary, check_match_table, encode
+from skcodex.data import Vocabulary, check_match_table, encode, normalise_name
 from skcodex.datasets import make_matches
 from skcodex.exceptions import ApproximationWarning
 
@@ -96,12 +95,11 @@ def test_catalogue_refuses_names_notation_cannot_read(names):
 
 # -- encoding ----------------------------------------------------------------------------
 
-# Names as the match table reads them: no NUL, no surrounding spaces, NFC (other
-# spellings are the same player; see tests/test_data.py).
+# Names as the match table reads them: no NUL, through `normalise_name` (NFC, no invisible
+# characters, no surrounding spaces; other spellings are the same player, and a name of
+# invisible characters alone is refused: see tests/test_data.py).
 _NAME = (
-    st.text(min_size=1, max_size=8)
-    .map(lambda s: unicodedata.normalize("NFC", s.replace("\0", "")).strip())
-    .filter(bool)
+    st.text(min_size=1, max_size=8).map(lambda s: normalise_name(s.replace("\0", ""))).filter(bool)
 )
 PLAYERS = st.one_of(
     st.lists(_NAME, min_size=2, max_size=6, unique=True),
