@@ -141,7 +141,11 @@ def test_fit_learns_the_draw_model_and_says_so(drawn_fit):
     truth = np.tanh(0.8 / 2)  # the simulated chance of a draw between equal sides
     rate = clf.draw_.loc["draw_rate_even"]
     assert rate["lower"] - 0.05 < truth < rate["upper"] + 0.05
-    assert (drawn_fit / "report.html").exists()
+    # the report's methods say the fitted threshold and draw rate, as draw_ gives them
+    page = " ".join((drawn_fit / "report.html").read_text(encoding="utf-8").split())
+    c = clf.draw_.loc["threshold"]
+    assert f"<code>c</code> = {c['mean']:.3f} (90% interval {c['lower']:.3f} to" in page
+    assert f"equal sides draw {100 * rate['mean']:.1f}% of the time" in page
 
 
 def test_fit_prints_the_draw_rate_and_the_expected_score_brier(drawn_csv, tmp_path, capsys):

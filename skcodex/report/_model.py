@@ -43,6 +43,7 @@ def unrecorded_model() -> dict[str, Any]:
         **dict.fromkeys(extension_names(options), False),
         **dict.fromkeys(_GAME_OPTIONS, False),
         "n_epochs": 0,
+        "draw": None,
         "prior_kind": "unrecorded",
         "prior_name": "its prior",
         "prior_text": "prior not recorded",
@@ -105,7 +106,9 @@ def describe_model(clf: Any) -> dict[str, Any]:
         ``"balanced"``), ``prior_kind`` (``"balanced"``, ``"default"``,
         ``"seed"`` or ``"custom"``), ``prior_name`` and ``prior_text`` (the
         prior in words), and the one-line summaries ``extensions`` and
-        ``fitting``.
+        ``fitting``; for a model fitted with draws, ``draw`` (the posterior
+        mean and 90% interval of the threshold and of the draw rate between
+        equal sides, as `BayesianMatchupClassifier.draw_` gives them).
     """
     params = clf.get_params()
     layout = getattr(clf, "layout_", None)
@@ -154,6 +157,18 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "prior_text": analysis.describe_prior(clf),
         "extensions": ", ".join(extensions) or ("none (the seed model)" if codex else "none"),
         "fitting": fitting,
+        "draw": _draw_words(clf, options),
+    }
+
+
+def _draw_words(clf: Any, options: Any) -> dict | None:
+    """The fitted draw threshold and even draw rate, as numbers (None without draws)."""
+    if not getattr(options, "draws", False) or getattr(clf, "idata_", None) is None:
+        return None
+    summary = clf.draw_
+    return {
+        row: {k: float(summary.loc[row, k]) for k in ("mean", "lower", "upper")}
+        for row in ("threshold", "draw_rate_even")
     }
 
 
