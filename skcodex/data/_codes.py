@@ -294,8 +294,7 @@ def period_text(value: object) -> str:
 
 def _period_text(table: pd.DataFrame) -> np.ndarray:
     """The ``period`` of each row as text (how `Vocabulary.debut_periods` keeps it)."""
-    rows, labels = pd.factorize(table["period"])
-    return np.array([period_text(v) for v in labels], dtype=object)[rows]
+    return _as_text(table["period"])
 
 
 def _period_order(table: pd.DataFrame, order: np.ndarray | None) -> tuple:

@@ -154,21 +154,14 @@ KIND_TABLE: tuple[LevelKind, ...] = (
 )
 
 
-def _table() -> tuple[LevelKind, ...]:
-    # read at call time, so a kind added to the table (as tests do) is seen everywhere
-    import skcodex.data._kinds as me
-
-    return me.KIND_TABLE
-
-
 def kind_names() -> tuple[str, ...]:
     """The names of the kinds, in table order."""
-    return tuple(k.name for k in _table())
+    return tuple(k.name for k in KIND_TABLE)
 
 
 def column_kinds() -> tuple[LevelKind, ...]:
     """The kinds read from a column of the match table, in table order."""
-    return tuple(k for k in _table() if k.column is not None)
+    return tuple(k for k in KIND_TABLE if k.column is not None)
 
 
 def count(kind: LevelKind, layout) -> int:
@@ -201,7 +194,7 @@ def level_names(vocab, codes=None) -> dict[str, list]:
     Kinds without names of their own (the walk's epochs) are left out.
     """
     out = {}
-    for kind in _table():
+    for kind in KIND_TABLE:
         if not (kind.levels or kind.vocabulary or kind.column):
             continue
         out[kind.name] = seen_levels(kind, vocab) + (
@@ -212,7 +205,7 @@ def level_names(vocab, codes=None) -> dict[str, list]:
 
 def positional_levels(layout) -> dict:
     """Every kind's levels as positions (fixed levels by their names)."""
-    return {k.name: k.levels or range(count(k, layout)) for k in _table()}
+    return {k.name: k.levels or range(count(k, layout)) for k in KIND_TABLE}
 
 
 def _unseen(kind: LevelKind, codes) -> tuple:
@@ -223,7 +216,7 @@ def _unseen(kind: LevelKind, codes) -> tuple:
 
 def has_unseen(codes) -> bool:
     """Whether ``codes`` hold a level of any kind never seen in fit."""
-    return any(_unseen(kind, codes) for kind in _table() if not kind.levels)
+    return any(_unseen(kind, codes) for kind in KIND_TABLE if not kind.levels)
 
 
 def grown_sizes(layout, codes) -> dict:
@@ -234,7 +227,7 @@ def grown_sizes(layout, codes) -> dict:
     Returns keyword arguments for ``dataclasses.replace(layout, ...)``.
     """
     out, columns = {}, dict(layout.column_counts)
-    for kind in _table():
+    for kind in KIND_TABLE:
         if not kind.grows or kind.levels or count(kind, layout) == 0:
             continue
         if kind.column is not None:
