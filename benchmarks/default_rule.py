@@ -10,7 +10,9 @@ match that ended before the fold began) and forecasts the fold:
 Models: the estimator's defaults, the static model (no walk, no debut), the ``"auto"``
 parts decided by the table's own forward evidence (``part_selection="forward"``), the
 walk and debut forced on (what ``"auto"`` fitted on these tables before), the debut
-option alone and with the experience effect (``experience=True``), Elo with its
+option alone and with the experience effect (``experience=True``), the walk under its
+exponential step prior (alone and with the debut option), the static model with exponential
+priors on the spec blocks' spreads (``spec_prior="exponential"``), Elo with its
 k chosen by forward validation inside each training table, a players-only logistic
 regression (its penalty chosen the same way), Whole-History Rating and TrueSkill Through
 Time.
@@ -67,8 +69,22 @@ EVIDENCE = "skcodex forward evidence"
 DEBUT = "skcodex debut"
 #: The debut offset and a skill mean by rating periods played before (a learning curve).
 EXPERIENCE = "skcodex debut + experience"
+#: The walk under the step prior whose mode is no drift (``step_prior="exponential"``).
+EXPONENTIAL_WALK = "skcodex exponential-step walk"
+#: That walk with the debut option.
+EXPONENTIAL_WALK_DEBUT = "skcodex exponential-step walk + debut"
+#: The spec blocks' spreads under the prior whose mode is no effect (``spec_prior="exponential"``).
+EXPONENTIAL_SPECS = "skcodex exponential spec spreads"
 #: The changes the rule is applied to, each against the static model.
-CHANGES = (EARLIER, EVIDENCE, DEBUT, EXPERIENCE)
+CHANGES = (
+    EARLIER,
+    EVIDENCE,
+    DEBUT,
+    EXPERIENCE,
+    EXPONENTIAL_WALK,
+    EXPONENTIAL_WALK_DEBUT,
+    EXPONENTIAL_SPECS,
+)
 
 
 class PlayersOnly(TransformerMixin, BaseEstimator):
@@ -108,6 +124,13 @@ def models(catalogue, draws: int) -> dict:
         EXPERIENCE: BayesianMatchupClassifier(
             **bayes, time_varying=False, debut=True, experience=True
         ),
+        EXPONENTIAL_WALK: BayesianMatchupClassifier(
+            **bayes, time_varying=True, debut=False, step_prior="exponential"
+        ),
+        EXPONENTIAL_WALK_DEBUT: BayesianMatchupClassifier(
+            **bayes, time_varying=True, debut=True, step_prior="exponential"
+        ),
+        EXPONENTIAL_SPECS: BayesianMatchupClassifier(**bayes, **STATIC, spec_prior="exponential"),
         "Elo (k tuned)": tuned(EloClassifier(), {"k_factor": [8, 16, 24, 32, 48, 64]}),
         "players-only logistic": tuned(
             make_pipeline(PlayersOnly(), LogisticRegression(max_iter=2000)),

@@ -141,6 +141,13 @@ class BayesianMatchupClassifier(
     sd_step_mean : float, default 0.15
         Mean of the exponential prior on the step spread
         (``step_prior="exponential"``).
+    spec_prior : {"lognormal", "exponential"}, default "lognormal"
+        The prior family of the spec blocks' spreads (starter v spec, spec v
+        spec): log-normal from ``log_sd_stsp_*`` and ``log_sd_spsp_*``, or
+        ``"exponential"``, each ``sd ~ Exponential`` of mean ``exp(loc)``
+        (the scales unused), whose mode is no effect at all, so the data
+        decide whether specs matter; it mixes more slowly (see
+        [Choosing a model](../model-choice.md)). Only with ``prior="lognormal"``.
     log_total_loc : float, default 0.5
         Mean of the prior on the log of the total log-odds spread
         (``prior="balanced"``).
@@ -330,6 +337,7 @@ class BayesianMatchupClassifier(
         "step_prior": [StrOptions({"exponential", "lognormal"})],
         # a mean step of 1e-3 log-odds pins the walk at none; one of 5 is a coin toss a period
         "sd_step_mean": [Interval(Real, 1e-3, 5, closed="both")],
+        "spec_prior": [StrOptions({"exponential", "lognormal"})],
         "synergy": ["boolean"],
         "familiarity": ["boolean"],
         "prior": [StrOptions(set(PRIORS))],
@@ -374,6 +382,7 @@ class BayesianMatchupClassifier(
         log_sd_step_scale: float = 0.25,
         step_prior: str = "lognormal",
         sd_step_mean: float = 0.15,
+        spec_prior: str = "lognormal",
         log_total_loc: float = 0.5,
         log_total_scale: float = 0.5,
         first_move: bool = False,
@@ -421,6 +430,7 @@ class BayesianMatchupClassifier(
         self.log_sd_step_scale = log_sd_step_scale
         self.step_prior = step_prior
         self.sd_step_mean = sd_step_mean
+        self.spec_prior = spec_prior
         self.log_total_loc = log_total_loc
         self.log_total_scale = log_total_scale
         self.first_move = first_move

@@ -41,6 +41,8 @@ PRIOR_PARAMS_BY_NAME = {
     **{b.name: b.name for b in BLOCK_TABLE if b.spread is None},
 }
 PRIOR_PARAMS = tuple(PRIOR_PARAMS_BY_NAME.values())
+#: The spreads ``spec_prior`` gives its family: the spec blocks' (starter v spec, spec v spec).
+SPEC_SPREADS = ("stsp", "spsp")
 
 
 class ModelParameters:
@@ -98,6 +100,17 @@ class ModelParameters:
             # the walk's step spread: Exponential of mean sd_step_mean (mode 0: no drift)
             at = options.prior_names.index("step")
             loc[at], scale[at], family[at] = float(np.log(self.sd_step_mean)), 1.0, "exponential"
+        if self.spec_prior == "exponential":
+            if self.prior == "balanced":
+                raise ValueError(
+                    'spec_prior="exponential" needs prior="lognormal": the balanced prior '
+                    "shares one total spread out among the decks' spreads"
+                )
+            # the spec blocks' spreads: Exponential of mean exp(loc) (mode 0: no effect)
+            for name in SPEC_SPREADS:
+                if name in options.prior_names:
+                    scale[options.prior_names.index(name)] = 1.0
+                    family[options.prior_names.index(name)] = "exponential"
         return SpreadPriors(loc=tuple(loc), scale=tuple(scale), family=tuple(family))
 
     def _resolved_options(

@@ -144,7 +144,9 @@ def prior_spread_draws(
 
     Simulates the spread part of the model exactly as the fitted PyMC model
     specifies it, with NumPy: under the log-normal prior each
-    ``log sd ~ N(loc, scale)`` independently; under the balanced prior a total
+    ``log sd ~ N(loc, scale)`` independently (``sd ~ Exponential`` of mean
+    ``exp(loc)`` for a spread given the exponential prior: ``step_prior``,
+    ``spec_prior``); under the balanced prior a total
     ``log sigma ~ N(loc, scale)``, a skill share ``sigmoid(N(0, 1))`` and a deck
     split ``softmax(0, N(0, 1), N(0, 1))`` (as the balanced prior draws them),
     the optional blocks' log-spreads again log-normal. Needs no fit.
@@ -168,8 +170,17 @@ def prior_spread_draws(
     own = {b.name for b in BLOCK_TABLE if b.spread is None}
     n = sum(name not in own for name in source.prior_names)
     loc, scale = np.asarray(priors.loc)[:n], np.asarray(priors.scale)[:n]
+    exponential = np.asarray(priors.family)[:n] == "exponential"
+
+    def spreads(at: slice) -> np.ndarray:
+        """Log-normal draws, or exponential ones of mean ``exp(loc)`` where so declared."""
+        out = np.exp(rng.normal(loc[at], scale[at], size=(n_draws, len(loc[at]))))
+        mean = np.exp(loc[at])
+        expo = rng.exponential(1.0, size=out.shape) * mean
+        return np.where(exponential[at], expo, out)
+
     if options.prior == "lognormal":
-        return np.exp(rng.normal(loc, scale, size=(n_draws, n)))
+        return spreads(slice(0, n))
     log_total = rng.normal(loc[0], scale[0], size=n_draws)
     share = expit(rng.standard_normal(n_draws))
     split = None
@@ -177,8 +188,7 @@ def prior_spread_draws(
         logits = np.column_stack([np.zeros(n_draws), rng.standard_normal((n_draws, 2))])
         split = softmax(logits, axis=1)
     base = balanced_spreads(log_total, share, split, k)
-    extra = np.exp(rng.normal(loc[1:], scale[1:], size=(n_draws, n - 1)))
-    return np.column_stack([base, extra])
+    return np.column_stack([base, spreads(slice(1, n))])
 
 
 @shared_parameters
@@ -240,13 +250,19 @@ def describe_prior(clf: Any) -> str:
     def normal(i: int) -> str:
         return f"N({priors.loc[i]:g}, {priors.scale[i]:g})"
 
+    def spread(i: int, n: str) -> str:
+        if priors.family[i] == "exponential":
+            return f"sd_{n} ~ Exponential(mean {np.exp(priors.loc[i]):.3g})"
+        return f"log sd_{n} ~ {normal(i)}"
+
     if clf.options.prior == "balanced":
         # decks of a starter alone have one deck spread: no split
         split = ", deck split softmax(0, N(0, 1), N(0, 1))" if "spsp" in source.spreads else ""
         text = (
             f"balanced prior: log total spread ~ {normal(0)}, skill share sigmoid(N(0, 1)){split}"
         )
-        rest = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names) if i > 0]
+        rest = [spread(i, n) for i, n in enumerate(names) if i > 0]
         return "; ".join([text, *rest])
-    parts = [f"log sd_{n} ~ {normal(i)}" for i, n in enumerate(names)]
-    return "log-normal spread priors: " + ", ".join(parts)
+    parts = [spread(i, n) for i, n in enumerate(names)]
+    kind = "log-normal spread" if "exponential" not in priors.family else "spread"
+    return f"{kind} priors: " + ", ".join(parts)

@@ -1,0 +1,138 @@
+"""Where the forecasts of matches with a newcomer go wrong: level and slope, against WHR.
+
+On the forward folds of `default_rule` (each fold forecast by models fitted on every
+match before it), the forecasts are split into matches with exactly one newcomer (a
+player not in the fold's training matches), turned to the seen player's side, and
+matches between two seen players. For each model and each kind of match it reports the
+Brier score, the mean forecast against the observed rate (for newcomer matches: how
+often the seen player won) and the calibration slope with its 95% interval
+(`skcodex.metrics.calibration_slope`: above 1, too timid; below 1, too bold).
+
+Models: the static model, the debut option, WHR and the players-only logistic regression
+of `default_rule` (read from its ``--cache`` when fitted before), and the static model
+and the walk fitted with every deck made the same (skills alone). A last row undoes the
+static model's averaging over a newcomer's unknown skill (``N(0, sd_player)``, with
+``sd_player`` the posterior median of a fit on every match) by the probit approximation
+``logit p * sqrt(1 + pi s^2 / 8)`` for each newcomer's spread ``s``: the forecasts taken
+at the newcomer's mean skill.
+
+Run: python benchmarks/newcomer_calibration.py [--cache DIR] [--draws 1000]
+     [--out benchmarks/results/newcomer_calibration.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+from default_rule import DEBUT, DEFAULT_DATA, HERE, STATIC_NAME, models, record
+from forecast import STATIC, cached_forecasts
+from scipy.special import expit, logit
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+from skcodex import BayesianMatchupClassifier
+from skcodex.metrics import brier_score, calibration_slope
+
+SKILLS = "skcodex, every deck the same"
+SKILLS_WALK = "skcodex walk, every deck the same"
+AT_MEAN = "skcodex static at the newcomer's mean skill"
+NAMES = (STATIC_NAME, DEBUT, "WHR", "players-only logistic", SKILLS, SKILLS_WALK)
+
+
+def one_deck(X):
+    """The table with every deck replaced by one deck: no deck effect can be learned."""
+    out = X.copy()
+    out["deck1"] = out["deck2"] = "[Demonology]/Anarchy/Law"
+    return out
+
+
+def skills_alone(draws: int, **params):
+    same = FunctionTransformer(one_deck, check_inverse=False)
+    bayes = BayesianMatchupClassifier(draws=draws, tune=draws, random_state=0, **params)
+    return make_pipeline(same, bayes)
+
+
+def newcomer_sides(forecasts, X, y, cv) -> tuple[np.ndarray, np.ndarray]:
+    """Per forecast match: is player 1 new, is player 2 new (to the fold's training matches)."""
+    flags = {}
+    for split, (train, test) in enumerate(cv.split(X, y)):
+        seen = set(X["player1"].iloc[train]) | set(X["player2"].iloc[train])
+        for row in test:
+            flags[(split, int(row))] = (
+                X["player1"].iloc[row] not in seen,
+                X["player2"].iloc[row] not in seen,
+            )
+    pairs = [flags[(int(s), int(r))] for s, r in zip(forecasts["split"], forecasts["row"])]
+    new = np.array(pairs, dtype=bool).reshape(-1, 2)
+    return new[:, 0], new[:, 1]
+
+
+def calibration(y: np.ndarray, p: np.ndarray) -> dict:
+    slope = calibration_slope(y, p)
+    return {
+        "matches": len(y),
+        "brier": brier_score(y, p),
+        "mean forecast": float(np.mean(p)),
+        "observed": float(np.mean(y)),
+        "slope": float(slope["slope"]),
+        "slope interval": [float(slope["slope_lower"]), float(slope["slope_upper"])],
+    }
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "newcomer_calibration.json")
+    args = parser.parse_args(argv)
+    X, y, cv, catalogue = record("codex", args)
+    chosen = {name: model for name, model in models(catalogue, args.draws).items() if name in NAMES}
+    chosen[SKILLS] = skills_alone(args.draws, **STATIC)
+    chosen[SKILLS_WALK] = skills_alone(args.draws, time_varying=True, debut=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        forecasts = cached_forecasts(chosen, X, y, cv, args.cache)
+    new1, new2 = newcomer_sides(forecasts, X, y, cv)
+    one, neither = new1 ^ new2, ~(new1 | new2)
+    outcome = forecasts["y"].to_numpy()
+    seen_won = np.where(new2, outcome, 1 - outcome)  # the seen player's side
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        every = BayesianMatchupClassifier(random_state=0, **STATIC).fit(X, y)
+    sd_player = float(np.median(every.spread_draws_[:, every.options.spreads.index("player")]))
+    widen = np.sqrt(1 + np.pi * (new1.astype(float) + new2) * sd_player**2 / 8)
+    forecasts[AT_MEAN] = expit(logit(forecasts[STATIC_NAME].to_numpy()) * widen)
+    result = {"sd_player": sd_player}
+    print("| model | matches | Brier | mean forecast | observed | slope [95%] |")
+    print("|---|---|---:|---:|---:|---|")
+    for name in (*NAMES, AT_MEAN):
+        p = forecasts[name].to_numpy()
+        seen_p = np.where(new2, p, 1 - p)
+        result[name] = {
+            "one newcomer (seen player's side)": calibration(seen_won[one], seen_p[one]),
+            "seen players": calibration(outcome[neither], p[neither]),
+            "any newcomer: Brier": brier_score(outcome[~neither], p[~neither]),
+            "every match: Brier": brier_score(outcome, p),
+        }
+        for kind, entry in result[name].items():
+            if not isinstance(entry, dict):
+                print(f"| {name} | {kind} {entry:.4f} | | | | |")
+                continue
+            low, high = entry["slope interval"]
+            print(
+                f"| {name} | {kind}: {entry['matches']} | {entry['brier']:.4f} "
+                f"| {entry['mean forecast']:.3f} | {entry['observed']:.3f} "
+                f"| {entry['slope']:.2f} [{low:.2f}, {high:.2f}] |"
+            )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1))
+    return result
+
+
+if __name__ == "__main__":
+    main()
