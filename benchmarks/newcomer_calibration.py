@@ -14,7 +14,12 @@ and the walk fitted with every deck made the same (skills alone). A last row und
 static model's averaging over a newcomer's unknown skill (``N(0, sd_player)``, with
 ``sd_player`` the posterior median of a fit on every match) by the probit approximation
 ``logit p * sqrt(1 + pi s^2 / 8)`` for each newcomer's spread ``s``: the forecasts taken
-at the newcomer's mean skill.
+at the newcomer's mean skill. The same approximation then moves the newcomer's skill
+distribution over a grid (mean 0 to 0.8 below the population's, spread 0 to 1.3) and
+reports the Brier score of the matches with a newcomer at each point: how far any
+newcomer distribution could take the static model's forecasts. Last, the matches with
+one newcomer are split by how many training matches the seen player had, with each
+model's Brier score in each group.
 
 Run: python benchmarks/newcomer_calibration.py [--cache DIR] [--draws 1000]
      [--out benchmarks/results/newcomer_calibration.json]
@@ -28,6 +33,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from default_rule import DEBUT, DEFAULT_DATA, HERE, STATIC_NAME, models, record
 from forecast import STATIC, cached_forecasts
 from scipy.special import expit, logit
@@ -71,6 +77,37 @@ def newcomer_sides(forecasts, X, y, cv) -> tuple[np.ndarray, np.ndarray]:
     return new[:, 0], new[:, 1]
 
 
+#: Groups of the seen player's training matches (from, to) for the newcomer matches.
+EXPERIENCE_GROUPS = ((1, 10), (10, 25), (25, 60), (60, None))
+
+
+def training_matches(forecasts, X, y, cv) -> np.ndarray:
+    """Per forecast match, each side's number of matches in the fold's training matches."""
+    counts = {}
+    for split, (train, test) in enumerate(cv.split(X, y)):
+        played = pd.concat([X["player1"].iloc[train], X["player2"].iloc[train]]).value_counts()
+        for row in test:
+            sides = (X["player1"].iloc[row], X["player2"].iloc[row])
+            counts[(split, int(row))] = tuple(int(played.get(p, 0)) for p in sides)
+    keys = zip(forecasts["split"], forecasts["row"])
+    return np.array([counts[(int(s), int(r))] for s, r in keys]).reshape(-1, 2)
+
+
+def newcomer_grid(p, outcome, new1, new2, sd_player) -> list[dict]:
+    """Brier score of the newcomer matches were newcomers drawn from ``N(-mean, spread)``."""
+    count = new1.astype(float) + new2
+    at_mean = logit(p) * np.sqrt(1 + np.pi * count * sd_player**2 / 8)
+    weaker = new2.astype(float) - new1  # player 1 gains when player 2 is the newcomer
+    new = new1 | new2
+    out = []
+    for mean in (0.0, 0.2, 0.4, 0.6, 0.8):
+        for spread in (0.0, 0.3, 0.6, sd_player, 1.3):
+            q = expit((at_mean + mean * weaker) / np.sqrt(1 + np.pi * count * spread**2 / 8))
+            brier = brier_score(outcome[new], q[new])
+            out.append({"mean below": mean, "spread": spread, "brier": brier})
+    return out
+
+
 def calibration(y: np.ndarray, p: np.ndarray) -> dict:
     slope = calibration_slope(y, p)
     return {
@@ -107,7 +144,12 @@ def main(argv: list[str] | None = None) -> dict:
     sd_player = float(np.median(every.spread_draws_[:, every.options.spreads.index("player")]))
     widen = np.sqrt(1 + np.pi * (new1.astype(float) + new2) * sd_player**2 / 8)
     forecasts[AT_MEAN] = expit(logit(forecasts[STATIC_NAME].to_numpy()) * widen)
-    result = {"sd_player": sd_player}
+    result = {
+        "sd_player": sd_player,
+        "newcomer distribution grid": newcomer_grid(
+            forecasts[STATIC_NAME].to_numpy(), forecasts["y"].to_numpy(), new1, new2, sd_player
+        ),
+    }
     print("| model | matches | Brier | mean forecast | observed | slope [95%] |")
     print("|---|---|---:|---:|---:|---|")
     for name in (*NAMES, AT_MEAN):
@@ -129,6 +171,20 @@ def main(argv: list[str] | None = None) -> dict:
                 f"| {entry['mean forecast']:.3f} | {entry['observed']:.3f} "
                 f"| {entry['slope']:.2f} [{low:.2f}, {high:.2f}] |"
             )
+    played = training_matches(forecasts, X, y, cv)
+    seen_played = np.where(new2, played[:, 0], played[:, 1])
+    result["by the seen player's training matches"] = groups = []
+    for low, high in EXPERIENCE_GROUPS:
+        rows = one & (seen_played >= low) & (seen_played < (high or np.inf))
+        brier = {n: brier_score(outcome[rows], forecasts[n].to_numpy()[rows]) for n in NAMES}
+        groups.append({"from": low, "to": high, "matches": int(rows.sum()), "brier": brier})
+        text = ", ".join(f"{n} {b:.4f}" for n, b in brier.items())
+        print(f"seen player with {low} to {high or 'more'} training matches ({rows.sum()}): {text}")
+    best = min(result["newcomer distribution grid"], key=lambda g: g["brier"])
+    print(
+        f"best newcomer distribution: {best['mean below']} below, spread "
+        f"{best['spread']:.2f}: Brier {best['brier']:.4f} on the matches with a newcomer"
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
     return result
