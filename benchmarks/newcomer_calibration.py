@@ -19,7 +19,8 @@ distribution over a grid (mean 0 to 0.8 below the population's, spread 0 to 1.3)
 reports the Brier score of the matches with a newcomer at each point: how far any
 newcomer distribution could take the static model's forecasts. Last, the matches with
 one newcomer are split by how many training matches the seen player had, with each
-model's Brier score in each group.
+model's Brier score in each group, and the matches between seen players likewise by
+the less-seen side's training matches.
 
 Run: python benchmarks/newcomer_calibration.py [--cache DIR] [--draws 1000]
      [--out benchmarks/results/newcomer_calibration.json]
@@ -180,6 +181,13 @@ def main(argv: list[str] | None = None) -> dict:
         groups.append({"from": low, "to": high, "matches": int(rows.sum()), "brier": brier})
         text = ", ".join(f"{n} {b:.4f}" for n, b in brier.items())
         print(f"seen player with {low} to {high or 'more'} training matches ({rows.sum()}): {text}")
+    result["seen players, by the less-seen side's training matches"] = pairs = []
+    for low, high in EXPERIENCE_GROUPS:
+        rows = neither & (played.min(axis=1) >= low) & (played.min(axis=1) < (high or np.inf))
+        brier = {n: brier_score(outcome[rows], forecasts[n].to_numpy()[rows]) for n in NAMES}
+        pairs.append({"from": low, "to": high, "matches": int(rows.sum()), "brier": brier})
+        text = ", ".join(f"{n} {b:.4f}" for n, b in brier.items())
+        print(f"seen players, the less seen with {low} to {high or 'more'} ({rows.sum()}): {text}")
     best = min(result["newcomer distribution grid"], key=lambda g: g["brier"])
     print(
         f"best newcomer distribution: {best['mean below']} below, spread "
