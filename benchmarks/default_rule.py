@@ -206,15 +206,25 @@ def record(name: str, args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
     return X, y, cv, PlainCatalogue(specs_per_deck=0)
 
 
-def newcomer_flags(forecasts: pd.DataFrame, X: pd.DataFrame, y, cv) -> np.ndarray:
-    """Per forecast match, whether either side's player is new to the fold's training matches."""
+def newcomer_sides(forecasts, X, y, cv) -> tuple[np.ndarray, np.ndarray]:
+    """Per forecast match: is player 1 new, is player 2 new (to the fold's training matches)."""
     flags = {}
     for split, (train, test) in enumerate(cv.split(X, y)):
         seen = set(X["player1"].iloc[train]) | set(X["player2"].iloc[train])
-        part = X.iloc[test]
-        new = ~part["player1"].isin(seen).to_numpy() | ~part["player2"].isin(seen).to_numpy()
-        flags.update({(split, int(r)): bool(f) for r, f in zip(test, new)})
-    return np.array([flags[(int(s), int(r))] for s, r in zip(forecasts["split"], forecasts["row"])])
+        for row in test:
+            flags[(split, int(row))] = (
+                X["player1"].iloc[row] not in seen,
+                X["player2"].iloc[row] not in seen,
+            )
+    pairs = [flags[(int(s), int(r))] for s, r in zip(forecasts["split"], forecasts["row"])]
+    new = np.array(pairs, dtype=bool).reshape(-1, 2)
+    return new[:, 0], new[:, 1]
+
+
+def newcomer_flags(forecasts: pd.DataFrame, X: pd.DataFrame, y, cv) -> np.ndarray:
+    """Per forecast match, whether either side's player is new to the fold's training matches."""
+    new1, new2 = newcomer_sides(forecasts, X, y, cv)
+    return new1 | new2
 
 
 def newcomer_split(forecasts: pd.DataFrame, new: np.ndarray, names: list[str]) -> dict:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from default_rule import DEBUT, DEFAULT_DATA, HERE, STATIC_NAME, models, record
+from default_rule import DEBUT, DEFAULT_DATA, HERE, STATIC_NAME, models, newcomer_sides, record
 from forecast import STATIC, cached_forecasts
 from scipy.special import expit, logit
 from sklearn.pipeline import make_pipeline
@@ -61,21 +61,6 @@ def skills_alone(draws: int, **params):
     same = FunctionTransformer(one_deck, check_inverse=False)
     bayes = BayesianMatchupClassifier(draws=draws, tune=draws, random_state=0, **params)
     return make_pipeline(same, bayes)
-
-
-def newcomer_sides(forecasts, X, y, cv) -> tuple[np.ndarray, np.ndarray]:
-    """Per forecast match: is player 1 new, is player 2 new (to the fold's training matches)."""
-    flags = {}
-    for split, (train, test) in enumerate(cv.split(X, y)):
-        seen = set(X["player1"].iloc[train]) | set(X["player2"].iloc[train])
-        for row in test:
-            flags[(split, int(row))] = (
-                X["player1"].iloc[row] not in seen,
-                X["player2"].iloc[row] not in seen,
-            )
-    pairs = [flags[(int(s), int(r))] for s, r in zip(forecasts["split"], forecasts["row"])]
-    new = np.array(pairs, dtype=bool).reshape(-1, 2)
-    return new[:, 0], new[:, 1]
 
 
 #: Groups of the seen player's training matches (from, to) for the newcomer matches.
