@@ -107,10 +107,9 @@ class ModelParameters:
                     "shares one total spread out among the decks' spreads"
                 )
             # the spec blocks' spreads: Exponential of mean exp(loc) (mode 0: no effect)
-            for name in SPEC_SPREADS:
-                if name in options.prior_names:
-                    scale[options.prior_names.index(name)] = 1.0
-                    family[options.prior_names.index(name)] = "exponential"
+            for at, name in enumerate(options.prior_names):
+                if name in SPEC_SPREADS:
+                    scale[at], family[at] = 1.0, "exponential"
         return SpreadPriors(loc=tuple(loc), scale=tuple(scale), family=tuple(family))
 
     def _resolved_options(
