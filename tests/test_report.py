@@ -406,6 +406,24 @@ def test_how_this_works_states_the_fitted_options(result, fitted, case):
     assert ("chains agree" in convergence) == (case != "advi")
 
 
+@pytest.mark.parametrize(
+    "params",
+    [{"spec_prior": "exponential"}, {"time_varying": True, "step_prior": "exponential"}],
+)
+def test_an_exponential_spread_prior_is_not_called_log_normal(result, fitted, params):
+    from skcodex.report import describe_model
+
+    model = describe_model(_refitted_as(fitted, **params))
+    assert model["prior_kind"] == "custom" and model["prior_name"] == "a custom prior"
+    page = render_html(
+        dataclasses.replace(result, model=model), figs=dict.fromkeys(FIGURES, _tiny_figure())
+    )
+    methods = " ".join(_section(page, "methods").split())
+    assert "The spreads have priors set for this fit" in methods
+    assert "log-normal priors set" not in methods and "~ Exponential(mean" in methods
+    assert "under\na custom prior alone" in html.unescape(_section(page, "skill-versus-decks"))
+
+
 def test_the_walk_and_first_move_enter_the_formula_and_the_skills(result, fitted):
     from skcodex.report import describe_model
 

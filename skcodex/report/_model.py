@@ -46,6 +46,7 @@ def unrecorded_model() -> dict[str, Any]:
         "draw": None,
         "prior_kind": "unrecorded",
         "prior_name": "its prior",
+        "prior_lognormal": True,
         "prior_text": "prior not recorded",
     }
 
@@ -75,9 +76,23 @@ def _prior_kind(clf: Any, options: Any) -> str:
     own = clf._priors_for(names)
     for kind, priors in (("default", {}), ("seed", SEED_PRIORS)):
         reference = type(clf)(**structure, **priors)._priors_for(names)
-        if np.array_equal(own.loc, reference.loc) and np.array_equal(own.scale, reference.scale):
+        same = (own.loc, own.scale, own.family) == (
+            reference.loc,
+            reference.scale,
+            reference.family,
+        )
+        if same:
             return kind
     return "custom"
+
+
+def _prior_name(kind: str, codex: bool, lognormal: bool) -> str:
+    """The prior in a few words: its kind's name, the seed's named for any game."""
+    if kind == "seed" and not codex:
+        return _NEUTRAL_SEED_PRIOR
+    if kind == "custom" and not lognormal:
+        return "a custom prior"
+    return _PRIOR_NAMES[kind]
 
 
 def describe_model(clf: Any) -> dict[str, Any]:
@@ -144,6 +159,10 @@ def describe_model(clf: Any) -> dict[str, Any]:
     else:
         fitting = f"{method} approximation, {params['draws']} draws, seed {params['random_state']}"
     kind = _prior_kind(clf, options)
+    # a spread may take the exponential prior (step_prior, spec_prior): not all log-normal
+    lognormal = (
+        "exponential" not in clf._priors_for(layout if layout is not None else options).family
+    )
     return {
         "method": method,
         "sampler": {"nutpie": "nutpie", "pymc": "PyMC"}[sampler] if method == "nuts" else None,
@@ -153,7 +172,8 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "n_epochs": n_epochs if options.time_varying else 0,
         "prior": options.prior,
         "prior_kind": kind,
-        "prior_name": _PRIOR_NAMES[kind] if codex or kind != "seed" else _NEUTRAL_SEED_PRIOR,
+        "prior_name": _prior_name(kind, codex, lognormal),
+        "prior_lognormal": lognormal,
         "prior_text": analysis.describe_prior(clf),
         "extensions": ", ".join(extensions) or ("none (the seed model)" if codex else "none"),
         "fitting": fitting,
