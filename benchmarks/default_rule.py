@@ -5,7 +5,8 @@ match that ended before the fold began) and forecasts the fold:
 
 - ``codex``: the shared forum data, every tournament from the fifth on (14 folds);
 - the public records of `game_records` (``nfl``: the last five seasons; ``hockey``: the
-  last ten weeks), when their packages are installed.
+  last ten weeks; ``football``: the Premier League's last four seasons), when their
+  packages are installed.
 
 Models: the estimator's defaults, the static model (no walk, no debut), the ``"auto"``
 parts decided by the table's own forward evidence (``part_selection="forward"``), the
@@ -13,9 +14,9 @@ walk and debut forced on (what ``"auto"`` fitted on these tables before), the de
 option alone and with the experience effect (``experience=True``), the walk under its
 exponential step prior (alone and with the debut option), the static model with exponential
 priors on the spec blocks' spreads (``spec_prior="exponential"``), Elo with its
-k chosen by forward validation inside each training table, a players-only logistic
-regression (its penalty chosen the same way), Whole-History Rating and TrueSkill Through
-Time.
+k chosen by forward validation inside each training table (`ForwardTuned`), a
+players-only logistic regression (its penalty chosen the same way), Whole-History
+Rating and TrueSkill Through Time.
 
 The rule: a candidate replaces the incumbent only if, pooled over every fold, its Brier
 score is lower, and on neither half of the folds (the earlier and the later) it is
@@ -29,7 +30,7 @@ Each record's forecasts are also split into the matches with a newcomer (a playe
 the fold's training matches) and those between seen players, on all folds and on the later
 half.
 
-Run: python benchmarks/default_rule.py [--records codex,nfl,hockey] [--draws 1000]
+Run: python benchmarks/default_rule.py [--records codex,nfl,hockey,football] [--draws 1000]
      [--cache DIR] [--models NAME,...] [--out benchmarks/results/default_rule.json]
 """
 
@@ -45,7 +46,7 @@ import game_records
 import numpy as np
 import pandas as pd
 from forecast import DEFAULT_DATA, HERE, STATIC, cached_forecasts, rating_systems
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
@@ -108,9 +109,40 @@ class PlayersOnly(TransformerMixin, BaseEstimator):
         return out.tocsr()
 
 
-def tuned(model, grid: dict) -> GridSearchCV:
+class ForwardTuned(ClassifierMixin, BaseEstimator):
+    """``estimator`` with ``param_grid`` chosen by forward validation on the last training periods.
+
+    The last three periods of the training table (as many as it has after its first, when
+    it has fewer than four) are each forecast from the ones before; with a single period
+    there is nothing to validate on and ``estimator``'s own parameters are kept.
+    """
+
+    def __init__(self, estimator=None, param_grid=None):
+        self.estimator = estimator
+        self.param_grid = param_grid
+
+    def fit(self, X, y):
+        splits = min(3, X["period"].nunique() - 1)
+        if splits >= 1:
+            search = GridSearchCV(
+                clone(self.estimator),
+                self.param_grid,
+                cv=TournamentSplit(n_splits=splits),
+                scoring=brier_scorer,
+            ).fit(X, y)
+            self.best_params_, self.best_estimator_ = search.best_params_, search.best_estimator_
+        else:
+            self.best_params_, self.best_estimator_ = {}, clone(self.estimator).fit(X, y)
+        self.classes_ = self.best_estimator_.classes_
+        return self
+
+    def predict_proba(self, X):
+        return self.best_estimator_.predict_proba(X)
+
+
+def tuned(model, grid: dict) -> ForwardTuned:
     """``model`` with ``grid`` chosen by forward validation on the last 3 training periods."""
-    return GridSearchCV(model, grid, cv=TournamentSplit(n_splits=3), scoring=brier_scorer)
+    return ForwardTuned(model, grid)
 
 
 def models(catalogue, draws: int) -> dict:
@@ -344,7 +376,7 @@ def markdown(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", default="codex,nfl,hockey")
+    parser.add_argument("--records", default="codex,nfl,hockey,football")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--cache", type=Path, default=None)

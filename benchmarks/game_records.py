@@ -12,8 +12,14 @@ are left out (the classifier forecasts wins and losses). Where each comes from:
   ``icehockey`` data set of the R package BradleyTerry2 (GPL-2+), read from Debian's
   ``r-cran-bradleyterry2`` package (``apt-get download``, unpacked, no R needed) with
   the ``rdata`` package. Periods are weeks; the forward folds are the last ten weeks.
+- ``football``: the English Premier League's 2008-09 to 2012-13 seasons (1,900 games,
+  505 draws), BradleyTerry2's ``football`` data set, from the same Debian package. It
+  records each game's season, home and away team and result, but no date, so periods are
+  seasons, each dated the 1st of August of its first year; draws are left out; the
+  forward folds are the last four seasons. Three teams are promoted into the league
+  each season, so every fold holds newcomers.
 
-Neither game has decks: every side plays the one "deck" ``team``, so the deck part is
+No game here has decks: every side plays the one "deck" ``team``, so the deck part is
 the one starter-v-starter cell, the home side's edge. Install with
 ``pip install melo rdata`` (both in ``skcodex[bench]``).
 
@@ -180,4 +186,28 @@ def chess() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
     return X, y, TournamentSplit(n_splits=5)
 
 
-RECORDS = {"nfl": nfl, "hockey": hockey}
+def football() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """The Premier League 2008-09 to 2012-13 (BradleyTerry2's ``football``), draws left out."""
+    folder = _debian_data_dir("r-cran-bradleyterry2", "BradleyTerry2")
+    games = _r_data_set(folder, "football").reset_index(drop=True)
+    # result: 1 a home win, 0 a draw, -1 an away win
+    games = games[games["result"] != 0]
+    season = games["season"].astype(str)
+    first_year = season.str.slice(0, 4).astype(int)
+    order = np.argsort(first_year.to_numpy(), kind="stable")
+    games, first_year = games.iloc[order], first_year.iloc[order]
+    X = pd.DataFrame(
+        {
+            "player1": games["home"].astype(str).to_numpy(),
+            "player2": games["away"].astype(str).to_numpy(),
+            "deck1": "team",
+            "deck2": "team",
+            "period": (first_year - first_year.min()).to_numpy(),
+            "date": pd.to_datetime(first_year.astype(str) + "-08-01").to_numpy(),
+        }
+    )
+    y = (games["result"] == 1).to_numpy().astype(int)
+    return X, y, TournamentSplit(n_splits=4)
+
+
+RECORDS = {"nfl": nfl, "hockey": hockey, "football": football}
