@@ -136,8 +136,8 @@ class BayesianMatchupClassifier(
         ``log sd_step ~ N(log_sd_step_loc, log_sd_step_scale)``.
         ``"exponential"``: ``sd_step ~ Exponential`` of mean
         ``sd_step_mean``, a penalised-complexity prior whose mode is no
-        drift at all, so the data decide whether skills move; it needs more
-        draws to mix (see [Choosing a model](../model-choice.md)).
+        drift at all, so the data decide whether skills move; sampled through
+        zero, it needs more draws to mix (see [Choosing a model](../model-choice.md)).
     sd_step_mean : float, default 0.15
         Mean of the exponential prior on the step spread
         (``step_prior="exponential"``).
@@ -146,7 +146,7 @@ class BayesianMatchupClassifier(
         spec): log-normal from ``log_sd_stsp_*`` and ``log_sd_spsp_*``, or
         ``"exponential"``, each ``sd ~ Exponential`` of mean ``exp(loc)``
         (the scales unused), whose mode is no effect at all, so the data
-        decide whether specs matter; it mixes more slowly (see
+        decide whether specs matter; sampled through zero (see
         [Choosing a model](../model-choice.md)). Only with ``prior="lognormal"``.
     log_total_loc : float, default 0.5
         Mean of the prior on the log of the total log-odds spread

@@ -62,6 +62,7 @@ from typing import NamedTuple
 import numpy as np
 
 from skcodex._matchup.layout import Layout
+from skcodex._matchup.options import SPREADS
 from skcodex._matchup.priors import balanced_spreads
 
 __all__ = [
@@ -79,6 +80,7 @@ __all__ = [
     "null_rotation",
     "read_matrix",
     "rotate",
+    "signed_spreads",
     "standard_normals",
     "typical_spreads",
 ]
@@ -370,12 +372,33 @@ def typical_spreads(layout: Layout, prior_loc) -> np.ndarray:
     return np.exp(loc[: len(layout.spreads)])
 
 
+def signed_spreads(layout: Layout, prior_family) -> np.ndarray:
+    """Which spreads of ``layout`` are sampled through zero (`ModelOptions.signed_spreads`).
+
+    ``prior_family`` holds 1.0 per prior entry whose family is exponential
+    (`skcodex._matchup.graph.SpreadPriors.exponential`). Under the balanced prior
+    only the optional blocks' spreads (the entries after the total) can be.
+    """
+    n_sd = len(layout.spreads)
+    flags = np.zeros(n_sd, dtype=bool)
+    if not layout.options.signed_spreads:
+        return flags
+    family = np.asarray(prior_family, dtype=float) > 0
+    if layout.options.prior == "balanced":
+        n_seed = sum(name in SPREADS for name in layout.spreads)
+        flags[n_seed:] = family[1 : 1 + n_sd - n_seed]
+    else:
+        flags[:] = family[:n_sd]
+    return flags
+
+
 def choose_centring(
     index: np.ndarray,
     trials: np.ndarray | None,
     layout: Layout,
     prior_loc,
     parameterisation: str = "auto",
+    signed: np.ndarray | None = None,
 ) -> np.ndarray:
     """The centring flag of each entry of ``z``: 1 centred, 0 non-centred.
 
@@ -391,6 +414,10 @@ def choose_centring(
         ``"noncentred"``: none is. ``"centred"``: every level some match
         reads. Effects with a prior of their own, steps of the skill walk and
         levels no match reads stay non-centred in every case.
+    signed : array of bool, optional
+        Per spread, True where it is sampled through zero (`signed_spreads`):
+        its levels stay non-centred in every case (a centred level cannot
+        follow its spread to zero).
 
     Returns
     -------
@@ -410,6 +437,8 @@ def choose_centring(
     else:
         centred = info * spread**2 > 1.0
     centred &= group >= 0
+    if signed is not None:
+        centred &= ~np.asarray(signed, dtype=bool)[np.maximum(group, 0)] | (group < 0)
     # the mean direction of a differenced block (see `mean_rotations`) has no data
     rotations = mean_rotations(index, trials, layout)
     for w in rotations[rotations.any(axis=1)]:

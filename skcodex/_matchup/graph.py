@@ -71,7 +71,12 @@ from skcodex._matchup.debut import (
 from skcodex._matchup.geometry import apply_null_rotation, centred_scale, declared_block_of
 from skcodex._matchup.layout import Layout
 from skcodex._matchup.options import BLOCK_DIMS, BLOCKS, PRIORS, SPREADS, ModelOptions
-from skcodex._matchup.priors import balanced_spreads
+from skcodex._matchup.spread_model import (
+    SPREAD_COORDINATES,
+    balanced_prior_spreads,
+    exponential_correction,
+    lognormal_spreads,
+)
 from skcodex._matchup.walk import WalkPath
 from skcodex.data import _kinds as kinds
 
@@ -83,6 +88,7 @@ __all__ = [
     "PRIORS",
     "PRIOR_FAMILIES",
     "SPREADS",
+    "SPREAD_COORDINATES",
     "Layout",
     "ModelOptions",
     "SpreadPriors",
@@ -104,18 +110,6 @@ FIRST_MOVE_PRIOR = PRIOR_DEFAULTS["first_move"]
 
 #: The prior families of a spread (`SpreadPriors.family`).
 PRIOR_FAMILIES = ("lognormal", "exponential")
-
-
-def exponential_correction(u, loc, scale, flag, xp=np):
-    """What turns ``N(loc, scale)`` on ``u = log sd`` into ``sd ~ Exponential(mean exp(loc))``.
-
-    Added to the log density of ``u`` where ``flag`` is 1 (0 elsewhere): the
-    exponential's density in ``u`` (``-loc - exp(u - loc) + u``, the last term the
-    Jacobian of ``sd = exp(u)``) minus the normal's. Summed over entries.
-    """
-    normal = -0.5 * ((u - loc) / scale) ** 2 - xp.log(scale) - 0.5 * np.log(2 * np.pi)
-    exponential = -loc - xp.exp(u - loc) + u
-    return xp.sum(flag * (exponential - normal))
 
 
 @dataclass(frozen=True)
@@ -269,9 +263,9 @@ def build_model(
         scale = pm.Data("prior_scale", np.asarray(priors.scale, dtype=float))
         family = pm.Data("prior_family", priors.exponential)
         if layout.options.prior == "lognormal":
-            sd = _lognormal_spreads(layout, loc, scale, family)
+            sd = lognormal_spreads(layout, loc, scale, family)
         else:
-            sd = _balanced_prior_spreads(layout, loc, scale, family)
+            sd = balanced_prior_spreads(layout, loc, scale, family)
         # z = sd**c * z_std with z_std ~ N(0, 1): centred (c = 1) or non-centred (c = 0)
         c = pm.Data("centring", _centring(centring, layout))
         # reflections giving a differenced block's mean a coordinate of its own
@@ -307,52 +301,6 @@ def _match_data(index, y, layout: Layout, trials, batch_rows):
         # the minibatch stands for the whole table
         data_scale = len(y) / pt.cast(batch_rows.shape[0], "float64")
     return idx, outcome, count, data_scale
-
-
-def _lognormal_spreads(layout: Layout, loc, scale, family):
-    """The spreads ``sd``, each log-normal (or exponential, `exponential_correction`)."""
-    import pymc as pm
-    import pytensor.tensor as pt
-
-    n_sd = len(layout.spreads)
-    log_sd = pm.Normal("log_sd", loc[:n_sd], scale[:n_sd], dims="spread")
-    # a spread with an exponential prior (its mode at 0): see exponential_correction
-    pm.Potential(
-        "spread_family",
-        exponential_correction(log_sd, loc[:n_sd], scale[:n_sd], family[:n_sd], pt),
-    )
-    return pm.Deterministic("sd", pt.exp(log_sd), dims="spread")
-
-
-def _balanced_prior_spreads(layout: Layout, loc, scale, family):
-    """The spreads ``sd`` under the balanced prior: a total shared out, then the extras."""
-    import pymc as pm
-    import pytensor.tensor as pt
-
-    n_sd = len(layout.spreads)
-    log_total = pm.Normal("log_total", loc[0], scale[0])
-    # Logistic-normal share and split: symmetric (equal a priori) and cheap to
-    # compile, unlike Beta/Dirichlet transforms.
-    share_logit = pm.Normal("skill_share_logit", 0.0, 1.0)
-    share = pm.Deterministic("skill_share", pt.sigmoid(share_logit))
-    split = None
-    if layout.deck_split:
-        split_logits = pm.Normal("deck_split_logits", 0.0, 1.0, shape=2)
-        split = pm.Deterministic(
-            "deck_split", pt.special.softmax(pt.concatenate([pt.zeros(1), split_logits]))
-        )
-    parts = [balanced_spreads(log_total, share, split, layout.specs_per_deck, pt)]
-    n_seed = sum(name in SPREADS for name in layout.spreads)
-    if n_sd > n_seed:
-        n_extra = n_sd - n_seed
-        extra = pm.Normal("log_sd_extra", loc[1 : 1 + n_extra], scale[1 : 1 + n_extra])
-        cut = slice(1, 1 + n_extra)
-        pm.Potential(
-            "spread_family",
-            exponential_correction(extra, loc[cut], scale[cut], family[cut], pt),
-        )
-        parts.append(pt.exp(extra))
-    return pm.Deterministic("sd", pt.concatenate(parts), dims="spread")
 
 
 def _own_prior(layout: Layout, loc, scale):

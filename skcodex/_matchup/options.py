@@ -38,6 +38,10 @@ class ModelOptions:
     match's experience levels (`skcodex.data.MatchCodes`).
     ``draws=True`` adds a third outcome, the draw, with a learned threshold
     (`skcodex._matchup.draws`); no effect block.
+    ``signed_spreads=True`` samples each spread whose prior is exponential as a
+    signed spread through zero, and keeps its effects non-centred
+    (`skcodex._matchup.spread_model.spreads_through_zero`); set whenever an exponential spread
+    prior is asked for. No effect block.
     """
 
     time_varying: bool = False
@@ -50,6 +54,7 @@ class ModelOptions:
     period_offset: bool = False
     experience: bool = False
     draws: bool = False
+    signed_spreads: bool = False
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:

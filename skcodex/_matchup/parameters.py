@@ -77,6 +77,7 @@ class ModelParameters:
             debut=chosen("debut"),
             period_offset=bool(self.period_offset),
             experience=bool(self.experience),
+            signed_spreads="exponential" in (self.step_prior, self.spec_prior),
         )
 
     @property
@@ -203,7 +204,7 @@ class ModelParameters:
             warn_if_walk_is_large(codes)
             walk_steps = walk_size(codes)[0]
         n_periods = codes.n_periods if model_options.period_offset else 0
-        return Layout(
+        layout = Layout(
             *vocab.sizes,
             vocab.specs_per_deck,
             model_options,
@@ -212,6 +213,13 @@ class ModelParameters:
             n_periods,
             column_counts=tuple((kind, c.n_levels) for kind, c in codes.columns.items()),
         )
+        if model_options.signed_spreads and not self._priors_for(layout).exponential.any():
+            # no spread this table has takes an exponential prior (a walk's step without a
+            # walk, spec spreads without specs): it fits exactly as without the option
+            return self._training_layout(
+                vocab, codes, dataclasses.replace(model_options, signed_spreads=False)
+            )
+        return layout
 
     def _sampling_options(self, seed: int) -> SamplingOptions:
         return SamplingOptions(

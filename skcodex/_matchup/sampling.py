@@ -31,6 +31,7 @@ from skcodex._matchup.geometry import (
     choose_centring,
     mean_rotations,
     null_rotation,
+    signed_spreads,
     standard_normals,
 )
 from skcodex._matchup.graph import ROTATED_Z, Layout, SpreadPriors, walk_data
@@ -379,7 +380,12 @@ def sample_posterior(problem: FitProblem):
     if layout.options.draws:  # the model's third outcome (`skcodex._matchup.draws`)
         data["draws"] = problem.draw_counts()
     data["centring"] = choose_centring(
-        data["index"], data["trials"], padded, problem.priors.loc, options.parameterisation
+        data["index"],
+        data["trials"],
+        padded,
+        problem.priors.loc,
+        options.parameterisation,
+        signed_spreads(padded, problem.priors.exponential),
     )
     data["rotations"] = mean_rotations(data["index"], data["trials"], padded)
     if options.parameterisation == "noncentred":
