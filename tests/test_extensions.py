@@ -10,13 +10,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skcodex import BayesianMatchupClassifier, brier_score
 from skcodex._compat import posterior
-from skcodex._matchup.graph import (
-    Layout,
-    ModelOptions,
-    balanced_spreads,
-    build_model,
-    default_priors,
-)
+from skcodex._matchup.graph import Layout, ModelOptions, build_model, default_priors
+from skcodex._matchup.priors import balanced_spreads
 from skcodex.data import Vocabulary, check_match_table, encode
 from skcodex.datasets import make_matches
 

@@ -21,6 +21,8 @@ __all__ = ["describe_model", "extension_names", "unrecorded_model"]
 
 #: Options of the model that are a property of the game, not an extension of the seed model.
 _GAME_OPTIONS = ("symmetric",)
+#: Options of the model that say how it is sampled, not what it is (set from the priors).
+_SAMPLING_OPTIONS = ("signed_spreads",)
 
 
 def extension_names(options: Any) -> tuple[str, ...]:
@@ -28,7 +30,7 @@ def extension_names(options: Any) -> tuple[str, ...]:
     return tuple(
         f.name
         for f in dataclasses.fields(options)
-        if isinstance(f.default, bool) and f.name not in _GAME_OPTIONS
+        if isinstance(f.default, bool) and f.name not in (*_GAME_OPTIONS, *_SAMPLING_OPTIONS)
     )
 
 
