@@ -163,7 +163,7 @@ def test_a_fit_with_the_turn_gives_the_posterior_of_a_fit_without(monkeypatch):
     monkeypatch.setattr(
         inference,
         "choose_centring",
-        lambda index, trials, layout, loc, _: choose_centring(
+        lambda index, trials, layout, loc, *_: choose_centring(
             index, trials, layout, loc, "centred"
         ),
     )
