@@ -438,7 +438,7 @@ def choose_centring(
         centred = info * spread**2 > 1.0
     centred &= group >= 0
     if signed is not None:
-        centred &= ~np.asarray(signed, dtype=bool)[np.maximum(group, 0)] | (group < 0)
+        centred &= ~np.asarray(signed, dtype=bool)[np.maximum(group, 0)]
     # the mean direction of a differenced block (see `mean_rotations`) has no data
     rotations = mean_rotations(index, trials, layout)
     for w in rotations[rotations.any(axis=1)]:

@@ -78,12 +78,7 @@ def _prior_kind(clf: Any, options: Any) -> str:
     own = clf._priors_for(names)
     for kind, priors in (("default", {}), ("seed", SEED_PRIORS)):
         reference = type(clf)(**structure, **priors)._priors_for(names)
-        same = (own.loc, own.scale, own.family) == (
-            reference.loc,
-            reference.scale,
-            reference.family,
-        )
-        if same:
+        if (own.loc, own.scale, own.family) == (reference.loc, reference.scale, reference.family):
             return kind
     return "custom"
 
