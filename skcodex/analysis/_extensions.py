@@ -94,11 +94,11 @@ def extension_table(clf: Any, interval: float = INTERVAL) -> pd.DataFrame:
 def part_evidence(clf: Any) -> pd.DataFrame:
     """How the fitted model's ``"auto"`` parts were decided: the forward evidence.
 
-    With ``part_selection="forward"`` (the default) a fit tries every combination
-    of the ``"auto"`` parts the table can hold on the table's own latest rating
-    periods, each forecast by the candidate fitted on the matches before it, and
-    keeps a richer candidate only when its forward log score beats the static
-    model's by more than two standard errors (see
+    With ``part_selection="forward"`` (asked for; the default is ``"none"``) a fit
+    tries every combination of the ``"auto"`` parts the table can hold on the
+    table's own latest rating periods, each forecast by the candidate fitted on
+    the matches before it, and keeps a richer candidate only when its forward log
+    score beats the static model's by more than two standard errors (see
     [Choosing a model](../model-choice.md#letting-the-table-decide)).
 
     Parameters
