@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import minimize
 from sklearn import metrics
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
@@ -18,9 +19,11 @@ from skcodex.metrics import brier_score, positive_class_probability
 __all__ = [
     "bootstrap_against_best_other",
     "forward_forecasts",
+    "forward_stacking",
     "log_loss",
     "paired_bootstrap",
     "score_table",
+    "stacking_weights",
 ]
 
 
@@ -215,3 +218,135 @@ def bootstrap_against_best_other(forecasts: pd.DataFrame, **kwargs: Any) -> pd.D
             {"model": m, "best other": best, **paired_bootstrap(forecasts, m, best, **kwargs)}
         )
     return pd.DataFrame(rows).set_index("model")
+
+
+def _checked_probabilities(values: Any, what: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    bad = ~np.isfinite(array) | (array < 0) | (array > 1)
+    if bad.any():
+        raise ValueError(
+            f"{what} must be probabilities in [0, 1]; {int(bad.sum())} value(s) are not "
+            f"(the first: {array[bad][0]!r})"
+        )
+    return array
+
+
+def stacking_weights(forecasts: Any, y: Any) -> np.ndarray:
+    """The weights of the mix of forecasts with the best log score (stacking).
+
+    Stacking (Yao, Vehtari, Simpson and Gelman 2018) forecasts with a weighted
+    mix of several models' predictive distributions, ``sum_k w_k P_k``, the
+    weights (non-negative, summing to 1) chosen to maximise the mix's summed
+    log score ``sum_i y_i log P_i + (1 - y_i) log(1 - P_i)`` on forecasts made
+    before the outcomes were known. The score is concave in the weights, so the
+    optimum is found to solver precision.
+
+    Parameters
+    ----------
+    forecasts : array-like of shape (n_matches, n_models)
+        Each model's P(player 1 wins), one column per model.
+    y : array-like of shape (n_matches,)
+        The outcomes: 1 where player 1 won, 0 where player 2 won (0.5 for a draw).
+
+    Returns
+    -------
+    ndarray of shape (n_models,)
+        The weights. With no matches the first model takes all the weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcodex.evaluation import stacking_weights
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.uniform(0.2, 0.8, 4000)
+    >>> y = rng.uniform(size=4000) < truth
+    >>> # the true probabilities against a coin flip: nearly all the weight on the truth
+    >>> stacking_weights(np.column_stack([truth, np.full(4000, 0.5)]), y).round(2)
+    array([0.95, 0.05])
+    """
+    P = _checked_probabilities(forecasts, "forecasts")
+    if P.ndim != 2 or P.shape[1] == 0:
+        raise ValueError(
+            f"forecasts must be a 2-d array, one column per model; got shape {P.shape}"
+        )
+    outcome = _checked_probabilities(y, "y").reshape(-1)
+    if len(outcome) != len(P):
+        raise ValueError(f"y has {len(outcome)} outcomes but forecasts has {len(P)} rows")
+    k = P.shape[1]
+    if len(outcome) == 0:
+        return np.eye(k)[0]
+    P = np.clip(P, 1e-12, 1 - 1e-12)
+
+    def loss(w: np.ndarray) -> float:
+        p = np.clip(P @ w, 1e-12, 1 - 1e-12)
+        return -float(np.sum(outcome * np.log(p) + (1 - outcome) * np.log1p(-p)))
+
+    def gradient(w: np.ndarray) -> np.ndarray:
+        p = np.clip(P @ w, 1e-12, 1 - 1e-12)
+        return -((outcome / p - (1 - outcome) / (1 - p)) @ P)
+
+    fit = minimize(
+        loss,
+        np.full(k, 1.0 / k),
+        jac=gradient,
+        method="SLSQP",
+        bounds=[(0.0, 1.0)] * k,
+        constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1.0}],
+        options={"ftol": 1e-12, "maxiter": 500},
+    )
+    w = np.clip(fit.x, 0.0, None)
+    return w / w.sum()
+
+
+def forward_stacking(
+    forecasts: pd.DataFrame, models: list[str], *, name: str | None = None
+) -> pd.DataFrame:
+    """Each split forecast by the mix of ``models`` stacked on the splits before it.
+
+    The forward form of stacking: split ``s`` (of `forward_forecasts`, numbered in
+    time order) is forecast by ``sum_k w_k P_k`` with the `stacking_weights` of
+    every match of the splits before ``s``, so every forecast is made from
+    outcomes known before the split began. The first split, with nothing before
+    it, is forecast by ``models[0]`` alone: put the simplest model first.
+
+    Parameters
+    ----------
+    forecasts : pandas.DataFrame
+        From `forward_forecasts`: ``split``, ``y`` and one column of forecasts
+        per model. It is not modified.
+    models : list of str
+        The columns of ``forecasts`` to stack (two or more), the fallback first.
+    name : str or None, default None
+        The name of the stacked column; by default ``"stacking: "`` and the
+        models' names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``forecasts`` with the stacked column added;
+        ``attrs["stacking_weights"]`` holds the weights used for each split
+        (one row per split, one column per model).
+    """
+    models = list(models)
+    missing = [m for m in ["split", "y", *models] if m not in forecasts.columns]
+    if missing:
+        raise ValueError(f"forecasts has no column(s) {missing}; it has {list(forecasts.columns)}")
+    if len(set(models)) < 2 or len(set(models)) != len(models):
+        raise ValueError(f"models must name two or more different columns; got {models}")
+    name = name or "stacking: " + ", ".join(models)
+    if name in forecasts.columns:
+        raise ValueError(f"forecasts already has a column {name!r}; pass another name")
+    P = _checked_probabilities(forecasts[models], "the models' forecasts")
+    y = _checked_probabilities(forecasts["y"], "y")
+    split = forecasts["split"].to_numpy()
+    stacked = np.empty(len(y))
+    weights = {}
+    for s in np.unique(split):
+        before, here = split < s, split == s
+        weights[s] = stacking_weights(P[before], y[before])
+        stacked[here] = P[here] @ weights[s]
+    out = forecasts.copy()
+    out[name] = stacked
+    table = pd.DataFrame.from_dict(weights, orient="index", columns=models).rename_axis("split")
+    out.attrs = {**forecasts.attrs, "stacking_weights": table}
+    return out
