@@ -364,24 +364,35 @@ def markdown(result: dict) -> str:
                 f"{h} {p['difference']:+.4f} (se {p['se']:.4f})" for h, p in parts.items()
             )
             lines.append(f"\n{key[6:]}: {diffs}")
-    lines += ["\n**The rule's verdicts**\n", "| change | forum folds | other records | passes |"]
-    lines.append("|---|---|---|---|")
-    for key, v in result.get("verdicts", {}).items():
+    lines += ["\n**The rule's verdicts**\n", *verdict_lines(result.get("verdicts", {}))]
+    return "\n".join(lines)
+
+
+def verdict_lines(verdicts: dict) -> list[str]:
+    """The verdicts' table: each change, the forum folds, the other records, whether it passes."""
+    lines = ["| change | forum folds | other records | passes |", "|---|---|---|---|"]
+    for key, v in verdicts.items():
         others = ", ".join(
             f"{k}: {'holds' if ok else 'loses'}" for k, ok in v["other records"].items()
         )
         lines.append(f"| {key[6:]} | {v['forum folds']} | {others} | **{v['passes']}** |")
-    return "\n".join(lines)
+    return lines
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def rule_arguments(description: str, out: str) -> argparse.ArgumentParser:
+    """The command line every script of the rule shares; ``out`` names its JSON file."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--records", default="codex,nfl,hockey,football")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--cache", type=Path, default=None)
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "default_rule.json")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / out)
     parser.add_argument("--markdown", action="store_true", help="print the tables of --out")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = rule_arguments(__doc__.splitlines()[0], "default_rule.json")
     parser.add_argument(
         "--models", default=None, help="comma-separated names of the models to fit (default: all)"
     )

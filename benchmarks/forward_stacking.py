@@ -27,10 +27,8 @@ Run: python benchmarks/forward_stacking.py [--records codex,nfl,hockey,football]
 
 from __future__ import annotations
 
-import argparse
 import json
 import warnings
-from pathlib import Path
 
 from default_rule import (
     DEBUT,
@@ -41,9 +39,10 @@ from default_rule import (
     models,
     record,
     rule,
+    rule_arguments,
     verdict,
+    verdict_lines,
 )
-from forecast import DEFAULT_DATA, HERE
 
 from skcodex import brier_score
 from skcodex.evaluation import forward_stacking
@@ -104,24 +103,12 @@ def markdown(result: dict) -> str:
         for m in rec["brier"]["all folds"]:
             cells = " | ".join(f"{rec['brier'][w][m]:.4f}" for w in rec["brier"])
             lines.append(f"| {m} | {name} | {cells} |")
-    lines += ["\n| change | forum folds | other records | passes |", "|---|---|---|---|"]
-    for key, v in result.get("verdicts", {}).items():
-        others = ", ".join(
-            f"{k}: {'holds' if ok else 'loses'}" for k, ok in v["other records"].items()
-        )
-        lines.append(f"| {key[6:]} | {v['forum folds']} | {others} | **{v['passes']}** |")
+    lines += ["", *verdict_lines(result.get("verdicts", {}))]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", default="codex,nfl,hockey,football")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--draws", type=int, default=1000)
-    parser.add_argument("--cache", type=Path, default=None)
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "forward_stacking.json")
-    parser.add_argument("--markdown", action="store_true", help="print the tables of --out")
-    args = parser.parse_args(argv)
+    args = rule_arguments(__doc__.splitlines()[0], "forward_stacking.json").parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(args.out.read_text())))
         return {}
