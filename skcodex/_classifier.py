@@ -90,8 +90,10 @@ class BayesianMatchupClassifier(
         Standard deviation of the prior on the log of the spec-vs-spec spread.
     time_varying : bool or "auto", default "auto"
         Let each player's skill follow a Gaussian random walk over rating
-        periods (needs a ``period`` column). The walk takes a step only into
-        the periods a player played, of spread ``sd_step * sqrt(gap)`` (the
+        periods (needs a ``period`` column). A player's walk starts in the
+        first period they played (a newcomer's skill is drawn from the
+        population, however late they arrive) and takes a step only into the
+        later periods they played, of spread ``sd_step * sqrt(gap)`` (the
         same walk with the other periods integrated out); forecasts use the
         skill of the last period played, widened by the walk from there to
         the period after training. ``"auto"`` (the default) leaves the walk

@@ -62,29 +62,104 @@ def _walk_map(layout: Layout, path=None) -> np.ndarray:
     return layout.unflatten(theta)["walk"].reshape(layout.n_free, -1).T
 
 
-def test_integrated_walk_has_the_prior_covariance_of_the_walk_through_every_period(data):
+def _every_period_covariance(P: int, E: int, first: np.ndarray) -> np.ndarray:
+    """The walk through every period from ``first[p]`` on: Cov(w[p, e], w[q, f]).
+
+    ``[p == q] (min(e, f) - first[p])`` where both periods are at or after
+    ``first[p]``, 0 before (the walk is 0 there).
+    """
+    e = np.arange(E)
+    blocks = [np.maximum(np.minimum.outer(e, e) - f, 0) for f in first]
+    out = np.zeros((P * E, P * E))
+    for p, block in enumerate(blocks):
+        out[p * E : (p + 1) * E, p * E : (p + 1) * E] = block
+    return out
+
+
+def test_the_fitted_walk_starts_in_each_players_first_period_played(data):
     layout, index, codes = _layouts(data.X)
+    assert layout.walk_anchor == "first played"
     played = _played(codes, layout)
     assert not played.all()  # some players sit out some periods
+    first = played.argmax(axis=1)
+    assert (first > 0).any()  # and some arrive after the first period
+    # one step into each period played after the player's first
+    assert layout.walk_steps == played.sum() - len(played)
+    A = _walk_map(layout, layout.walk_path(index))
+    P, E = layout.n_players, layout.n_epochs
+    # at every played cell: the covariance of a walk through every period begun at 0 in
+    # the player's first period played (a newcomer's skill is drawn from the population)
+    truth = _every_period_covariance(P, E, first)
+    at = np.flatnonzero(played.ravel())
+    np.testing.assert_allclose((A @ A.T)[np.ix_(at, at)], truth[np.ix_(at, at)], atol=1e-12)
+    # between and after played periods it holds the last played value, 0 before the first
+    e = np.arange(E)
+    last = np.maximum.accumulate(np.where(played, e, 0), axis=1)
+    held = (np.arange(P)[:, None] * E + last).ravel()
+    np.testing.assert_array_equal(A, A[held])
+    before = (e[None, :] <= first[:, None]).ravel()
+    assert not A[before].any()
+
+
+def test_the_walk_from_the_first_period_has_the_prior_covariance_of_the_every_period_walk(data):
+    fitted, index, codes = _layouts(data.X)
+    played = _played(codes, fitted)
+    layout = dataclasses.replace(
+        fitted, walk_anchor="first period", walk_steps=int(played[:, 1:].sum())
+    )
     every = dataclasses.replace(layout, walk_steps=None)
-    assert layout.walk_steps == played[:, 1:].sum() < every.n_players * (every.n_epochs - 1)
+    assert layout.walk_steps < every.n_players * (every.n_epochs - 1)
     A = _walk_map(layout, layout.walk_path(index))
     B = _walk_map(every)
     cov_integrated, cov_every = A @ A.T, B @ B.T
     P, E = layout.n_players, layout.n_epochs
     # the walk through every period: Cov(w[p, e], w[q, f]) = [p == q] min(e, f)
-    e = np.arange(E)
-    truth = np.kron(np.eye(P), np.minimum.outer(e, e))
+    truth = _every_period_covariance(P, E, np.zeros(P, dtype=int))
     np.testing.assert_allclose(cov_every, truth, atol=1e-12)
     # the integrated walk: the same covariance at every played cell (and the first period)
     kept = played.copy()
     kept[:, 0] = True
     at = np.flatnonzero(kept.ravel())
     np.testing.assert_allclose(cov_integrated[np.ix_(at, at)], truth[np.ix_(at, at)], atol=1e-12)
-    # between and after played periods it holds the last played value, 0 before the first
+    e = np.arange(E)
     last = np.maximum.accumulate(np.where(kept, e, 0), axis=1)
     held = (np.arange(P)[:, None] * E + last).ravel()
     np.testing.assert_array_equal(A, A[held])
+
+
+def test_the_forecast_walk_spans_the_periods_since_each_player_last_played():
+    """Read from the matches: a player of one late period never moves from 0."""
+    import pandas as pd
+
+    rows = [
+        ("a", "b", "T0"),
+        ("a", "b", "T1"),
+        ("a", "c", "T3"),  # c plays only T3; b last plays T1
+        ("a", "b", "T4"),
+        ("a", "d", "T2"),  # d plays only T2
+    ]
+    X = pd.DataFrame(rows, columns=["player1", "player2", "period"]).assign(
+        deck1="MonoRed", deck2="MonoBlue"
+    )
+    X["period"] = X["period"].astype(str)
+    X = X.sort_values("period", kind="stable").reset_index(drop=True)
+    layout, index, codes = _layouts(X)
+    names = list(Vocabulary.from_table(check_match_table(X)).players)
+    walk = np.zeros((3, layout.n_players, layout.n_epochs))  # no player moved in any draw
+    ahead = dict(zip(names, fit_readers.periods_ahead(layout, walk, index)))
+    # five periods (T0-T4), forecast in the sixth: a and b last played T4, c T3, d T2
+    assert ahead == {"a": 1, "b": 1, "c": 2, "d": 3}
+    older = dataclasses.replace(layout, walk_anchor="first period")
+    # the walk from the first period reads the draws: none moved, so every gap is 5
+    assert list(fit_readers.periods_ahead(older, walk, None)) == [5, 5, 5, 5]
+    with pytest.raises(ValueError, match="needs the index of the training matches"):
+        fit_readers.periods_ahead(layout, walk, None)
+
+
+def test_an_unknown_walk_anchor_is_refused(data):
+    layout, _, _ = _layouts(data.X)
+    with pytest.raises(ValueError, match="walk_anchor must be one of"):
+        dataclasses.replace(layout, walk_anchor="debut")
 
 
 def test_integrated_walk_in_pytensor_and_numpy_agree(data):
@@ -137,17 +212,17 @@ def test_two_fits_with_other_periods_played_compile_once(data):
             clf.fit(X, data.y[: len(X)])
         counts.append(compile_count())
         walk = posterior.group(clf.idata_, "posterior")["walk"].to_numpy()
-        layout, _, codes = _layouts(X)
+        layout, index, codes = _layouts(X)
         assert clf.layout_ == layout
-        # the walk moves only into played periods, so it is constant elsewhere
+        # the walk moves only into the periods played after the player's first
+        played = _played(codes, layout)
+        after_first = played & (np.cumsum(played, axis=1) > 1)
         moved = (np.diff(walk, axis=-1) != 0).any(axis=(0, 1))
-        np.testing.assert_array_equal(moved, _played(codes, layout)[:, 1:])
-        np.testing.assert_array_equal(
-            fit_readers.last_periods_played(walk.reshape(-1, *walk.shape[2:])),
-            np.maximum.accumulate(
-                np.where(_played(codes, layout), np.arange(layout.n_epochs), 0), 1
-            )[:, -1],
-        )
+        np.testing.assert_array_equal(moved, after_first[:, 1:])
+        # the forecast's walk spans the periods from each player's last played to the next
+        last = np.maximum.accumulate(np.where(played, np.arange(layout.n_epochs), 0), 1)[:, -1]
+        ahead = fit_readers.periods_ahead(layout, walk.reshape(-1, *walk.shape[2:]), index)
+        np.testing.assert_array_equal(ahead, layout.n_epochs - last)
     assert counts[1] == counts[0]  # the second fit reused the first one's compiled model
 
 
@@ -170,8 +245,8 @@ def _every_period_estimator(data) -> BayesianMatchupClassifier:
     return clf
 
 
-def _drop_walk_steps(path) -> None:
-    """Rewrite a saved file as an older version wrote it: its layout without ``walk_steps``."""
+def _drop_walk_steps(path, key: str = "walk_steps") -> None:
+    """Rewrite a saved file as an older version wrote it: its layout without ``key``."""
     import hashlib
 
     with zipfile.ZipFile(path) as zf:
@@ -180,7 +255,7 @@ def _drop_walk_steps(path) -> None:
 
     def drop(node):
         if isinstance(node, dict):
-            node.pop("walk_steps", None)
+            node.pop(key, None)
             for value in node.values():
                 drop(value)
         elif isinstance(node, list):
@@ -188,7 +263,7 @@ def _drop_walk_steps(path) -> None:
                 drop(value)
 
     text = json.dumps(meta)
-    assert "walk_steps" in text
+    assert key in text
     drop(meta)
     members["metadata.json"] = json.dumps(meta).encode()
     manifest = json.loads(members["manifest.json"])
@@ -221,6 +296,24 @@ def test_files_with_the_every_period_walk_forecast_as_before(data, tmp_path):
     expected = blocks["skill"] + blocks["walk"][..., -1] + noise * sd[:, [4]]
     current = layout.static().unflatten(loaded.effect_draws_)["skill"]
     np.testing.assert_allclose(current, expected, atol=1e-12)
+
+
+def test_files_with_the_walk_from_the_first_period_forecast_as_before(data, tmp_path):
+    """A file written before ``walk_anchor``: its walk started in the table's first period."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = BayesianMatchupClassifier(
+            time_varying=True, debut=False, draws=20, tune=20, chains=2
+        ).fit(data.X, data.y)
+    # as an earlier version held it: the same draws, read as the walk from the first period
+    clf.layout_ = dataclasses.replace(clf.layout_, walk_anchor="first period")
+    before = clf.predict_proba(data.X)
+    path = clf.save(tmp_path / "old.skcodex")
+    _drop_walk_steps(path, "walk_anchor")
+    loaded = load(path)
+    assert loaded.layout_.walk_anchor == "first period"
+    assert loaded.layout_ == clf.layout_
+    np.testing.assert_array_equal(loaded.predict_proba(data.X), before)
 
 
 @pytest.mark.slow

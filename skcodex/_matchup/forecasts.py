@@ -49,7 +49,11 @@ class PosteriorForecasts:
         sampled = self.layout_
         sd = posterior.draws(idata, "sd").astype(np.float64)
         theta, _ = fit_readers.current_effects(
-            fit_readers.effect_draws(idata, sampled), sd, sampled, self._unseen_seed
+            fit_readers.effect_draws(idata, sampled),
+            sd,
+            sampled,
+            self._unseen_seed,
+            fit_readers.training_index(idata),
         )
         # the debut deck factor per draw (None without one: also a file sampled before it)
         factor = debut_decks.factor_draws(idata) if debut_decks.has_factor(sampled) else None

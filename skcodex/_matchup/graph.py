@@ -19,10 +19,11 @@ Optional extensions (`ModelOptions`), each a block of effects of its own:
   ``fam(p, deck) = r[p, g] + sum_k s[p, h_k]``, entering as
   ``fam(player1, deck1) - fam(player2, deck2)``;
 - ``time_varying``: each player's skill drifts by a Gaussian random walk over
-  rating periods (epochs), ``p[f] + w[f, e]`` with ``w[., 0] = 0`` and steps of
-  spread ``sd_step``; the walk takes a step only into each period the player
-  played, of spread ``sd_step * sqrt(gap)`` (the same walk with the unplayed
-  periods integrated out; the gaps are ``pm.Data``, see `walk_data`);
+  rating periods (epochs), ``p[f] + w[f, e]`` with ``w[f, e] = 0`` up to the
+  first period player ``f`` played and steps of spread ``sd_step``; the walk
+  takes a step only into each later period the player played, of spread
+  ``sd_step * sqrt(gap)`` (the same walk with the unplayed periods integrated
+  out; the gaps are ``pm.Data``, see `walk_data`);
 - ``prior="balanced"``: instead of four independent log-normal spreads, a total
   log-odds spread ``sigma`` with ``log sigma ~ N(loc, scale)`` split between the
   skill difference and the deck matchup by a share ``rho = sigmoid(N(0, 1))``

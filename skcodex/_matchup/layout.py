@@ -35,7 +35,7 @@ import numpy as np
 from skcodex._matchup import blocks
 from skcodex._matchup.blocks import EffectBlock
 from skcodex._matchup.options import SPREADS, ModelOptions
-from skcodex._matchup.walk import WalkPath, _walk_path
+from skcodex._matchup.walk import WALK_ANCHORS, WalkPath, _walk_path
 from skcodex.data import MatchCodes
 from skcodex.data import _kinds as kinds
 from skcodex.data._codes import ColumnCodes
@@ -72,11 +72,19 @@ class Layout:
         per player and period after the first, ``n_players x (n_epochs - 1)``
         standard normals, played or not (how files written before the
         integrated walk describe it). An integer: the integrated walk, with
-        this many step slots: one step per player from the first period to
-        each period the player played, of spread ``sd_step * sqrt(gap)``
+        this many step slots: one step per player into each period the
+        player played after the walk's start (`walk_anchor`), of spread
+        ``sd_step * sqrt(gap)``
         (the same Gaussian random walk with its unplayed periods integrated
         out; see `walk_path`). A player's walk holds its last played value
         through the periods after it, and 0 before the first period played.
+    walk_anchor : {"first period", "first played"}
+        Where each player's integrated walk is 0: ``"first played"``, the
+        first period the player played (a fit's walk: a newcomer's skill is
+        drawn from the population, whenever they arrive), or ``"first
+        period"``, the table's first period, with a step from there to the
+        first period played (files written before; and every layout without a
+        walk, where it means nothing).
     n_periods : int
         Rating periods of the per-period skill offsets (0 when they are off).
     empty_spreads : bool
@@ -96,8 +104,11 @@ class Layout:
     n_periods: int = 0
     empty_spreads: bool = False
     column_counts: tuple = ()
+    walk_anchor: str = "first period"
 
     def __post_init__(self) -> None:
+        if self.walk_anchor not in WALK_ANCHORS:
+            raise ValueError(f"walk_anchor must be one of {WALK_ANCHORS}, got {self.walk_anchor!r}")
         if self.specs_per_deck < 0:
             raise ValueError(f"specs_per_deck must be >= 0, got {self.specs_per_deck}")
         if self.walk_steps is not None and self.walk_steps < 0:
@@ -316,7 +327,7 @@ class Layout:
         if not self.options.time_varying:
             return self
         opts = replace(self.options, time_varying=False)
-        return replace(self, options=opts, n_epochs=1, walk_steps=None)
+        return replace(self, options=opts, n_epochs=1, walk_steps=None, walk_anchor="first period")
 
     def _columns(self, codes: MatchCodes):
         """Each block's index-matrix columns for ``codes``, with their sign, in column order.
@@ -412,11 +423,12 @@ class Layout:
     def walk_path(self, index: np.ndarray) -> WalkPath:
         """The integrated walk's steps for the matches of an index matrix of this layout.
 
-        A player's walk is 0 in the first period; it takes one step from the
-        first period to each period the player played, and from each such
-        period to the next one played, the step spanning ``gap`` periods
-        (its spread ``sd_step * sqrt(gap)``). The cells read by ``index``
-        are the periods played.
+        A player's walk is 0 in the first period they played (`walk_anchor`
+        ``"first played"``; in the table's first period with ``"first
+        period"``, from which it takes a step to the first period played); it
+        takes one step from each period played to the next one played, the
+        step spanning ``gap`` periods (its spread ``sd_step * sqrt(gap)``).
+        The cells read by ``index`` are the periods played.
 
         Parameters
         ----------
@@ -429,12 +441,16 @@ class Layout:
             With ``walk_steps`` step slots; the slots no player uses come last,
             with gap 1, and no cell reads them.
         """
+        return _walk_path(self.periods_played(index), int(self.walk_steps), self.walk_anchor)
+
+    def periods_played(self, index: np.ndarray) -> np.ndarray:
+        """The (players, periods) mask of the walk's cells an index matrix reads."""
         P, E = self.n_players, self.n_epochs
         start = next(self.offsets[b.name] for b in self.declared if b.form == "walk")
         cells = np.asarray(index, dtype=np.int64).ravel() - start
         played = np.zeros(P * E, dtype=bool)
         played[cells[(cells >= 0) & (cells < P * E)]] = True
-        return _walk_path(played.reshape(P, E), int(self.walk_steps))
+        return played.reshape(P, E)
 
     def unflatten(self, theta: np.ndarray) -> dict[str, np.ndarray]:
         """Split ``theta`` (..., size) into its named blocks."""

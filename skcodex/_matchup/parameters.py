@@ -212,6 +212,7 @@ class ModelParameters:
             walk_steps,
             n_periods,
             column_counts=tuple((kind, c.n_levels) for kind, c in codes.columns.items()),
+            walk_anchor="first played" if model_options.time_varying else "first period",
         )
         if model_options.signed_spreads and not self._priors_for(layout).exponential.any():
             # no spread this table has takes an exponential prior (a walk's step without a

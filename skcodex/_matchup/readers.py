@@ -26,7 +26,9 @@ __all__ = [
     "current_effects",
     "effect_draws",
     "last_periods_played",
+    "periods_ahead",
     "pointwise_log_likelihood",
+    "training_index",
     "upgrade_saved_layout",
 ]
 
@@ -150,7 +152,7 @@ def upgrade_saved_layout(layout: Layout, idata) -> Layout:
 
 
 def current_effects(
-    theta: np.ndarray, sd: np.ndarray, layout: Layout, seed: int
+    theta: np.ndarray, sd: np.ndarray, layout: Layout, seed: int, index: np.ndarray | None = None
 ) -> tuple[np.ndarray, Layout]:
     """Effects for forecasting the next period, in the static layout.
 
@@ -162,8 +164,10 @@ def current_effects(
     the integrated walk) already carries the steps of the periods a player
     sat out: there the gap is 1. The integrated walk holds a player's last
     played value: there the gap is ``n_epochs - last``, from the last period
-    the player played (`last_periods_played`). Both give the same
-    distribution as the same walk stepped through every period.
+    the player played (`periods_ahead`). Both give the same distribution as
+    the same walk stepped through every period. ``index`` is the training
+    matches' index matrix (`training_index`), which a walk anchored at each
+    player's first period played needs.
     """
     if not layout.options.time_varying:
         return theta, layout
@@ -173,10 +177,40 @@ def current_effects(
     rng = np.random.default_rng([seed, 1])
     noise = rng.standard_normal(blocks["skill"].shape) * step[:, None]
     if layout.integrated_walk:
-        noise = noise * np.sqrt(layout.n_epochs - last_periods_played(blocks["walk"]))
+        noise = noise * np.sqrt(periods_ahead(layout, blocks["walk"], index))
     current = {name: blocks[name] for name, _ in static.blocks}
     current["skill"] = blocks["skill"] + blocks["walk"][..., -1] + noise
     return static.flatten(current), static
+
+
+def training_index(idata) -> np.ndarray | None:
+    """The index matrix of the matches a posterior was fitted on (None when not kept)."""
+    data = posterior.group(idata, "constant_data")
+    if data is None or "index" not in data:
+        return None
+    return data["index"].to_numpy().astype(np.int64)
+
+
+def periods_ahead(layout: Layout, walk: np.ndarray, index: np.ndarray | None) -> np.ndarray:
+    """Per player, the periods the walk spans from the last one they played to the next.
+
+    ``n_epochs - last``. A walk anchored at the first period played
+    (``layout.walk_anchor``) reads the periods played from the training
+    ``index``, since a player who played one period only never moves from 0;
+    a player it never saw has no walk (0). The older walk reads them from the
+    draws (`last_periods_played`).
+    """
+    if layout.walk_anchor == "first period":
+        return layout.n_epochs - last_periods_played(walk)
+    if index is None:
+        raise ValueError(
+            "forecasting a skill walk anchored at each player's first period needs the "
+            "index of the training matches (the posterior's constant_data)"
+        )
+    played = layout.periods_played(index)
+    seen = played.any(axis=1)
+    last = played.shape[1] - 1 - np.argmax(played[:, ::-1], axis=1)
+    return np.where(seen, layout.n_epochs - last, 0)
 
 
 def last_periods_played(walk: np.ndarray) -> np.ndarray:

@@ -1,7 +1,9 @@
 """The integrated skill walk's path: which steps a player's skill takes between periods.
 
-A player's skill walks one step into each period after the first in which the
-player played; the periods in between are integrated out (`Layout.walk_path`).
+A player's skill is their own from the first period they played and walks one step
+into each later period they played; the periods in between are integrated out
+(`Layout.walk_path`). Files written before this walk hold one that starts in the
+table's first period (`WALK_ANCHORS`).
 """
 
 from __future__ import annotations
@@ -35,20 +37,33 @@ class WalkPath:
     base: object
 
 
-def _walk_path(played: np.ndarray, walk_steps: int) -> WalkPath:
-    """The `WalkPath` of a (players, periods) mask of periods played, in ``walk_steps`` slots."""
+#: Where each player's walk is 0 (`Layout.walk_anchor`): the first period the
+#: player played (the walk a fit builds), or the table's first period (files written
+#: before it).
+WALK_ANCHORS = ("first played", "first period")
+
+
+def _walk_path(played: np.ndarray, walk_steps: int, anchor: str = "first period") -> WalkPath:
+    """The `WalkPath` of a (players, periods) mask of periods played, in ``walk_steps`` slots.
+
+    With ``anchor="first played"`` each player's walk is 0 in the first period
+    they played and steps into each later one; with ``"first period"`` it is 0
+    in the table's first period and steps into every period played after it.
+    """
     P, E = played.shape
-    anchor = played.copy()
-    anchor[:, 0] = True  # every walk starts at 0 in the first period
-    step = anchor.copy()
-    step[:, 0] = False  # a step ends in each later anchor
+    start = np.asarray(played, dtype=bool).copy()
+    if anchor == "first period":
+        start[:, 0] = True  # every walk starts at 0 in the table's first period
+    first = start.argmax(axis=1)  # a player who never played: 0, and no step
+    step = start.copy()
+    step[np.arange(P), first] = False  # a step ends in each later period played
     n_steps = int(step.sum())
     if n_steps > walk_steps:
         raise ValueError(
             f"the matches take {n_steps} walk steps, more than the layout's {walk_steps}"
         )
     periods = np.broadcast_to(np.arange(E), (P, E))
-    latest = np.maximum.accumulate(np.where(anchor, periods, 0), axis=1)
+    latest = np.maximum.accumulate(np.where(start, periods, 0), axis=1)
     previous = np.concatenate([np.zeros((P, 1), dtype=np.int64), latest[:, :-1]], axis=1)
     gap = np.ones(walk_steps)
     gap[:n_steps] = (periods - previous)[step]
@@ -57,6 +72,9 @@ def _walk_path(played: np.ndarray, walk_steps: int) -> WalkPath:
     return WalkPath(gap, upto, base)
 
 
-def walk_steps_played(played: np.ndarray) -> int:
+def walk_steps_played(played: np.ndarray, anchor: str = "first period") -> int:
     """Steps of the integrated walk for a (players, periods) mask of periods played."""
-    return int(np.asarray(played, dtype=bool)[:, 1:].sum())
+    played = np.asarray(played, dtype=bool)
+    if anchor == "first played":
+        return int(played.sum() - played.any(axis=1).sum())
+    return int(played[:, 1:].sum())

@@ -89,7 +89,11 @@ def quick_probability_draws(model: QuickModel, table: pd.DataFrame) -> np.ndarra
     idata = model.idata_
     sd = posterior.draws(idata, "sd").astype(np.float64)
     theta, _ = fit_readers.current_effects(
-        fit_readers.effect_draws(idata, sampled), sd, sampled, model._unseen_seed
+        fit_readers.effect_draws(idata, sampled),
+        sd,
+        sampled,
+        model._unseen_seed,
+        fit_readers.training_index(idata),
     )
     signs = forecast.signs
     rows = np.zeros(len(index), dtype=bool)

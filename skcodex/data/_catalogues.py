@@ -39,7 +39,7 @@ __all__ = [
     "warn_unseen_names",
 ]
 
-#: Walk steps (one per player and period played after the first) from which
+#: Walk steps (one per player and period played after their first) from which
 #: ``time_varying=True`` warns that the fit is slow (benchmarks/results/time_varying.json,
 #: docs/model-choice.md).
 WALK_STEPS_SLOW = 4000
@@ -246,7 +246,7 @@ def warn_if_walk_is_large(codes: Any) -> None:
     warnings.warn(
         f"time_varying=True on {codes.n_players:,} players and {codes.n_epochs:,} rating "
         f"periods: the skill walk takes {n_steps:,} steps (one per player and period played "
-        f"after the first; {every_period:,} through every period). Expect the fit to take "
+        f"after the player's first; {every_period:,} through every period). Expect the fit to take "
         "several times longer than without the walk and the step spread to mix slowly "
         "(low ESS, R-hat warnings); coarser periods (months rather than tournaments) shrink "
         "it. See 'The skill walk on many players and periods' in docs/model-choice.md.",

@@ -506,28 +506,27 @@ def _labels_in_order(table: pd.DataFrame, order: np.ndarray | None) -> list:
 def walk_size(codes: MatchCodes) -> tuple[int, int]:
     """Steps the skill walk over ``codes``' periods takes, and steps through every period.
 
-    The walk takes one step per player into each period after the first in
-    which the player played (the periods in between integrated out, see
-    `skcodex._matchup.layout.Layout.walk_path`); a walk through every period would
-    take ``n_players x (n_epochs - 1)``, whether the player played or not.
+    The walk starts in the first period each player played and takes one step
+    into each later period they played (the periods in between integrated out,
+    see `skcodex._matchup.layout.Layout.walk_path`); a walk through every period
+    would take ``n_players x (n_epochs - 1)``, whether the player played or not.
 
     Returns
     -------
     n_steps : int
-        Steps of the walk as fitted.
+        Steps of the walk as fitted: the distinct (player, period) pairs
+        played, less one per player (the first period each played).
     every_period : int
         Steps of the same walk through every period.
     """
     if codes.epoch is None or codes.n_epochs < 2:
         return 0, 0
-    # The distinct (player, period) pairs after the first period, counted from the
-    # matches: no players x periods table (80,000 one-match periods would make it 1.8 GB).
+    # The distinct (player, period) pairs, counted from the matches: no players x periods
+    # table (80,000 one-match periods would make it 1.8 GB).
     epoch = np.asarray(codes.epoch, dtype=np.int64)
-    later = epoch >= 1
-    cells = np.concatenate(
-        [
-            np.asarray(codes.player1, dtype=np.int64)[later] * codes.n_epochs + epoch[later],
-            np.asarray(codes.player2, dtype=np.int64)[later] * codes.n_epochs + epoch[later],
-        ]
+    players = np.concatenate(
+        [np.asarray(codes.player1, dtype=np.int64), np.asarray(codes.player2, dtype=np.int64)]
     )
-    return len(np.unique(cells)), codes.n_players * (codes.n_epochs - 1)
+    cells = players * codes.n_epochs + np.concatenate([epoch, epoch])
+    n_steps = len(np.unique(cells)) - len(np.unique(players))
+    return n_steps, codes.n_players * (codes.n_epochs - 1)
