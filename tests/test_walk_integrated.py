@@ -143,7 +143,7 @@ def test_the_forecast_walk_spans_the_periods_since_each_player_last_played():
     )
     X["period"] = X["period"].astype(str)
     X = X.sort_values("period", kind="stable").reset_index(drop=True)
-    layout, index, codes = _layouts(X)
+    layout, index, _ = _layouts(X)
     names = list(Vocabulary.from_table(check_match_table(X)).players)
     walk = np.zeros((3, layout.n_players, layout.n_epochs))  # no player moved in any draw
     ahead = dict(zip(names, fit_readers.periods_ahead(layout, walk, index)))

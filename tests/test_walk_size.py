@@ -89,8 +89,8 @@ def test_the_auto_walk_is_judged_by_the_integrated_walk():
     """Players who play in few periods: a small walk, though large through every period.
 
     200 players in ten groups, one group a period for 45 periods: 700 steps as fitted
-    (900 periods played, less each player's first), 8,800 through every period; "auto" tries the walk (and takes it when the
-    forward evidence favours it, here every part).
+    (900 periods played, less each player's first), 8,800 through every period; "auto"
+    tries the walk (and takes it when the forward evidence favours it, here every part).
     """
     import pandas as pd
 
