@@ -396,19 +396,27 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--models", default=None, help="comma-separated names of the models to fit (default: all)"
     )
-    args = parser.parse_args(argv)
+    return run_records(parser.parse_args(argv), evaluate, markdown)
+
+
+def run_records(args, evaluate_record, to_markdown) -> dict:
+    """Each record of ``--records`` evaluated, the rule's verdicts, the JSON and its tables.
+
+    The JSON is written after every record, so a long run keeps what it has done. With
+    ``--markdown`` the tables of an existing ``--out`` are printed instead.
+    """
     if args.markdown:
-        print(markdown(json.loads(args.out.read_text())))
+        print(to_markdown(json.loads(args.out.read_text())))
         return {}
     result = {"draws": args.draws, "records": {}}
     for name in args.records.split(","):
         print(f"{name} ...", flush=True)
-        result["records"][name] = evaluate(name, args)
+        result["records"][name] = evaluate_record(name, args)
         keys = [k for k in result["records"][name] if k.startswith("rule:")]
         result["verdicts"] = {k: verdict(result["records"], k) for k in keys}
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1))
-    print(markdown(result))
+    print(to_markdown(result))
     return result
 
 

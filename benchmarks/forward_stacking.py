@@ -27,7 +27,6 @@ Run: python benchmarks/forward_stacking.py [--records codex,nfl,hockey,football]
 
 from __future__ import annotations
 
-import json
 import warnings
 
 from default_rule import (
@@ -40,7 +39,7 @@ from default_rule import (
     record,
     rule,
     rule_arguments,
-    verdict,
+    run_records,
     verdict_lines,
 )
 
@@ -109,19 +108,7 @@ def markdown(result: dict) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     args = rule_arguments(__doc__.splitlines()[0], "forward_stacking.json").parse_args(argv)
-    if args.markdown:
-        print(markdown(json.loads(args.out.read_text())))
-        return {}
-    result = {"draws": args.draws, "records": {}}
-    for name in args.records.split(","):
-        print(f"{name} ...", flush=True)
-        result["records"][name] = evaluate(name, args)
-    keys = [k for k in result["records"][next(iter(result["records"]))] if k.startswith("rule:")]
-    result["verdicts"] = {k: verdict(result["records"], k) for k in keys}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1))
-    print(markdown(result))
-    return result
+    return run_records(args, evaluate, markdown)
 
 
 if __name__ == "__main__":
