@@ -70,11 +70,3 @@ def _walk_path(played: np.ndarray, walk_steps: int, anchor: str = "first period"
     upto = np.cumsum(step.ravel()).astype(np.int64)
     base = np.repeat(upto.reshape(P, E)[:, 0], E)
     return WalkPath(gap, upto, base)
-
-
-def walk_steps_played(played: np.ndarray, anchor: str = "first period") -> int:
-    """Steps of the integrated walk for a (players, periods) mask of periods played."""
-    played = np.asarray(played, dtype=bool)
-    if anchor == "first played":
-        return int(played.sum() - played.any(axis=1).sum())
-    return int(played[:, 1:].sum())
