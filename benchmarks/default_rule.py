@@ -5,8 +5,8 @@ match that ended before the fold began) and forecasts the fold:
 
 - ``codex``: the shared forum data, every tournament from the fifth on (14 folds);
 - the public records of `game_records` (``nfl``: the last five seasons; ``hockey``: the
-  last ten weeks; ``football``: the Premier League's last four seasons), when their
-  packages are installed.
+  last ten weeks; ``football``: the Premier League's last four seasons; ``chess``: a chess
+  player's decisive games, the last five years), when their packages are installed.
 
 Models: the estimator's defaults, the static model (no walk, no debut), the ``"auto"``
 parts decided by the table's own forward evidence (``part_selection="forward"``), the
@@ -30,8 +30,9 @@ Each record's forecasts are also split into the matches with a newcomer (a playe
 the fold's training matches) and those between seen players, on all folds and on the later
 half.
 
-Run: python benchmarks/default_rule.py [--records codex,nfl,hockey,football] [--draws 1000]
-     [--cache DIR] [--models NAME,...] [--out benchmarks/results/default_rule.json]
+Run: python benchmarks/default_rule.py [--records codex,nfl,hockey,football,chess]
+     [--draws 1000] [--cache DIR] [--models NAME,...] [--extend]
+     [--out benchmarks/results/default_rule.json]
 """
 
 from __future__ import annotations
@@ -382,12 +383,17 @@ def verdict_lines(verdicts: dict) -> list[str]:
 def rule_arguments(description: str, out: str) -> argparse.ArgumentParser:
     """The command line every script of the rule shares; ``out`` names its JSON file."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--records", default="codex,nfl,hockey,football")
+    parser.add_argument("--records", default="codex,nfl,hockey,football,chess")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=HERE / "results" / out)
     parser.add_argument("--markdown", action="store_true", help="print the tables of --out")
+    parser.add_argument(
+        "--extend",
+        action="store_true",
+        help="add the records of --records to those already in --out (same --draws)",
+    )
     return parser
 
 
@@ -403,12 +409,19 @@ def run_records(args, evaluate_record, to_markdown) -> dict:
     """Each record of ``--records`` evaluated, the rule's verdicts, the JSON and its tables.
 
     The JSON is written after every record, so a long run keeps what it has done. With
-    ``--markdown`` the tables of an existing ``--out`` are printed instead.
+    ``--extend`` the records already in ``--out`` are kept and the verdicts cover them
+    all; with ``--markdown`` the tables of an existing ``--out`` are printed instead.
     """
     if args.markdown:
         print(to_markdown(json.loads(args.out.read_text())))
         return {}
     result = {"draws": args.draws, "records": {}}
+    if args.extend and args.out.exists():
+        result = json.loads(args.out.read_text())
+        if result["draws"] != args.draws:
+            raise SystemExit(
+                f"--extend: {args.out} was run at {result['draws']} draws, not {args.draws}"
+            )
     for name in args.records.split(","):
         print(f"{name} ...", flush=True)
         result["records"][name] = evaluate_record(name, args)

@@ -19,8 +19,10 @@ Run: python benchmarks/forecast.py [DATA_FOLDER] [--splits 8] [--draws 1000] [--
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import importlib.util
+import inspect
 import json
 import time
 import warnings
@@ -106,18 +108,67 @@ def calibration(y: np.ndarray, p: np.ndarray) -> dict[str, float]:
     }
 
 
+@functools.cache
+def package_fingerprint() -> str:
+    """A hash of every source file of the package and of the libraries' versions."""
+    import importlib.metadata
+
+    import skcodex
+
+    digest = hashlib.sha256()
+    for source in sorted(Path(skcodex.__file__).resolve().parent.rglob("*.py")):
+        digest.update(source.name.encode() + source.read_bytes())
+    for library in LIBRARIES:
+        try:
+            digest.update(f"{library}={importlib.metadata.version(library)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return digest.hexdigest()
+
+
+#: The libraries whose versions are part of the code behind a forecast.
+LIBRARIES = (
+    "pymc",
+    "pytensor",
+    "numpy",
+    "scikit-learn",
+    "whr",
+    "trueskillthroughtime",
+    "openskill",
+)
+
+
+def code_fingerprint(module_file: str) -> str:
+    """A hash of the code that makes a model's forecasts.
+
+    The package (`package_fingerprint`) and the file defining the model's class (a
+    benchmark's wrapper): a change to either is a change to the forecasts, even where
+    the model's parameters stay the same.
+    """
+    wrapper = Path(module_file).read_bytes()
+    return hashlib.sha256(package_fingerprint().encode() + wrapper).hexdigest()
+
+
 def cache_key(model, X, y, cv) -> str:
-    """A name for a model's forecasts: its class and parameters, the data's size, the split."""
+    """A name for a model's forecasts: its class, parameters and code, the data, the split."""
     params = sorted(model.get_params(deep=True).items(), key=str)
-    what = (type(model).__name__, params, len(X), int(np.asarray(y).sum()), repr(cv))
+    return forecast_key(model, params, X, y, cv)
+
+
+def forecast_key(model, params, X, y, cv) -> str:
+    """The hash of a model's class, ``params``, code, the data's values and the split."""
+    rows = pd.util.hash_pandas_object(X.astype(str), index=False).to_numpy()
+    data = hashlib.sha256(rows.tobytes() + np.asarray(y, dtype=float).tobytes()).hexdigest()
+    code = code_fingerprint(inspect.getfile(type(model)))
+    what = (type(model).__name__, params, data, repr(cv), code)
     return hashlib.sha256(repr(what).encode()).hexdigest()[:16]
 
 
 def cached_forecasts(models: dict, X, y, cv, cache: Path | None) -> pd.DataFrame:
     """`forward_forecasts` of each model, read from ``cache`` when fitted before.
 
-    The cache key is the model's parameters, the data and the splitter, so a changed
-    model, data set or split is fitted again.
+    The cache key is the model's parameters, the code behind it (`code_fingerprint`),
+    the data and the splitter, so a changed model, code, data set or split is fitted again.
     """
     parts = []
     for name, model in models.items():

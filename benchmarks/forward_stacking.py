@@ -21,7 +21,7 @@ Each is judged by the rule of docs/model-choice.md against the static model, on 
 shared forum data and every public record of `default_rule` (whose forecasts it reuses,
 from ``--cache`` when fitted before).
 
-Run: python benchmarks/forward_stacking.py [--records codex,nfl,hockey,football]
+Run: python benchmarks/forward_stacking.py [--records codex,nfl,hockey,football,chess] [--extend]
      [--cache DIR] [--out benchmarks/results/forward_stacking.json] [--markdown]
 """
 

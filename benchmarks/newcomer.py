@@ -28,7 +28,6 @@ Run: python benchmarks/newcomer.py [--splits 8] [--draws 1000] [--chains 4] [--c
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import time
 from pathlib import Path
@@ -42,6 +41,7 @@ from forecast import (
     STATIC,
     cached_forecasts,
     calibration_slope,
+    forecast_key,
     rating_systems,
 )
 from forecast_player_part import newcomers
@@ -75,12 +75,11 @@ def parse_variant(text: str) -> tuple[str, dict]:
 
 def cache_key(model, X, y, cv) -> str:
     """A name for a model's forecasts: its class, the parameters it sets away from their
-    defaults, the data's size and the split; so a parameter added later with a default
-    that changes nothing keeps every earlier forecast."""
+    defaults, its code, the data and the split; so a parameter added later with a default
+    that changes nothing keeps the forecasts of the same code."""
     defaults = type(model)().get_params(deep=False)
     params = {k: v for k, v in model.get_params(deep=False).items() if defaults.get(k) != v}
-    what = (type(model).__name__, sorted(params.items(), key=str), len(X), int(sum(y)), repr(cv))
-    return hashlib.sha256(repr(what).encode()).hexdigest()[:16]
+    return forecast_key(model, sorted(params.items(), key=str), X, y, cv)
 
 
 def bayesian(params: dict, draws: int, chains: int, catalogue) -> BayesianMatchupClassifier:

@@ -172,6 +172,28 @@ def test_cached_forecasts_refit_only_a_changed_model(tmp_path):
     assert np.allclose(other["m"], 0.5) and not np.allclose(first["m"], 0.5)
 
 
+def test_forecast_cache_key_follows_the_code_and_the_data(tmp_path, monkeypatch):
+    import forecast
+    from sklearn.dummy import DummyClassifier
+
+    from skcodex import TournamentSplit
+
+    X, y = _ladder(seed=2)
+    cv, model = TournamentSplit(n_splits=2), DummyClassifier(strategy="prior")
+    key = forecast.cache_key(model, X, y, cv)
+    assert forecast.cache_key(model, X.copy(), y.copy(), cv) == key
+    # the same number of matches and wins, one player renamed: other data
+    renamed = X.replace({"player1": {X["player1"].iloc[0]: "someone else"}})
+    assert forecast.cache_key(model, renamed, y, cv) != key
+    # the same parameters and data, other code behind the model
+    edited = tmp_path / "wrapper.py"
+    edited.write_text("# a wrapper\n")
+    monkeypatch.setattr(forecast.inspect, "getfile", lambda cls: str(edited))
+    before = forecast.cache_key(model, X, y, cv)
+    edited.write_text("# a wrapper, edited\n")
+    assert forecast.cache_key(model, X, y, cv) != before
+
+
 def test_newcomer_handicap_uses_only_earlier_folds():
     from forecast_player_part import handicap, offset_from_earlier_folds
 

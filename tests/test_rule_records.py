@@ -1,0 +1,82 @@
+"""The rule's scripts over records (benchmarks/default_rule.py): adding records to a run."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from default_rule import run_records
+
+
+def _record(loses: bool) -> dict:
+    """One record's entry as `evaluate` writes it: a change that wins or loses there."""
+    part = {"difference": 0.001 if loses else -0.001, "se": 0.002}
+    parts = {"all folds": part, "earlier half": part, "later half": part}
+    return {
+        "rule: walk against static": {
+            "parts": parts,
+            "wins pooled": not loses,
+            "halves hold": True,
+            "does not lose": not loses,
+        }
+    }
+
+
+def _args(tmp_path, records: str, extend: bool, draws: int = 1000) -> argparse.Namespace:
+    out = tmp_path / "rule.json"
+    return argparse.Namespace(markdown=False, extend=extend, out=out, draws=draws, records=records)
+
+
+def _run(args, outcomes: dict) -> dict:
+    return run_records(args, lambda name, _: _record(outcomes[name]), lambda result: "")
+
+
+def test_extend_keeps_the_records_run_before_and_judges_them_all(tmp_path):
+    outcomes = {"codex": False, "nfl": False, "hockey": False, "chess": True}
+    first = _run(_args(tmp_path, "codex,nfl,hockey", extend=False), outcomes)
+    assert first["verdicts"]["rule: walk against static"]["passes"]
+    before = json.loads((tmp_path / "rule.json").read_text())
+
+    added = _run(_args(tmp_path, "chess", extend=True), outcomes)
+    assert list(added["records"]) == ["codex", "nfl", "hockey", "chess"]
+    for name in ("codex", "nfl", "hockey"):
+        assert added["records"][name] == before["records"][name]
+    verdict = added["verdicts"]["rule: walk against static"]
+    assert verdict["other records"] == {"nfl": True, "hockey": True, "chess": False}
+    assert not verdict["passes"]
+
+    # without --extend a run starts afresh
+    alone = _run(_args(tmp_path, "chess", extend=False), outcomes)
+    assert list(alone["records"]) == ["chess"]
+
+
+def test_extend_refuses_a_run_at_other_draws(tmp_path):
+    outcomes = {"codex": False, "chess": False}
+    _run(_args(tmp_path, "codex", extend=False), outcomes)
+    with pytest.raises(SystemExit, match="1000 draws, not 500"):
+        _run(_args(tmp_path, "chess", extend=True, draws=500), outcomes)
+
+
+def test_the_chess_record_of_the_rule_leaves_the_draws_out():
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("PySimpleGUI-chess")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("PySimpleGUI-chess, which ships the chess record, is not installed")
+    import game_records
+
+    X, y, _ = game_records.chess()
+    Xd, yd, cv = game_records.RECORDS["chess"]()
+    assert set(np.unique(y)) == {0.0, 0.5, 1.0}
+    assert set(np.unique(yd)) == {0, 1} and yd.dtype.kind == "i"
+    decisive = X[y != 0.5].reset_index(drop=True)
+    assert Xd.reset_index(drop=True)[["player1", "player2", "period"]].equals(
+        decisive[["player1", "player2", "period"]]
+    )
+    assert int(yd.sum()) == int((y == 1).sum())
+    assert cv.n_splits == 5
