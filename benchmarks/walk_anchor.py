@@ -14,7 +14,7 @@ Reports per fit: wall time, leapfrog steps per draw, the bulk ESS and R-hat of e
 spread's log, the step spread's posterior median and 90% interval, and the fit's
 convergence problems. Writes benchmarks/results/walk_anchor.json.
 
-Run: python benchmarks/walk_anchor.py [DATA_FOLDER] [--seeds 3] [--draws 1000]
+Run: python benchmarks/walk_anchor.py [DATA_FOLDER] [--seeds 3] [--draws 1000] [--tune 1000]
      [--priors lognormal,exponential] [--anchors "first period played,table's first period"]
 """
 
@@ -62,12 +62,17 @@ ANCHORS = {
 }
 
 
-def one_fit(estimator, data, prior: str, seed: int, draws: int) -> dict:
+def one_fit(estimator, data, prior: str, seed: int, draws: int, tune: int = 1000) -> dict:
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         clf = estimator(
-            time_varying=True, debut=True, step_prior=prior, random_state=seed, draws=draws
+            time_varying=True,
+            debut=True,
+            step_prior=prior,
+            random_state=seed,
+            draws=draws,
+            tune=tune,
         ).fit(data.X, data.y)
     seconds = time.perf_counter() - started
     log_sd = clf.idata_.posterior["log_sd"]
@@ -94,16 +99,19 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--draws", type=int, default=1000, help="draws a chain (1,000: the default)"
     )
+    parser.add_argument(
+        "--tune", type=int, default=1000, help="tuning steps a chain (1,000: the default)"
+    )
     parser.add_argument("--priors", default=",".join(PRIORS))
     parser.add_argument("--anchors", default=",".join(ANCHORS))
     parser.add_argument("--out", type=Path, default=HERE / "results" / "walk_anchor.json")
     args = parser.parse_args(argv)
     data = load_codex_matches(args.data)
-    result = {"matches": len(data.X), "draws": args.draws, "fits": []}
+    result = {"matches": len(data.X), "draws": args.draws, "tune": args.tune, "fits": []}
     for prior in args.priors.split(","):
         for seed in range(args.seeds):
             for anchor in args.anchors.split(","):
-                fit = one_fit(ANCHORS[anchor], data, prior, seed, args.draws)
+                fit = one_fit(ANCHORS[anchor], data, prior, seed, args.draws, args.tune)
                 fit = {"anchor": anchor, "step prior": prior, **fit}
                 result["fits"].append(fit)
                 print(json.dumps(fit), flush=True)
