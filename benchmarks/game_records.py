@@ -19,9 +19,17 @@ are left out (the classifier forecasts wins and losses). Where each comes from:
   forward folds are the last four seasons. Three teams are promoted into the league
   each season, so every fold holds newcomers.
 
+- ``nba``: the NBA's regular seasons 2020-21, 2022-23, 2023-24 and 2024-25 (4,765 games;
+  the package's 2024-25 file holds 1,225 of its 1,230), the files ``nba_games_2021.csv``
+  to ``nba_games_2025.csv`` of PyPI ``isapy-data`` 0.1.8 (MIT, the data module of
+  Elmore and Urbaczewski's *Introduction to Sports Analytics using Python*), one row per
+  team and game, read as one row per game with the home team as player 1. Periods are
+  calendar months (27); the forward folds are the last six months (November 2024 to
+  April 2025, 1,154 games), each forecast by models fitted on every game before it.
+
 No game here has decks: every side plays the one "deck" ``team``, so the deck part is
 the one starter-v-starter cell, the home side's edge. Install with
-``pip install melo rdata`` (both in ``skcodex[bench]``).
+``pip install melo rdata isapy-data`` (all in ``skcodex[bench]``).
 
 - ``chess``: the 1,802 games of Vladimir Malakhov (1992-2018; 787 draws) in the file
   ``Malakhov.pgn`` shipped by PyPI ``PySimpleGUI-chess`` 0.0.3 (MIT; install with
@@ -213,10 +221,61 @@ def football() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
     return X, y, TournamentSplit(n_splits=4)
 
 
+def _nba_home_games(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per game from a table of one row per team and game: the home team's row."""
+    if "locationGame" in table:  # the 2020-21 file: its own column names
+        table = table.rename(
+            columns={"dateGame": "game_date", "idGame": "game_id", "slugTeam": "team"}
+        )
+        home = table["locationGame"] == "H"
+        won = table["outcomeGame"] == "W"
+    else:
+        table = table.rename(columns={"team_abbreviation": "team"})
+        home = table["matchup"].str.contains(" vs. ", regex=False)
+        won = table["wl"] == "W"
+    table = table.assign(home=home, won=won)
+    games = table[table["home"]].merge(
+        table[~table["home"]][["game_id", "team"]], on="game_id", suffixes=("", "_away")
+    )
+    return games[["game_date", "game_id", "team", "team_away", "won"]]
+
+
+def nba() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """The NBA's regular seasons 2020-21 and 2022-23 to 2024-25 (isapy-data); by month.
+
+    Folds: the last six months (November 2024 to April 2025).
+    """
+    folder = importlib.resources.files("isapy_data").joinpath("data")
+    seasons = []
+    for year in (2021, 2023, 2024, 2025):
+        with folder.joinpath(f"nba_games_{year}.csv").open() as f:
+            seasons.append(_nba_home_games(pd.read_csv(f)))
+    games = pd.concat(seasons, ignore_index=True)
+    games["date"] = pd.to_datetime(games["game_date"])
+    games = games.sort_values(["date", "game_id"], kind="stable")
+    X = pd.DataFrame(
+        {
+            "player1": games["team"].to_numpy(),
+            "player2": games["team_away"].to_numpy(),
+            "deck1": "team",
+            "deck2": "team",
+            "period": games["date"].dt.strftime("%Y-%m").to_numpy(),
+            "date": games["date"].to_numpy(),
+        }
+    )
+    return X, games["won"].to_numpy().astype(int), TournamentSplit(n_splits=6)
+
+
 def chess_decisive() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
     """Malakhov's decisive games (draws left out); folds: the last five years."""
     X, y, cv = chess(draws=False)
     return X, y.astype(int), cv
 
 
-RECORDS = {"nfl": nfl, "hockey": hockey, "football": football, "chess": chess_decisive}
+RECORDS = {
+    "nfl": nfl,
+    "hockey": hockey,
+    "football": football,
+    "chess": chess_decisive,
+    "nba": nba,
+}

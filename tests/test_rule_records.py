@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -80,3 +81,24 @@ def test_the_chess_record_of_the_rule_leaves_the_draws_out():
     )
     assert int(yd.sum()) == int((y == 1).sum())
     assert cv.n_splits == 5
+
+
+def test_the_nba_record_has_one_row_a_game_with_the_home_team_first():
+    pytest.importorskip("isapy_data", reason="isapy-data, which ships the NBA record, is absent")
+    import game_records
+
+    X, y, cv = game_records.nba()
+    assert len(X) == 1080 + 1230 + 1230 + 1225
+    assert (X["player1"] != X["player2"]).all()
+    assert X["player1"].nunique() == X["player2"].nunique() == 30
+    assert X["date"].is_monotonic_increasing and X["period"].nunique() == 27
+    # the season's first game: Brooklyn at home beat Golden State 125-99
+    assert (X["player1"].iloc[0], X["player2"].iloc[0], y[0]) == ("BKN", "GSW", 1)
+    # 2022-23 (the other files' columns): Boston at home beat Philadelphia 126-117
+    opener = np.flatnonzero(X["date"] == pd.Timestamp("2022-10-18"))
+    pairs = {(X["player1"].iloc[i], X["player2"].iloc[i]): y[i] for i in opener}
+    assert pairs[("BOS", "PHI")] == 1
+    # the home side wins a little over half its games, as in every NBA season
+    assert 0.52 < y.mean() < 0.58
+    folds = [X["period"].iloc[test].unique().tolist() for _, test in cv.split(X, y)]
+    assert folds == [["2024-11"], ["2024-12"], ["2025-01"], ["2025-02"], ["2025-03"], ["2025-04"]]
