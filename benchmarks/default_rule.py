@@ -16,7 +16,8 @@ exponential step prior (alone and with the debut option), the static model with 
 priors on the spec blocks' spreads (``spec_prior="exponential"``), Elo with its
 k chosen by forward validation inside each training table (`ForwardTuned`), a
 players-only logistic regression (its penalty chosen the same way), Whole-History
-Rating and TrueSkill Through Time.
+Rating and TrueSkill Through Time, each with the drift per period set for the forum's
+tournaments and with it chosen the same way (``DRIFT_GRIDS``).
 
 The rule: a candidate replaces the incumbent only if, pooled over every fold, its Brier
 score is lower, and on neither half of the folds (the earlier and the later) it is
@@ -30,7 +31,7 @@ Each record's forecasts are also split into the matches with a newcomer (a playe
 the fold's training matches) and those between seen players, on all folds and on the later
 half.
 
-Run: python benchmarks/default_rule.py [--records codex,nfl,hockey,football,chess]
+Run: python benchmarks/default_rule.py [--records codex,nfl,hockey,football,chess,nba]
      [--draws 1000] [--cache DIR] [--models NAME,...] [--extend]
      [--out benchmarks/results/default_rule.json]
 """
@@ -77,6 +78,15 @@ EXPONENTIAL_WALK = "skcodex exponential-step walk"
 EXPONENTIAL_WALK_DEBUT = "skcodex exponential-step walk + debut"
 #: The spec blocks' spreads under the prior whose mode is no effect (``spec_prior="exponential"``).
 EXPONENTIAL_SPECS = "skcodex exponential spec spreads"
+#: The whole-history rating systems with their drift per period tuned as Elo's k is.
+DRIFT_TUNED = {
+    "WHR": "WHR (w2 tuned)",
+    "TrueSkill Through Time": "TrueSkill Through Time (gamma tuned)",
+}
+DRIFT_GRIDS = {
+    "WHR": {"w2": [1.0, 4.0, 14.0, 56.0, 225.0, 900.0, 3600.0]},
+    "TrueSkill Through Time": {"gamma": [0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16]},
+}
 #: The changes the rule is applied to, each against the static model.
 CHANGES = (
     EARLIER,
@@ -174,6 +184,10 @@ def models(catalogue, draws: int) -> dict:
     for name in ("WHR", "TrueSkill Through Time"):
         if name in systems:
             out[name] = systems[name]
+            # Its drift per period chosen like Elo's k, inside each training table: steps of
+            # two in the drift's sd, from a nearly static rating to a fast one, around the
+            # drift set for the forum's tournaments (WHR 14 Elo squared, TTT 0.01).
+            out[DRIFT_TUNED[name]] = tuned(clone(systems[name]), DRIFT_GRIDS[name])
     return out
 
 
@@ -383,7 +397,7 @@ def verdict_lines(verdicts: dict) -> list[str]:
 def rule_arguments(description: str, out: str) -> argparse.ArgumentParser:
     """The command line every script of the rule shares; ``out`` names its JSON file."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--records", default="codex,nfl,hockey,football,chess")
+    parser.add_argument("--records", default="codex,nfl,hockey,football,chess,nba")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--cache", type=Path, default=None)
