@@ -108,6 +108,18 @@ def calibration(y: np.ndarray, p: np.ndarray) -> dict[str, float]:
     }
 
 
+#: The libraries whose versions are part of the code behind a forecast.
+LIBRARIES = (
+    "pymc",
+    "pytensor",
+    "numpy",
+    "scikit-learn",
+    "whr",
+    "trueskillthroughtime",
+    "openskill",
+)
+
+
 @functools.cache
 def package_fingerprint() -> str:
     """A hash of every source file of the package and of the libraries' versions."""
@@ -124,18 +136,6 @@ def package_fingerprint() -> str:
         except importlib.metadata.PackageNotFoundError:
             continue
     return digest.hexdigest()
-
-
-#: The libraries whose versions are part of the code behind a forecast.
-LIBRARIES = (
-    "pymc",
-    "pytensor",
-    "numpy",
-    "scikit-learn",
-    "whr",
-    "trueskillthroughtime",
-    "openskill",
-)
 
 
 def code_fingerprint(module_file: str) -> str:

@@ -10,12 +10,11 @@ paired difference (now minus before) with its standard error.
 Writes benchmarks/results/walk_anchor_forecasts.json.
 
 Run: python benchmarks/walk_anchor_forecasts.py [--records codex,nfl,hockey,football]
-     [--cache DIR]
+     [--cache DIR] [--extend] [--markdown]
 """
 
 from __future__ import annotations
 
-import json
 import warnings
 
 import numpy as np
@@ -27,6 +26,7 @@ from default_rule import (
     models,
     record,
     rule_arguments,
+    run_records,
 )
 from walk_anchor import FromFirstPeriod
 
@@ -61,23 +61,23 @@ def evaluate(name: str, args) -> dict:
     return out
 
 
-def main(argv: list[str] | None = None) -> dict:
-    args = rule_arguments(__doc__.splitlines()[0], "walk_anchor_forecasts.json").parse_args(argv)
-    result = {"draws": args.draws, "records": {}}
-    for name in args.records.split(","):
-        print(f"{name} ...", flush=True)
-        result["records"][name] = evaluate(name, args)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1))
-    print("| record | model | Brier now | before | now minus before (se) | identical |")
-    print("|---|---|---:|---:|---|---|")
+def markdown(result: dict) -> str:
+    lines = [
+        "| record | model | Brier now | before | now minus before (se) | identical |",
+        "|---|---|---:|---:|---|---|",
+    ]
     for name, rec in result["records"].items():
         for walk, r in rec.items():
-            print(
+            lines.append(
                 f"| {name} | {walk} | {r['brier now']:.4f} | {r['brier before']:.4f} | "
                 f"{r['now minus before']:+.5f} ({r['se']:.5f}) | {r['identical']} |"
             )
-    return result
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = rule_arguments(__doc__.splitlines()[0], "walk_anchor_forecasts.json").parse_args(argv)
+    return run_records(args, evaluate, markdown)
 
 
 if __name__ == "__main__":
