@@ -17,7 +17,9 @@ priors on the spec blocks' spreads (``spec_prior="exponential"``), Elo with its
 k chosen by forward validation inside each training table (`ForwardTuned`), a
 players-only logistic regression (its penalty chosen the same way), Whole-History
 Rating and TrueSkill Through Time, each with the drift per period set for the forum's
-tournaments and with it chosen the same way (``DRIFT_GRIDS``).
+tournaments and with it chosen the same way (``DRIFT_GRIDS``); and Elo, WHR and
+TrueSkill Through Time tuned so with player 1's edge (``HOME_EDGE``), which the Bayesian
+model learns as its starter-v-starter cell.
 
 The rule: a candidate replaces the incumbent only if, pooled over every fold, its Brier
 score is lower, and on neither half of the folds (the earlier and the later) it is
@@ -87,6 +89,17 @@ DRIFT_GRIDS = {
     "WHR": {"w2": [1.0, 4.0, 14.0, 56.0, 225.0, 900.0, 3600.0]},
     "TrueSkill Through Time": {"gamma": [0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16]},
 }
+#: Player 1's edge for each: Elo's and WHR's from player 1's training share of wins
+#: (``first_mover_advantage="auto"``), TrueSkill Through Time's a learned teammate.
+HOME_EDGE = {
+    "WHR": "WHR (w2 tuned, home edge)",
+    "TrueSkill Through Time": "TrueSkill Through Time (gamma tuned, home edge)",
+}
+HOME_EDGE_PARAMS = {
+    "WHR": {"first_mover_advantage": "auto"},
+    "TrueSkill Through Time": {"first_mover": True},
+}
+ELO_K_GRID = [8, 16, 24, 32, 48, 64]
 #: The changes the rule is applied to, each against the static model.
 CHANGES = (
     EARLIER,
@@ -174,7 +187,10 @@ def models(catalogue, draws: int) -> dict:
             **bayes, time_varying=True, debut=True, step_prior="exponential"
         ),
         EXPONENTIAL_SPECS: BayesianMatchupClassifier(**bayes, **STATIC, spec_prior="exponential"),
-        "Elo (k tuned)": tuned(EloClassifier(), {"k_factor": [8, 16, 24, 32, 48, 64]}),
+        "Elo (k tuned)": tuned(EloClassifier(), {"k_factor": ELO_K_GRID}),
+        "Elo (k tuned, home edge)": tuned(
+            EloClassifier(first_mover_advantage="auto"), {"k_factor": ELO_K_GRID}
+        ),
         "players-only logistic": tuned(
             make_pipeline(PlayersOnly(), LogisticRegression(max_iter=2000)),
             {"logisticregression__C": list(np.logspace(-2, 2, 9))},
@@ -188,6 +204,10 @@ def models(catalogue, draws: int) -> dict:
             # two in the drift's sd, from a nearly static rating to a fast one, around the
             # drift set for the forum's tournaments (WHR 14 Elo squared, TTT 0.01).
             out[DRIFT_TUNED[name]] = tuned(clone(systems[name]), DRIFT_GRIDS[name])
+            # and with player 1's edge, which the Bayesian model and Elo's "auto" have
+            out[HOME_EDGE[name]] = tuned(
+                clone(systems[name]).set_params(**HOME_EDGE_PARAMS[name]), DRIFT_GRIDS[name]
+            )
     return out
 
 

@@ -138,15 +138,17 @@ def package_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def code_fingerprint(module_file: str) -> str:
+def code_fingerprint(model) -> str:
     """A hash of the code that makes a model's forecasts.
 
-    The package (`package_fingerprint`) and the file defining the model's class (a
-    benchmark's wrapper): a change to either is a change to the forecasts, even where
-    the model's parameters stay the same.
+    The package (`package_fingerprint`) and the files defining the model's class and the
+    class of every estimator inside it (a benchmark's wrapper, a tuned rating system): a
+    change to any is a change to the forecasts, even where the parameters stay the same.
     """
-    wrapper = Path(module_file).read_bytes()
-    return hashlib.sha256(package_fingerprint().encode() + wrapper).hexdigest()
+    inner = [v for v in model.get_params(deep=True).values() if hasattr(v, "get_params")]
+    files = sorted({inspect.getfile(type(m)) for m in (model, *inner)})
+    code = b"".join(Path(f).read_bytes() for f in files)
+    return hashlib.sha256(package_fingerprint().encode() + code).hexdigest()
 
 
 def cache_key(model, X, y, cv) -> str:
@@ -159,7 +161,7 @@ def forecast_key(model, params, X, y, cv) -> str:
     """The hash of a model's class, ``params``, code, the data's values and the split."""
     rows = pd.util.hash_pandas_object(X.astype(str), index=False).to_numpy()
     data = hashlib.sha256(rows.tobytes() + np.asarray(y, dtype=float).tobytes()).hexdigest()
-    code = code_fingerprint(inspect.getfile(type(model)))
+    code = code_fingerprint(model)
     what = (type(model).__name__, params, data, repr(cv), code)
     return hashlib.sha256(repr(what).encode()).hexdigest()[:16]
 

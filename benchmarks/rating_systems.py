@@ -20,6 +20,8 @@ import pandas as pd
 from scipy.special import ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from skcodex.ratings._base import first_mover_points
+
 
 def tournament_index(X: pd.DataFrame) -> np.ndarray:
     """Each match's tournament, numbered 0, 1, ... in order of the tournament's first start.
@@ -83,14 +85,20 @@ class WHRClassifier(_PlayerRating):
     ----------
     w2 : float, default=14
         Variance of the rating's Wiener step per time unit (Elo points squared).
+    first_mover_advantage : float or "auto", default=0.0
+        Player 1's edge in Elo points, given to ``whr`` as each game's handicap;
+        ``"auto"`` reads it from player 1's training share of wins, as
+        `skcodex.EloClassifier` does.
     """
 
-    def __init__(self, w2: float = 14.0):
+    def __init__(self, w2: float = 14.0, first_mover_advantage: float | str = 0.0):
         self.w2 = w2
+        self.first_mover_advantage = first_mover_advantage
 
     def _rate(self, X, y):
         import whr
 
+        self.first_mover_advantage_ = first_mover_points(self.first_mover_advantage, y)
         base = whr.Base(config={"w2": self.w2})
         step = tournament_index(X)
         for i in _chronological(X):
@@ -99,13 +107,14 @@ class WHRClassifier(_PlayerRating):
                 str(X["player2"].iat[i]),
                 "B" if y[i] else "W",
                 int(step[i]),
+                handicap=self.first_mover_advantage_,
             )
         base.iterate_until_converge(verbose=False)
         players = set(X["player1"].astype(str)) | set(X["player2"].astype(str))
         self.elo_ = {p: base.ratings_for_player(p)[-1][1] for p in players}
 
     def _win_probability(self, a, b):
-        diff = self.elo_.get(str(a), 0.0) - self.elo_.get(str(b), 0.0)
+        diff = self.elo_.get(str(a), 0.0) + self.first_mover_advantage_ - self.elo_.get(str(b), 0.0)
         return 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
 
 
@@ -120,19 +129,31 @@ class TTTClassifier(_PlayerRating):
         Sd of performance around skill.
     gamma : float, default=0.02
         Sd of the skill's drift per time unit (one tournament); a forecast adds one step.
+    first_mover : bool, default=False
+        Give player 1 a teammate in every game, ``FIRST_MOVER``, whose skill is learned
+        as any player's (same prior and drift) but who adds no performance noise
+        (``beta=0``): player 1's edge, in TrueSkill's own terms.
     """
 
-    def __init__(self, sigma: float = 1.6, beta: float = 1.0, gamma: float = 0.02):
+    FIRST_MOVER = "(first mover)"
+
+    def __init__(
+        self, sigma: float = 1.6, beta: float = 1.0, gamma: float = 0.02, first_mover: bool = False
+    ):
         self.sigma = sigma
         self.beta = beta
         self.gamma = gamma
+        self.first_mover = first_mover
 
     def _rate(self, X, y):
         import trueskillthroughtime as ttt
 
         order = _chronological(X)
         step = tournament_index(X)
-        composition = [[[str(X["player1"].iat[i])], [str(X["player2"].iat[i])]] for i in order]
+        edge = [self.FIRST_MOVER] if self.first_mover else []
+        composition = [
+            [[str(X["player1"].iat[i]), *edge], [str(X["player2"].iat[i])]] for i in order
+        ]
         results = [[1.0, 0.0] if y[i] else [0.0, 1.0] for i in order]
         history = ttt.History(
             composition,
@@ -142,6 +163,13 @@ class TTTClassifier(_PlayerRating):
             sigma=self.sigma,
             beta=self.beta,
             gamma=self.gamma,
+            priors={
+                self.FIRST_MOVER: ttt.Player(
+                    ttt.Gaussian(0.0, self.sigma), beta=0.0, gamma=self.gamma
+                )
+            }
+            if self.first_mover
+            else {},
         )
         history.convergence(verbose=False)
         self.skill_ = {
@@ -153,6 +181,9 @@ class TTTClassifier(_PlayerRating):
         new = (0.0, math.sqrt(self.sigma**2))
         (ma, sa), (mb, sb) = self.skill_.get(str(a), new), self.skill_.get(str(b), new)
         var = sa**2 + sb**2 + 2 * self.gamma**2 + 2 * self.beta**2
+        if self.first_mover:
+            me, se = self.skill_[self.FIRST_MOVER]
+            ma, var = ma + me, var + se**2 + self.gamma**2
         return float(ndtr((ma - mb) / math.sqrt(var)))
 
 

@@ -102,6 +102,50 @@ def test_whr_forecast_is_the_elo_formula_on_its_last_ratings():
     assert got == pytest.approx(expected, rel=1e-6)
 
 
+def _home_league(seed=0, n=600, edge=1.0):
+    """Six equal teams; player 1 (the home side) wins with log-odds ``edge``."""
+    rng = np.random.default_rng(seed)
+    teams = list("abcdef")
+    pairs = [tuple(rng.choice(teams, size=2, replace=False)) for _ in range(n)]
+    y = (rng.random(n) < 1 / (1 + math.exp(-edge))).astype(int)
+    periods = [f"T{i // 100}" for i in range(n)]
+    starts = [f"2020-{1 + i // 100:02d}-01" for i in range(n)]
+    return _table(pairs, periods, starts), y
+
+
+def test_whr_first_mover_advantage_is_each_games_handicap():
+    whr = pytest.importorskip("whr")
+    X, y = _home_league(n=200)
+    model = WHRClassifier(w2=14.0, first_mover_advantage="auto").fit(X, y)
+    # "auto": player 1's training share with a win and a loss added, in Elo points
+    share = (y.sum() + 1) / (len(y) + 2)
+    h = 400 * math.log10(share / (1 - share))
+    assert model.first_mover_advantage_ == pytest.approx(h)
+    base = whr.Base(config={"w2": 14.0})
+    for i in range(len(X)):
+        base.create_game(X.player1[i], X.player2[i], "B" if y[i] else "W", i // 100, handicap=h)
+    base.iterate_until_converge(verbose=False)
+    elo_a, elo_b = (base.ratings_for_player(p)[-1][1] for p in ("a", "b"))
+    test = pd.DataFrame({"player1": ["a", "new"], "player2": ["b", "other"]})
+    got = model.predict_proba(test)[:, 1]
+    assert got[0] == pytest.approx(1 / (1 + 10 ** (-(elo_a + h - elo_b) / 400)), rel=1e-6)
+    assert got[1] == pytest.approx(share)
+
+
+def test_ttt_first_mover_teammate_learns_a_known_home_edge():
+    pytest.importorskip("trueskillthroughtime")
+    X, y = _home_league(edge=1.0)  # player 1 wins 73% between equals
+    with_edge = TTTClassifier(gamma=0.01, first_mover=True).fit(X, y)
+    without = TTTClassifier(gamma=0.01).fit(X, y)
+    test = pd.DataFrame({"player1": list("abc"), "player2": list("def")})
+    p_edge, p_none = with_edge.predict_proba(test)[:, 1], without.predict_proba(test)[:, 1]
+    assert np.all(np.abs(p_edge - 0.73) < 0.06), p_edge
+    assert np.all(np.abs(p_none - 0.5) < 0.06), p_none
+    # the edge belongs to player 1's side: swapping the teams does not swap the forecast
+    swapped = test.rename(columns={"player1": "player2", "player2": "player1"})
+    assert np.all(with_edge.predict_proba(swapped)[:, 1] > 0.6)
+
+
 def test_ttt_one_game_is_trueskills_closed_form_update():
     pytest.importorskip("trueskillthroughtime")
     sigma, beta, gamma = 1.6, 1.0, 0.01
@@ -192,6 +236,20 @@ def test_forecast_cache_key_follows_the_code_and_the_data(tmp_path, monkeypatch)
     before = forecast.cache_key(model, X, y, cv)
     edited.write_text("# a wrapper, edited\n")
     assert forecast.cache_key(model, X, y, cv) != before
+    monkeypatch.undo()
+    # an estimator inside another (a tuned rating system): its own code counts too
+    from sklearn.pipeline import make_pipeline
+
+    real = forecast.inspect.getfile
+    monkeypatch.setattr(
+        forecast.inspect,
+        "getfile",
+        lambda cls: str(edited) if cls is DummyClassifier else real(cls),
+    )
+    outer = make_pipeline(DummyClassifier(strategy="prior"))
+    before = forecast.cache_key(outer, X, y, cv)
+    edited.write_text("# a wrapper, edited twice\n")
+    assert forecast.cache_key(outer, X, y, cv) != before
 
 
 def test_newcomer_handicap_uses_only_earlier_folds():

@@ -102,3 +102,44 @@ def test_the_nba_record_has_one_row_a_game_with_the_home_team_first():
     assert 0.52 < y.mean() < 0.58
     folds = [X["period"].iloc[test].unique().tolist() for _, test in cv.split(X, y)]
     assert folds == [["2024-11"], ["2024-12"], ["2025-01"], ["2025-02"], ["2025-03"], ["2025-04"]]
+
+
+def _drifting_league(step: float, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """Ten teams over twelve periods of 45 games, each team's skill stepping by ``step``."""
+    rng = np.random.default_rng(seed)
+    teams = [f"t{i}" for i in range(10)]
+    skill = rng.normal(0, 1, len(teams))
+    rows, y = [], []
+    for period in range(12):
+        skill = skill + rng.normal(0, step, len(teams))
+        for _ in range(45):
+            a, b = rng.choice(len(teams), size=2, replace=False)
+            rows.append((teams[a], teams[b], f"P{period:02d}"))
+            y.append(int(rng.random() < 1 / (1 + np.exp(-(skill[a] - skill[b])))))
+    X = pd.DataFrame(rows, columns=["player1", "player2", "period"])
+    X["start"] = pd.to_datetime("2020-01-01") + pd.to_timedelta(
+        X["period"].str[1:].astype(int) * 30, unit="D"
+    )
+    return X, np.array(y)
+
+
+def test_the_tuned_whr_drift_follows_a_known_drift():
+    """WHR's drift chosen on the last training periods: large for skills that step by a
+    log-odds a period, smaller for fixed skills (known truth, three leagues each)."""
+    pytest.importorskip("whr")
+    from default_rule import DRIFT_GRIDS, ForwardTuned
+    from rating_systems import WHRClassifier
+
+    chosen = {}
+    for step in (0.0, 1.0):
+        chosen[step] = [
+            ForwardTuned(WHRClassifier(), DRIFT_GRIDS["WHR"])
+            .fit(*_drifting_league(step, seed))
+            .best_params_["w2"]
+            for seed in range(3)
+        ]
+    # a log-odds step is about 174 Elo a period (w2 near 30,000): the grid's top end
+    assert min(chosen[1.0]) >= 900.0, chosen
+    # fixed skills leave the validation scores of the grid close, so the choice is noisy,
+    # but in each league it is below the drifting one's
+    assert all(a < b for a, b in zip(chosen[0.0], chosen[1.0])), chosen
