@@ -92,8 +92,8 @@ DRIFT_GRIDS = {
 #: Player 1's edge for each: Elo's and WHR's from player 1's training share of wins
 #: (``first_mover_advantage="auto"``), TrueSkill Through Time's a learned teammate.
 HOME_EDGE = {
-    "WHR": "WHR (w2 tuned, home edge)",
-    "TrueSkill Through Time": "TrueSkill Through Time (gamma tuned, home edge)",
+    "WHR": "WHR with home edge (w2 tuned)",
+    "TrueSkill Through Time": "TrueSkill Through Time with home edge (gamma tuned)",
 }
 HOME_EDGE_PARAMS = {
     "WHR": {"first_mover_advantage": "auto"},
@@ -188,7 +188,7 @@ def models(catalogue, draws: int) -> dict:
         ),
         EXPONENTIAL_SPECS: BayesianMatchupClassifier(**bayes, **STATIC, spec_prior="exponential"),
         "Elo (k tuned)": tuned(EloClassifier(), {"k_factor": ELO_K_GRID}),
-        "Elo (k tuned, home edge)": tuned(
+        "Elo with home edge (k tuned)": tuned(
             EloClassifier(first_mover_advantage="auto"), {"k_factor": ELO_K_GRID}
         ),
         "players-only logistic": tuned(
