@@ -399,8 +399,33 @@ def markdown(result: dict) -> str:
                 f"{h} {p['difference']:+.4f} (se {p['se']:.4f})" for h, p in parts.items()
             )
             lines.append(f"\n{key[6:]}: {diffs}")
+    lines += ["\n**Every record, pooled**\n", *summary_lines(result)]
     lines += ["\n**The rule's verdicts**\n", *verdict_lines(result.get("verdicts", {}))]
     return "\n".join(lines)
+
+
+def summary_lines(result: dict) -> list[str]:
+    """Each model's pooled Brier score on each record, with its difference from the static
+    model and that difference's standard error."""
+    records = result["records"]
+    names = list(
+        dict.fromkeys(m for rec in records.values() for m in rec["windows"]["all folds"]["brier"])
+    )
+    lines = [
+        "| model | " + " | ".join(f"{r} ({rec['matches']})" for r, rec in records.items()) + " |",
+        "|---|" + "---:|" * len(records),
+    ]
+    for m in names:
+        cells = []
+        for rec in records.values():
+            pooled = rec["windows"]["all folds"]
+            diff = pooled["minus static"].get(m)
+            cell = f"{pooled['brier'][m]:.4f}" if m in pooled["brier"] else ""
+            if diff is not None:
+                cell += f" ({diff['difference']:+.4f}, se {diff['se']:.4f})"
+            cells.append(cell)
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def verdict_lines(verdicts: dict) -> list[str]:

@@ -143,3 +143,23 @@ def test_the_tuned_whr_drift_follows_a_known_drift():
     # fixed skills leave the validation scores of the grid close, so the choice is noisy,
     # but in each league it is below the drifting one's
     assert all(a < b for a, b in zip(chosen[0.0], chosen[1.0])), chosen
+
+
+def test_the_summary_table_has_each_models_pooled_score_on_each_record():
+    from default_rule import summary_lines
+
+    def rec(matches, brier, diff):
+        return {
+            "matches": matches,
+            "windows": {
+                "all folds": {
+                    "brier": {"skcodex static": 0.25, "Elo": brier},
+                    "minus static": {"Elo": {"difference": diff, "se": 0.001}},
+                }
+            },
+        }
+
+    lines = summary_lines({"records": {"a": rec(10, 0.24, -0.01), "b": rec(20, 0.26, 0.01)}})
+    assert lines[0] == "| model | a (10) | b (20) |"
+    assert lines[2] == "| skcodex static | 0.2500 | 0.2500 |"
+    assert lines[3] == "| Elo | 0.2400 (-0.0100, se 0.0010) | 0.2600 (+0.0100, se 0.0010) |"
