@@ -18,8 +18,8 @@ k chosen by forward validation inside each training table (`ForwardTuned`), a
 players-only logistic regression (its penalty chosen the same way), Whole-History
 Rating and TrueSkill Through Time, each with the drift per period set for the forum's
 tournaments and with it chosen the same way (``DRIFT_GRIDS``); and Elo, WHR and
-TrueSkill Through Time tuned so with player 1's edge (``HOME_EDGE``), which the Bayesian
-model learns as its starter-v-starter cell.
+TrueSkill Through Time tuned the same way and given player 1's edge (``HOME_EDGE``), which
+the Bayesian model learns as its starter-v-starter cell.
 
 The rule: a candidate replaces the incumbent only if, pooled over every fold, its Brier
 score is lower, and on neither half of the folds (the earlier and the later) it is

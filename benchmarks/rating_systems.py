@@ -3,9 +3,10 @@
 Whole-History Rating (``whr``), TrueSkill Through Time (``trueskillthroughtime``) and
 OpenSkill Plackett-Luce (``openskill``) are optional: ``pip install skcodex[bench]``.
 Each classifier reads ``player1``, ``player2`` and the tournament label ``period`` of a
-match table (decks are ignored: these rate players only) and forecasts P(player 1 wins)
-from each player's rating after the last training match. A player never seen in training
-gets the system's initial rating.
+match table (decks are ignored: these rate players only, and WHR and TrueSkill Through
+Time can give player 1 an edge) and forecasts P(player 1 wins) from each player's rating
+after the last training match. A player never seen in training gets the system's initial
+rating.
 
 Time, for the whole-history systems, is the tournament's index in start order (its first
 match's ``start``, else ``date``).
