@@ -18,7 +18,7 @@ k chosen by forward validation inside each training table (`ForwardTuned`), a
 players-only logistic regression (its penalty chosen the same way), Whole-History
 Rating and TrueSkill Through Time, each with the drift per period set for the forum's
 tournaments and with it chosen the same way (``DRIFT_GRIDS``); and Elo, WHR and
-TrueSkill Through Time tuned the same way and given player 1's edge (``HOME_EDGE``), which
+TrueSkill Through Time tuned the same way and given player 1's edge (``HOME_EDGE_PARAMS``), which
 the Bayesian model learns as its starter-v-starter cell.
 
 The rule: a candidate replaces the incumbent only if, pooled over every fold, its Brier
@@ -80,21 +80,13 @@ EXPONENTIAL_WALK = "skcodex exponential-step walk"
 EXPONENTIAL_WALK_DEBUT = "skcodex exponential-step walk + debut"
 #: The spec blocks' spreads under the prior whose mode is no effect (``spec_prior="exponential"``).
 EXPONENTIAL_SPECS = "skcodex exponential spec spreads"
-#: The whole-history rating systems with their drift per period tuned as Elo's k is.
-DRIFT_TUNED = {
-    "WHR": "WHR (w2 tuned)",
-    "TrueSkill Through Time": "TrueSkill Through Time (gamma tuned)",
-}
+#: The whole-history rating systems' drift per period, tuned as Elo's k is.
 DRIFT_GRIDS = {
     "WHR": {"w2": [1.0, 4.0, 14.0, 56.0, 225.0, 900.0, 3600.0]},
     "TrueSkill Through Time": {"gamma": [0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16]},
 }
 #: Player 1's edge for each: Elo's and WHR's from player 1's training share of wins
 #: (``first_mover_advantage="auto"``), TrueSkill Through Time's a learned teammate.
-HOME_EDGE = {
-    "WHR": "WHR with home edge (w2 tuned)",
-    "TrueSkill Through Time": "TrueSkill Through Time with home edge (gamma tuned)",
-}
 HOME_EDGE_PARAMS = {
     "WHR": {"first_mover_advantage": "auto"},
     "TrueSkill Through Time": {"first_mover": True},
@@ -203,9 +195,10 @@ def models(catalogue, draws: int) -> dict:
             # Its drift per period chosen like Elo's k, inside each training table: steps of
             # two in the drift's sd, from a nearly static rating to a fast one, around the
             # drift set for the forum's tournaments (WHR 14 Elo squared, TTT 0.01).
-            out[DRIFT_TUNED[name]] = tuned(clone(systems[name]), DRIFT_GRIDS[name])
+            (drift,) = DRIFT_GRIDS[name]
+            out[f"{name} ({drift} tuned)"] = tuned(clone(systems[name]), DRIFT_GRIDS[name])
             # and with player 1's edge, which the Bayesian model and Elo's "auto" have
-            out[HOME_EDGE[name]] = tuned(
+            out[f"{name} with home edge ({drift} tuned)"] = tuned(
                 clone(systems[name]).set_params(**HOME_EDGE_PARAMS[name]), DRIFT_GRIDS[name]
             )
     return out
