@@ -374,6 +374,12 @@ def test_nash_weights_table(fitted):
     assert table.attrs["n_draws"] == 20
 
 
+@pytest.mark.parametrize("analysis", [nash_weights, matchup_table])
+def test_a_deck_named_twice_is_refused(fitted, analysis):
+    with pytest.raises(ValueError, match="decks2 names the deck 'MonoRed' twice"):
+        analysis(fitted, ["MonoBlue"], ["MonoRed", "MonoGreen", "MonoRed"])
+
+
 def test_nash_with_different_deck_lists_has_no_both_roles(fitted):
     eq = nash_equilibria(fitted, ["MonoRed", "MonoBlue"], ["MonoGreen"], n_draws=10)
     assert eq.both is None

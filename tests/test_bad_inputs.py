@@ -648,7 +648,7 @@ CASES = [
         "fit: date that is not a date",
         lambda e: (_fit_bayes, (_x(e, date="the day after"), _y(e)), {}),
         MatchTableError,
-        "column 'date' holds a value that is not a date",
+        "column 'date' holds 'the day after' at row 0 .*, which is not a date",
     ),
     Case(
         "fit: missing period",
@@ -1364,7 +1364,7 @@ CASES = [
     Case(
         "cli: bad number",
         lambda e: (_run_cli(e), ("demo", "--matches", "0"), {}),
-        check=_cli_fails("expected a number of at least 1, got '0'"),
+        check=_cli_fails("expected a number of at least 8, got '0'"),
     ),
     Case(
         "cli: fit a missing file",

@@ -322,6 +322,47 @@ def test_csv_with_a_winner_who_did_not_play(tmp_path, small_matches, capsys):
     assert_one_line_error(code, err, "line 2: column 'winner' names 'nobody'")
 
 
+@pytest.mark.parametrize(
+    ("header", "pattern"),
+    [
+        ("player1,player2,deck1,deck2,y,deck2", "names the column 'deck2' more than once"),
+        ("player1,player2,deck1,deck2,period,period,y", "names the column 'period' more than"),
+        ("player1;player2;deck1;deck2;y", "is one column, .*separated by semicolons"),
+        ("player1\tplayer2\tdeck1\tdeck2\ty", "is one column, .*separated by tabs"),
+        ("player1,player2,deck1,y", "missing the column\\(s\\) 'deck2'; it has"),
+        ("player1,palyer2,deck1,deck2,y", "did you mean 'palyer2' for 'player2'"),
+    ],
+)
+def test_csv_header_mistakes_are_named(tmp_path, header, pattern):
+    from skcodex.cli._errors import CommandError
+
+    path = tmp_path / "m.csv"
+    sep = "\t" if "\t" in header else ";" if ";" in header else ","
+    cells = {"y": "1", "period": "T1"}
+    row = sep.join(cells.get(name, f"{name}x") for name in header.split(sep))
+    path.write_text(f"{header}\n{row.replace('deck1x', 'MonoRed').replace('deck2x', 'MonoBlue')}\n")
+    with pytest.raises(CommandError, match=pattern):
+        read_matches(path)
+
+
+def test_csv_header_spaces_are_trimmed_and_two_results_refused(tmp_path, small_matches):
+    from skcodex.cli._errors import CommandError
+
+    path = tmp_path / "m.csv"
+    table = small_matches.X.assign(y=small_matches.y)
+    table.to_csv(path, index=False)
+    spaced = tmp_path / "spaced.csv"
+    lines = path.read_text().splitlines()
+    spaced.write_text("\n".join([", ".join(lines[0].split(",")), *lines[1:]]) + "\n")
+    X, y, _ = read_matches(spaced)
+    np.testing.assert_array_equal(y, small_matches.y)
+    assert {"player1", "player2", "deck1", "deck2"} <= set(X.columns)
+    winner = np.where(small_matches.y == 1, table["player2"], table["player1"])  # disagrees
+    table.assign(winner=winner).to_csv(path, index=False)
+    with pytest.raises(CommandError, match="two result columns, 'y' and 'winner'"):
+        read_matches(path)
+
+
 def test_csv_with_a_bad_deck(tmp_path, small_matches, capsys):
     path = tmp_path / "m.csv"
     table = small_matches.X.assign(y=small_matches.y)
@@ -946,7 +987,7 @@ def test_parser_runs_each_command():
         ("--tune", "2", 2),
         ("--nash-draws", "1", 1),
         ("--specs-per-deck", "0", 0),
-        ("--seed", "-4", -4),
+        ("--seed", "4", 4),
         ("--target-accept", "0.95", 0.95),
         ("--target-accept", "1e-3", 0.001),
         ("--prior", "balanced", "balanced"),
@@ -1152,7 +1193,7 @@ def test_codexdata_refuses_other_games_options(option, where):
 @pytest.mark.parametrize(
     ("content", "pattern"),
     [
-        (b"", "cannot read .* as CSV: No columns to parse"),
+        (b"", "m.csv is empty: a CSV file starts with a header line"),
         (b"\xff\xfe\x00bad", "m.csv: line 1 is not UTF-8 text .*: save it as UTF-8"),
         (b'player1,player2\n"a,b\n', "cannot read .* as CSV"),
     ],

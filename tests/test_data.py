@@ -224,7 +224,33 @@ def test_null_period():
 
 
 def test_bad_date():
-    assert "'date'" in table_error(table(date=["2020-01-01", "not a date", "x", "y"]))
+    message = table_error(table(date=["2020-01-01", "not a date", "x", "y"]))
+    assert "column 'date' holds 'not a date' at row 1 (index 11), which is not a date" in message
+    assert "format" not in message  # none of pandas' advice on options a user cannot pass
+
+
+def test_dates_read_both_ways_are_refused_and_one_way_read_that_way():
+    message = table_error(table(date=["05/01/2020", "02/03/2020", "03/03/2020", "04/03/2020"]))
+    assert "holds '05/01/2020' at row 0 (index 10), which reads as 2020-05-01 month" in message
+    assert "2020-01-05 day first" in message
+    read = check_match_table(table(date=["13/01/2020", "02/03/2020", "03/03/2020", "14/03/2020"]))
+    assert list(read["date"].dt.strftime("%Y-%m-%d")) == [
+        "2020-01-13", "2020-03-02", "2020-03-03", "2020-03-14"
+    ]  # fmt: skip
+    same = check_match_table(table(date=["01/01/2020", "02/02/2020", "03/03/2020", "04/04/2020"]))
+    assert list(same["date"].dt.month) == [1, 2, 3, 4]  # both readings agree: read
+    mixed = table_error(table(date=["2020-01-06", "Jan 5 2020", "2020-01-07", "2020-01-08"]))
+    assert "mixes date formats or time zones (such as '2020-01-06' and 'Jan 5 2020')" in mixed
+
+
+def test_period_labels_are_trimmed_as_names_are():
+    given = table(period=["T1 ", "T1", " T2", "T2"])
+    kept = given.copy()
+    assert list(check_match_table(given)["period"]) == ["T1", "T1", "T2", "T2"]
+    pd.testing.assert_frame_equal(given, kept)  # the table passed in is unchanged
+    assert "the label at row 2 (index 12) is empty" in table_error(
+        table(period=["T1", "T1", " ", "T2"])
+    )
 
 
 # -- check_outcome ---------------------------------------------------------------------------------

@@ -278,7 +278,7 @@ def test_command_line_fits_a_symmetric_game(tmp_path, capsys):
     code, _, err = _run(
         ["fit", csv, "--out", tmp_path / "both", "--symmetric", "--first-move"], capsys
     )
-    assert code == 2 and "cannot be combined with symmetric" in err and len(err.splitlines()) == 1
+    assert code == 2 and "not allowed with argument" in err and len(err.splitlines()) == 1
     code, _, err = _run(["fit", csv, "--out", tmp_path / "model", "--symmetric", *fast], capsys)
     assert code == 0, err
     clf = load(tmp_path / "model" / "model.skcodex")

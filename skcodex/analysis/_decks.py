@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from skcodex.analysis._base import catalogue, check_count, check_fitted
-from skcodex.codex import Catalogue, Deck, monocolour_decks, parse_decks
+from skcodex.codex import Catalogue, Deck, deck_label, monocolour_decks, parse_decks
 from skcodex.data import check_match_table
 
 __all__ = ["DECK_KEYWORDS", "N_DEFAULT_DECKS", "default_decks", "most_played_decks"]
@@ -65,7 +65,16 @@ def _choose_decks(decks: Any, clf: Any, what: str) -> list[Deck]:
                 f"are not Codex decks; pass a list of decks or 'most played'"
             )
         return monocolour_decks(cat)
-    return parse_decks(decks, cat, clf.vocabulary_.decks, what)
+    chosen = parse_decks(decks, cat, clf.vocabulary_.decks, what)
+    seen: dict[Deck, int] = {}
+    for i, deck in enumerate(chosen):
+        if deck in seen:
+            raise ValueError(
+                f"{what} names the deck {deck_label(deck)!r} twice (entries {seen[deck]} and "
+                f"{i}); name each deck once"
+            )
+        seen[deck] = i
+    return chosen
 
 
 def _choose_deck_lists(clf: Any, decks1: Any, decks2: Any) -> tuple[list[Deck], list[Deck]]:

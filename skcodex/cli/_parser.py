@@ -55,12 +55,11 @@ def _whole_number(value: str, least: int) -> int:
     return n
 
 
-def _positive(value: str) -> int:
-    return _whole_number(value, 1)
+def _at_least(least: int):
+    return lambda value: _whole_number(value, least)
 
 
-def _non_negative(value: str) -> int:
-    return _whole_number(value, 0)
+_positive, _non_negative = _at_least(1), _at_least(0)
 
 
 def _deck_list(value: str) -> str | list[str]:
@@ -112,7 +111,7 @@ def _sampling_options(
         default=target_accept,
         help=f"NUTS target acceptance rate ({target_accept})",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    p.add_argument("--seed", type=_non_negative, default=0, help="random seed (0)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument(
         "--no-holdout",
@@ -208,13 +207,14 @@ def _model_options(p: argparse.ArgumentParser) -> None:
         help="read decks as starter/component/... with K components each (0: characters "
         "alone), every name seen a level",
     )
-    p.add_argument(
+    sides = p.add_mutually_exclusive_group()  # a symmetric game has no first-move edge
+    sides.add_argument(
         "--first-move",
         action="store_true",
         help="add an advantage of player 1 (the side listed first), for games whose deck "
         "effects do not already carry one",
     )
-    p.add_argument(
+    sides.add_argument(
         "--symmetric",
         action="store_true",
         help="a game whose two sides are alike: the matchup of a against b is minus that "
@@ -329,8 +329,8 @@ def _demo_parser(sub) -> None:
         f"estimates against the truth, and write the report into DIR ({DEMO_DIR}/ by "
         "default).",
     )
-    demo.add_argument("--players", type=_positive, default=32, help="number of players (32)")
-    demo.add_argument("--matches", type=_positive, default=800, help="number of matches (800)")
+    demo.add_argument("--players", type=_at_least(2), default=32, help="number of players (32)")
+    demo.add_argument("--matches", type=_at_least(8), default=800, help="matches, 8 or more (800)")
     demo.add_argument("--top", type=_positive, default=10, help="players to list (10)")
     demo.add_argument("--out", default=DEMO_DIR, metavar="DIR", help=f"output ({DEMO_DIR})")
     demo.add_argument("--no-report", action="store_true", help="print only; write nothing")
@@ -377,7 +377,7 @@ def _series_options(predict) -> None:
         choices=SERIES_PICKS,
         default="best",
         help="how a side picks a deck: best (its highest posterior mean chance of the set) "
-        "or uniform (best)",
+        "or uniform; best by default",
     )
     predict.add_argument(
         "--set-order",
@@ -474,7 +474,7 @@ def _simulate_parser(sub) -> None:
     )
     simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
     simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")
-    simulate.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    simulate.add_argument("--seed", type=_non_negative, default=0, help="random seed (0)")
     simulate.add_argument("--draw-rule", **_DRAW_RULE)
     simulate.set_defaults(run=_cmd_simulate)
 
@@ -546,5 +546,5 @@ def _advise_parser(sub) -> None:
     advise.add_argument(
         "--title", default=None, help="the page's title with --html ('What to bring')"
     )
-    advise.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    advise.add_argument("--seed", type=_non_negative, default=0, help="random seed (0)")
     advise.set_defaults(run=run_advise)

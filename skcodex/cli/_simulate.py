@@ -30,12 +30,13 @@ from skcodex.cli._progress import duration
 def _read_csv(path: str, what: str) -> pd.DataFrame:
     import io
 
-    from skcodex.cli._tables import _csv_source
+    from skcodex.cli._tables import _csv_source, check_header
 
     # a device (/dev/zero) is refused before any read, a pipe read once and bounded
     source = _csv_source(Path(path), path)
     if isinstance(source, Path) and source.is_dir():
         raise CommandError(f"the {what} file {path} is a folder; give a CSV file")
+    check_header(source, f"the {what} file {path}")
     try:
         return pd.read_csv(
             io.BytesIO(source) if isinstance(source, bytes) else source,

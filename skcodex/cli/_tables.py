@@ -115,13 +115,58 @@ def _csv_source(p: Path, path: Any) -> Path | bytes:
 
 
 def _read_csv(source: Path | bytes, path: Any, **options: Any) -> pd.DataFrame:
-    """``pandas.read_csv`` of a file or of bytes read from a pipe; errors name the file."""
+    """``pandas.read_csv`` of a file or of bytes read from a pipe; errors name the file.
+
+    The header is checked first (`check_header`): a column named twice, or a
+    file separated by something other than commas, is refused rather than read
+    as pandas would (renaming the second copy, or reading one wide column).
+    """
+    check_header(source, path)
     try:
-        return pd.read_csv(io.BytesIO(source) if isinstance(source, bytes) else source, **options)
+        table = pd.read_csv(io.BytesIO(source) if isinstance(source, bytes) else source, **options)
     except UnicodeDecodeError:
         raise CommandError(_not_utf8(source, path) or f"{path} is not UTF-8 text") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+    except pd.errors.EmptyDataError:
+        raise CommandError(f"{path} is empty: a CSV file starts with a header line") from None
+    except pd.errors.ParserError as err:
         raise CommandError(f"cannot read {path} as CSV: {err}") from None
+    table.columns = [str(c).strip() for c in table.columns]  # "player1, player2": no spaces
+    return table
+
+
+#: What a file separated by other than commas is most likely separated by.
+_OTHER_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+
+
+def check_header(source: Path | bytes, path: Any) -> None:
+    """Refuse a CSV header that names a column twice or is not separated by commas."""
+    import csv
+
+    if isinstance(source, Path):
+        with open(source, "rb") as fh:
+            first = fh.readline()
+    else:
+        first = source.split(b"\n", 1)[0]
+    try:
+        line = first.decode("utf-8-sig").rstrip("\r\n")
+    except UnicodeDecodeError:
+        return  # the read that follows says where the file is not UTF-8
+    names = [name.strip() for name in next(csv.reader([line]), [])]
+    if len(names) == 1:
+        for separator, word in _OTHER_SEPARATORS.items():
+            if separator in names[0]:
+                raise CommandError(
+                    f"{path}: the header (line 1) is one column, {shown(repr(names[0]))}: the "
+                    f"file looks separated by {word}; save it with commas between the columns"
+                )
+    seen = set()
+    for name in names:
+        if name in seen and name:
+            raise CommandError(
+                f"{path}: the header (line 1) names the column {shown(repr(name))} more than "
+                "once; name each column once"
+            )
+        seen.add(name)
 
 
 def _not_utf8(source: Path | bytes, path: Any = None) -> str | None:
@@ -156,6 +201,8 @@ def _outcomes(table: pd.DataFrame, path: Any) -> np.ndarray:
     """
     from skcodex.data import check_outcome
 
+    if "y" in table.columns and "winner" in table.columns:
+        raise CommandError(f"{path} has two result columns, 'y' and 'winner'; keep one of them")
     if "y" in table.columns:
         given = table.pop("y")
         value = pd.to_numeric(given, errors="coerce")
@@ -263,6 +310,8 @@ def _deck_catalogue(
             return None
         except MatchTableError as err:
             codex_error = err
+        if not {"deck1", "deck2"} <= set(table.columns):  # the table's own error says which
+            raise CommandError(f"{path}: {codex_error}")
         texts = pd.unique(table[["deck1", "deck2"]].astype(str).to_numpy().ravel())
         try:
             catalogue = plain_catalogue_for(texts)  # open: every name seen becomes a level
