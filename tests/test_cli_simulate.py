@@ -166,6 +166,26 @@ def test_an_entrant_without_a_name_is_refused_not_named_nan(known_model, tmp_pat
     assert err.strip() == "skcodex: error: entrant number 2 has no name"
 
 
+@pytest.mark.parametrize(
+    ("option", "name", "message"),
+    [
+        ("--table", "missing/forecast.csv", "the folder .*missing does not exist"),
+        ("--plot", "missing/forecast.png", "the folder .*missing does not exist"),
+        ("--plot", "forecast.txt", "give a file name ending in one of .png"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_refused_before_simulating(
+    known_model, tmp_path, capsys, option, name, message
+):
+    model, _ = known_model
+    entrants = _entrants(tmp_path, ["player02", "player20"])
+    argv = ["simulate", model, "--entrants", entrants, "--format", "knockout"]
+    code, out, err = run([*argv, option, tmp_path / name], capsys)
+    assert code == 2 and out == ""  # nothing simulated, nothing printed
+    assert re.search(f"{option} .*: {message}", err), err
+    assert not (tmp_path / "missing").exists()
+
+
 def test_progress_says_the_share_done_and_the_time_left():
     import io
 

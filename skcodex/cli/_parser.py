@@ -473,7 +473,7 @@ def _simulate_parser(sub) -> None:
         "the nash deck rule",
     )
     simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
-    simulate.add_argument("--plot", metavar="FILE", default=None, help="write the figure (PNG)")
+    simulate.add_argument("--plot", metavar="FILE", help="write the figure (.png, .svg, .pdf)")
     simulate.add_argument("--seed", type=_non_negative, default=0, help="random seed (0)")
     simulate.add_argument("--draw-rule", **_DRAW_RULE)
     simulate.set_defaults(run=_cmd_simulate)

@@ -93,12 +93,17 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+#: The figure formats ``--plot`` writes (matplotlib's, without extra back ends).
+PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")
+
+
 def _check_files_outside(
     out: Path | None, files: dict[str, str | None], inputs: tuple[str, ...] = ()
 ) -> None:
-    """Refuse ``--table`` or ``--plot`` where writing would lose something.
+    """Refuse ``--table``, ``--plot`` or ``--html`` where they cannot be written, before any work.
 
-    Inside ``--out`` (at any depth), which the run replaces as a whole; on an
+    In a folder that does not exist; ``--plot`` in a format it is not written in;
+    inside ``--out`` (at any depth), which the run replaces as a whole; on an
     input of the run (the model, the entrants or results file, also through a
     link); on each other; or on a folder.
     """
@@ -112,6 +117,16 @@ def _check_files_outside(
             )
         if path.is_dir():
             raise CommandError(f"{flag} {files[flag]} is a folder; give a file name")
+        if not path.parent.is_dir():
+            raise CommandError(
+                f"{flag} {files[flag]}: the folder {path.parent} does not exist; create it "
+                "or write the file elsewhere"
+            )
+        if flag == "--plot" and path.suffix.lower() not in PLOT_SUFFIXES:
+            raise CommandError(
+                f"--plot {files[flag]}: give a file name ending in one of "
+                f"{', '.join(PLOT_SUFFIXES)} (the figure's format)"
+            )
         for source in _input_files(inputs):
             if _same_file(path, source):
                 raise CommandError(
