@@ -428,6 +428,11 @@ def _matches_since(X: pd.DataFrame, since: Any, groups: Any) -> int:
     count = int(np.isin(codes, late).sum())
     if count == 0:
         raise ValueError(f"no tournament starts on or after {when.date()}: nothing to hold out")
+    if count == n:
+        raise ValueError(
+            f"every tournament starts on or after {when.date()}: nothing would be left to fit "
+            "on; give a later date"
+        )
     return count
 
 

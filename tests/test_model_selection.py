@@ -401,6 +401,8 @@ def test_latest_share_split_bad_inputs():
             latest_share_split(table(), share=bad)
     with pytest.raises(ValueError, match="no tournament starts on or after 2021-01-01"):
         latest_share_split(table(), since="2021-01-01")
+    with pytest.raises(ValueError, match="every tournament starts on or after 1900-01-01: nothing"):
+        latest_share_split(table(), since="1900-01-01")
     with pytest.raises(ValueError, match="cannot read the hold-out date 'soon'"):
         latest_share_split(table(), since="soon")
     with pytest.raises(ValueError, match="needs a 'date'"):
