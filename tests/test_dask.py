@@ -48,7 +48,12 @@ def data():
 def client():
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            # a free port for the scheduler's web server, which starts even without the
+            # dashboard (on 8787 by default: taken on a shared machine, it warns)
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
