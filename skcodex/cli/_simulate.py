@@ -117,6 +117,15 @@ def _check_files_outside(
             )
         if path.is_dir():
             raise CommandError(f"{flag} {files[flag]} is a folder; give a file name")
+        for source in _input_files(inputs):
+            if _same_file(path, source):
+                raise CommandError(
+                    f"{flag} {files[flag]} is the input {source}, which the run reads; "
+                    "write it to a file of its own"
+                )
+    if len(given) == 2 and _same_file(*given.values()):
+        raise CommandError("--table and --plot name the same file; give each its own")
+    for flag, path in given.items():
         if not path.parent.is_dir():
             raise CommandError(
                 f"{flag} {files[flag]}: the folder {path.parent} does not exist; create it "
@@ -127,14 +136,6 @@ def _check_files_outside(
                 f"--plot {files[flag]}: give a file name ending in one of "
                 f"{', '.join(PLOT_SUFFIXES)} (the figure's format)"
             )
-        for source in _input_files(inputs):
-            if _same_file(path, source):
-                raise CommandError(
-                    f"{flag} {files[flag]} is the input {source}, which the run reads; "
-                    "write it to a file of its own"
-                )
-    if len(given) == 2 and _same_file(*given.values()):
-        raise CommandError("--table and --plot name the same file; give each its own")
 
 
 def _simulate(args: argparse.Namespace, fmt: Any):

@@ -17,6 +17,7 @@ import pandas as pd
 from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, PlainCatalogue, parse_deck
 from skcodex.data._dates import read_dates
 from skcodex.data._kinds import column_kinds
+from skcodex.data._spelling import close_columns, trimmed_labels
 
 REQUIRED_COLUMNS = ("player1", "player2", "deck1", "deck2")
 OPTIONAL_COLUMNS = ("period", "date", "series")
@@ -268,7 +269,7 @@ def _check_frame(X: Any, require_rows: bool) -> None:
         raise MatchTableError(
             f"the match table is missing the column(s) {', '.join(map(repr, missing))}; "
             f"it has {', '.join(map(repr, map(str, X.columns))) or 'no columns'}"
-            + _close_columns(missing, X.columns)
+            + close_columns(missing, X.columns, REQUIRED_COLUMNS)
         )
     if require_rows and len(X) == 0:
         raise MatchTableError("the match table has no rows")
@@ -348,7 +349,7 @@ def _check_optional_columns(table: pd.DataFrame, index: pd.Index) -> None:
         if isinstance(table["period"].dtype, pd.CategoricalDtype):
             table["period"] = table["period"].astype(object)
         _check_periods(table["period"], index)
-        table["period"] = _trimmed_labels(table["period"])
+        table["period"] = trimmed_labels(table["period"], normalise_name)
     if "date" in table.columns:
         table["date"] = read_dates(
             table["date"], "date", MatchTableError, where=lambda pos: _row_label(index, pos)
@@ -374,34 +375,6 @@ def _check_level_column(column: pd.Series, name: str, index: pd.Index) -> pd.Ser
             f"column {name!r} is missing a value at {_row_label(index, int(missing[0]))}"
         )
     return column
-
-
-def _close_columns(missing: list[str], columns: pd.Index) -> str:
-    """`` (did you mean 'x' for 'y'?)``: the given column each missing one is nearly spelt as.
-
-    A column that differs only in case or surrounding spaces is taken first;
-    then the closest spelling left (`difflib`), each given column at most once.
-    """
-    import difflib
-
-    left = {str(c).strip().lower(): str(c) for c in columns if str(c) not in REQUIRED_COLUMNS}
-    guesses = {}
-    for name in missing:
-        if name in left:
-            guesses[name] = left.pop(name)
-    for name in missing:
-        close = difflib.get_close_matches(name, list(left), n=1, cutoff=0.75)
-        if name not in guesses and close:
-            guesses[name] = left.pop(close[0])
-    shown = ", ".join(f"{guesses[n]!r} for {n!r}" for n in missing if n in guesses)
-    return f" (did you mean {shown}?)" if shown else ""
-
-
-def _trimmed_labels(period: pd.Series) -> pd.Series:
-    """Text period labels compared as names are (`normalise_name`): ``"T1 "`` is ``"T1"``."""
-    if period.dtype != object and not pd.api.types.is_string_dtype(period):
-        return period
-    return period.map(lambda v: normalise_name(v) if isinstance(v, str) else v)
 
 
 def _check_periods(period: pd.Series, index: pd.Index) -> None:
