@@ -10,6 +10,7 @@ import pandas as pd
 
 from skcodex.analysis._advice_event import _check_event, _event_columns, _p_best, _ranks
 from skcodex.analysis._base import INTERVAL, catalogue, check_fitted, quantiles, thin
+from skcodex.analysis._decks import repeated_deck
 from skcodex.codex import Deck, deck_label, parse_decks
 
 __all__ = ["deck_advice"]
@@ -174,13 +175,11 @@ def _check_candidates(candidates: Any, clf: Any) -> list[Deck]:
     if len(candidates) == 0:
         raise ValueError("candidates: give at least one deck to choose among")
     decks = parse_decks(list(candidates), catalogue(clf), clf.vocabulary_.decks, "candidates")
-    seen: set = set()
-    for d in decks:
-        if d in seen:
-            raise ValueError(
-                f"candidates: {deck_label(d, catalogue(clf))} is listed more than once"
-            )
-        seen.add(d)
+    twice = repeated_deck(decks)
+    if twice is not None:
+        raise ValueError(
+            f"candidates: {deck_label(decks[twice[0]], catalogue(clf))} is listed more than once"
+        )
     return decks
 
 

@@ -66,15 +66,24 @@ def _choose_decks(decks: Any, clf: Any, what: str) -> list[Deck]:
             )
         return monocolour_decks(cat)
     chosen = parse_decks(decks, cat, clf.vocabulary_.decks, what)
-    seen: dict[Deck, int] = {}
-    for i, deck in enumerate(chosen):
-        if deck in seen:
-            raise ValueError(
-                f"{what} names the deck {deck_label(deck)!r} twice (entries {seen[deck]} and "
-                f"{i}); name each deck once"
-            )
-        seen[deck] = i
+    twice = repeated_deck(chosen)
+    if twice is not None:
+        first, second = twice
+        raise ValueError(
+            f"{what} names the deck {deck_label(chosen[first], cat)!r} twice (entries "
+            f"{first} and {second}); name each deck once"
+        )
     return chosen
+
+
+def repeated_deck(decks: list[Deck]) -> tuple[int, int] | None:
+    """The positions of the first deck a list holds twice (its first and second), or None."""
+    seen: dict[Deck, int] = {}
+    for i, deck in enumerate(decks):
+        if deck in seen:
+            return seen[deck], i
+        seen[deck] = i
+    return None
 
 
 def _choose_deck_lists(clf: Any, decks1: Any, decks2: Any) -> tuple[list[Deck], list[Deck]]:
