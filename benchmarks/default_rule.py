@@ -263,7 +263,8 @@ def record(name: str, args) -> tuple[pd.DataFrame, pd.DataFrame, object]:
         X, y = data.X, data.y
         return X, y, TournamentSplit(n_splits=14), None
     X, y, cv = game_records.RECORDS[name]()
-    return X, y, cv, PlainCatalogue(specs_per_deck=0)
+    first = X["deck1"].iloc[0]  # a team or opening alone, or a Deck with its side components
+    return X, y, cv, PlainCatalogue(specs_per_deck=len(getattr(first, "specs", ())))
 
 
 def newcomer_sides(forecasts, X, y, cv) -> tuple[np.ndarray, np.ndarray]:

@@ -15,11 +15,12 @@ from skcodex.codex import (
     Catalogue,
     Deck,
     DeckParseError,
+    PlainCatalogue,
     format_deck,
     legal_decks,
     parse_deck,
 )
-from skcodex.data import check_match_table
+from skcodex.data import MatchTableError, check_match_table
 
 # The base game, written out by hand (independent of the catalogue module).
 BASE_SPECS_BY_COLOUR = {
@@ -371,3 +372,59 @@ def test_parse_rejects_empty_strings(text):
 
 def test_deck_parse_error_is_a_value_error():
     assert issubclass(DeckParseError, ValueError)
+
+
+# -- decks given as Deck values, checked against a given catalogue -----------------------
+
+
+def _table_of(deck1, deck2):
+    return pd.DataFrame({"player1": ["a"], "player2": ["b"], "deck1": [deck1], "deck2": [deck2]})
+
+
+def test_deck_values_are_checked_against_a_given_codex_catalogue():
+    good = Deck("Black", ("Anarchy", "Demonology", "Law"))
+    # case aside, spelt as the catalogue spells it; a tuple is read the same way
+    table = check_match_table(
+        _table_of(Deck("black", ("anarchy", "DEMONOLOGY", "law")), good), CODEX
+    )
+    assert list(table["deck1"]) == [good]
+    table = check_match_table(_table_of(("black", ("law", "anarchy", "demonology")), good), CODEX)
+    assert list(table["deck1"]) == [good]
+    bad = {
+        Deck("Black", ("Anarchy", "Law")): r"deck 'Black/Anarchy/Law' has 2 specs; a deck has 3",
+        Deck("Blak", ("Anarchy", "Demonology", "Law")): r"unknown starter 'Blak'.*'Black'",
+        Deck("Black", ("Anarchy", "Demonolgy", "Law")): r"unknown spec or starter 'Demonolgy'",
+        Deck("Black", ("Anarchy", "Red", "Law")): r"holds the starter 'Red' as a spec",
+        Deck("Black", ("Anarchy", "law", "Law")): r"specs must be distinct; Law appears more",
+    }
+    for deck, message in bad.items():
+        with pytest.raises(MatchTableError, match=r"column 'deck2', row 0 .*" + message):
+            check_match_table(_table_of(good, deck), CODEX)
+    # no catalogue given: Deck values are taken as they are (any game's decks)
+    odd = Deck("Knight", ("cavalry", "archers", "walls"))
+    assert list(check_match_table(_table_of(odd, good))["deck1"]) == [odd]
+
+
+def test_deck_values_are_checked_against_a_given_plain_catalogue():
+    cat = PlainCatalogue(
+        starters=["Cryx", "Cygnar"], components=["Deneghra", "Haley"], specs_per_deck=1,
+        tied_to={"Deneghra": "Cryx"},
+    )  # fmt: skip
+    table = check_match_table(
+        _table_of(Deck("cryx", ("deneghra",)), Deck("Cygnar", ("Haley",))), cat
+    )
+    assert list(table["deck1"]) == [Deck("Cryx", ("Deneghra",))]
+    bad = {
+        Deck("Cygnar", ()): r"deck 'Cygnar' has 0 component\(s\) after its starter; the catalogue "
+        r"gives every deck 1 component$",
+        Deck("Khador", ("Haley",)): r"unknown starter 'Khador'",
+        Deck("Cygnar", ("Haly",)): r"unknown component 'Haly'.*'Haley'",
+        Deck("Cygnar", ("Deneghra",)): r"'Deneghra' belongs to starter 'Cryx', not 'Cygnar'",
+    }
+    for deck, message in bad.items():
+        with pytest.raises(MatchTableError, match=r"column 'deck1', row 0 .*" + message):
+            check_match_table(_table_of(deck, Deck("Cryx", ("Deneghra",))), cat)
+    with pytest.raises(MatchTableError, match="the catalogue gives every deck 0 components"):
+        check_match_table(
+            _table_of(Deck("Ryu", ("x",)), Deck("Ken", ("y",))), PlainCatalogue(specs_per_deck=0)
+        )

@@ -167,8 +167,12 @@ def test_match_table_of_decks_with_no_or_two_components():
     assert codes.specs1.shape == (30, 0)
     mixed = data.X.astype({"deck1": object})
     mixed.loc[0, "deck1"] = Deck("char00", ("x",))
+    with pytest.raises(MatchTableError, match=r"has 1 component.* gives every deck 0 components"):
+        check_match_table(mixed, data.catalogue)  # a Deck value is checked against it
+    as_decks = data.X.assign(deck1=[mixed.loc[0, "deck1"], *table["deck1"][1:]])
+    as_decks = as_decks.assign(deck2=list(table["deck2"]))
     with pytest.raises(MatchTableError, match="same number of specs"):
-        check_match_table(mixed, data.catalogue)
+        check_match_table(as_decks)  # no catalogue: Deck values are taken as they are
 
 
 # -- the model ---------------------------------------------------------------------------

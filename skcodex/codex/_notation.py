@@ -124,6 +124,60 @@ def parse_deck(text: str, catalogue: Catalogue | PlainCatalogue | None = None) -
     return Deck(starter, specs)
 
 
+def checked_deck(deck: Deck, catalogue: Catalogue | PlainCatalogue) -> Deck:
+    """A deck given as a `Deck` checked against a catalogue, as `parse_deck` checks a string.
+
+    Its number of specs (components) must be the catalogue's, its names the
+    catalogue's (case aside, returned as the catalogue spells them), and with a
+    `PlainCatalogue` no component may be tied to another starter.
+
+    Parameters
+    ----------
+    deck : Deck
+        The deck.
+    catalogue : Catalogue or PlainCatalogue
+        What it is checked against.
+
+    Returns
+    -------
+    Deck
+        The deck, its names spelt as the catalogue spells them.
+
+    Raises
+    ------
+    DeckParseError
+        Naming the deck and what is wrong with it.
+    """
+    if isinstance(catalogue, PlainCatalogue):
+        text, k = catalogue.format(deck), catalogue.specs_per_deck
+        sw, cw = catalogue.starter_word, catalogue.component_word
+        if k is not None and len(deck.specs) != k:
+            raise DeckParseError(
+                f"deck {text!r} has {len(deck.specs)} {cw}(s) after its {sw}; the catalogue "
+                f"gives every deck {k} {cw}{'' if k == 1 else 's'}"
+            )
+        starter = catalogue._canonical(deck.starter, "starters", sw, text)
+        specs = [catalogue._canonical(c, "components", cw, text) for c in deck.specs]
+        checked = Deck(starter, specs)
+        catalogue.check_ties(checked, text)
+        return checked
+    text = "/".join([deck.starter, *deck.specs])
+    if len(deck.specs) != catalogue.specs_per_deck:
+        raise DeckParseError(
+            f"deck {text!r} has {len(deck.specs)} specs; a deck has {catalogue.specs_per_deck}"
+        )
+    starter = catalogue.canonical(deck.starter)
+    if starter not in catalogue.starters:
+        hint = difflib.get_close_matches(deck.starter, catalogue.starters, n=1)
+        also = f" (did you mean {hint[0]!r}?)" if hint else ""
+        raise DeckParseError(f"unknown starter {deck.starter!r} in deck {text!r}{also}")
+    specs = [_name(catalogue, spec, text) for spec in deck.specs]
+    not_specs = [s for s in specs if s in catalogue.starters]
+    if not_specs:
+        raise DeckParseError(f"deck {text!r} holds the starter {not_specs[0]!r} as a spec")
+    return Deck(starter, specs)
+
+
 @shared_parameters
 def format_deck(deck: Deck, catalogue: Catalogue | PlainCatalogue | None = None) -> str:
     """Write a deck in forum notation; `parse_deck` reads it back to the same deck.

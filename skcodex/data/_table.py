@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from skcodex.codex import CODEX, Catalogue, Deck, DeckParseError, PlainCatalogue, parse_deck
+from skcodex.codex._notation import checked_deck
 from skcodex.data._dates import read_dates
 from skcodex.data._kinds import column_kinds
 from skcodex.data._spelling import close_columns, trimmed_labels
@@ -153,16 +154,17 @@ def _parse_remembered(text: str, catalogue: Catalogue) -> Deck:
     return parse_deck(text, catalogue)
 
 
-def _to_deck(value: Any, catalogue: Catalogue, cache: dict) -> Deck:
+def _to_deck(value: Any, catalogue: Catalogue, cache: dict, given: bool) -> Deck:
+    """``value`` read as a deck; a `Deck` is checked against a ``given`` catalogue only."""
     if isinstance(value, Deck):
-        return value
+        return checked_deck(value, catalogue) if given else value
     if isinstance(value, str):
         deck = cache.get(value)
         if deck is None:
             deck = cache[value] = _parse_remembered(value, catalogue)
         return deck
     if isinstance(value, tuple) and len(value) == 2 and not isinstance(value[1], str):
-        return Deck(value[0], value[1])
+        return _to_deck(Deck(value[0], value[1]), catalogue, cache, given)
     raise DeckParseError(f"a deck must be a forum-notation string or a Deck, got {value!r}")
 
 
@@ -211,9 +213,9 @@ def check_match_table(
         The match table, one row a match: ``player1`` (who moves first), ``player2``,
         ``deck1``, ``deck2``, and optionally ``period`` and ``date``.
     catalogue : Catalogue or PlainCatalogue or None, default None
-        What deck strings are read against. By default the table's own
-        ``X.attrs["catalogue"]`` when it has one (a table from
-        `skcodex.datasets.load_codex_matches` does), else base Codex.
+        What deck strings, and `Deck` values, are read against: by default the table's
+        ``X.attrs["catalogue"]`` (`skcodex.datasets.load_codex_matches` sets it), else
+        base Codex for strings and no check for `Deck` values.
     require_rows : bool, default True
         Raise on an empty table.
     read_decks : bool, default True
@@ -238,11 +240,10 @@ def check_match_table(
     keep = [c for c in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *level_columns) if c in X.columns]
     table = X.loc[:, keep].copy()
     _check_players(table, X.index, X)
-    cat = table_catalogue(X, catalogue) or CODEX
-    cache: dict[str, Deck] = {}
-    sizes: set[int] = set()
+    given = table_catalogue(X, catalogue)
+    cat, cache, sizes = given or CODEX, {}, set()
     for name in ("deck1", "deck2"):
-        read = _deck_column(table[name], name, X.index, cat, cache, read_decks)
+        read = _deck_column(table[name], name, X.index, cat, cache, read_decks, given is not None)
         if read is not None:
             table[name], spec_counts = read
             sizes.update(spec_counts)
@@ -313,10 +314,11 @@ def _deck_column(
     catalogue: Catalogue | PlainCatalogue,
     cache: dict,
     read_decks: bool,
+    given: bool,
 ) -> tuple[np.ndarray, set[int]] | None:
     """A deck column read into `Deck` values (each distinct deck once) with the numbers of
     specs its decks hold; None when ``read_decks`` is False (then only checked for missing
-    decks)."""
+    decks). `Deck` values are checked against the catalogue when one is ``given``."""
     try:  # read each distinct deck once
         codes, distinct = pd.factorize(column, use_na_sentinel=True)
         distinct = np.asarray(distinct, dtype=object)
@@ -333,7 +335,7 @@ def _deck_column(
     decks = np.empty(len(distinct), dtype=object)
     for j, value in enumerate(distinct):
         try:
-            decks[j] = _to_deck(value, catalogue, cache)
+            decks[j] = _to_deck(value, catalogue, cache, given)
         except (DeckParseError, ValueError, TypeError) as err:
             pos = int(np.flatnonzero(codes == j)[0])
             raise MatchTableError(f"column {name!r}, {_row_label(index, pos)}: {err}") from None
