@@ -277,7 +277,11 @@ def test_same_player_twice(fitted_dir, capsys):
 @pytest.mark.parametrize(
     ("argv", "pattern"),
     [
-        (["fit", "m.csv", "--out", "o", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        (
+            ["fit", "m.csv", "--out", "o", "--frobnicate"],
+            r"skcodex fit: error: unrecognized arguments: --frobnicate \(see skcodex fit --help\)",
+        ),
+        (["demo", "--bogus", "1"], r"^skcodex demo: .*--bogus 1 \(see skcodex demo --help\)"),
         (["fit", "m.csv"], "required: --out"),
         (["fit", "m.csv", "--out", "o", "--draws", "0"], "at least 1"),
         (["fit", "m.csv", "--out", "o", "--draws", "many"], "whole number"),
@@ -1844,3 +1848,9 @@ def test_predict_set_choices_are_the_tournament_packages():
     assert cli_parser.SERIES_PICKS == SERIES_PICKS
     assert cli_parser.SERIES_FIRST_MOVES == SERIES_FIRST_MOVES
     assert cli_parser.SERIES_DRAW_RULES == SERIES_DRAW_RULES
+
+
+def test_match_counts_read_as_english():
+    from skcodex.cli._commands import _matches
+
+    assert [_matches(n) for n in (1, 2, 2000)] == ["1 match", "2 matches", "2,000 matches"]

@@ -91,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 0 on success, 2 for an error, 130 when interrupted.
     """
     parser = _parser.build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # named by the command given them, whose --help lists what it takes
+        command = parser.commands.get(args.command, parser)
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "tune", None) is None and hasattr(args, "draws"):
         args.tune = args.draws
     with warnings.catch_warnings():

@@ -52,7 +52,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         target_accept=args.target_accept,
     )
     print(
-        f"Fitting {what}: {len(X):,} matches, {_count(args.chains, 'chain')} of "
+        f"Fitting {what}: {_matches(len(X))}, {_count(args.chains, 'chain')} of "
         f"{args.draws:,} draws, {args.prior} prior ..."
     )
     print(fit_estimate(X, args.draws, args.tune, args.chains))
@@ -70,6 +70,11 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
 def _count(n: int, noun: str) -> str:
     """``1 chain``, ``4 chains``."""
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def _matches(n: int) -> str:
+    """``1 match``, ``2,000 matches``."""
+    return f"{n:,} match" + ("" if n == 1 else "es")
 
 
 def _print_convergence(clf: Any, X: pd.DataFrame) -> None:
@@ -101,7 +106,7 @@ def _print_evidence(clf: Any) -> None:
         return
     print(
         f"  Parts left to the data, each forecasting the last periods "
-        f"({int(evidence['matches'].iloc[0]):,} matches) from the ones before:"
+        f"({_matches(int(evidence['matches'].iloc[0]))}) from the ones before:"
     )
     for i, row in evidence.reset_index(drop=True).iterrows():
         gain = ""
@@ -140,9 +145,9 @@ def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Nam
     label = _tournaments_label(X["period"].iloc[test])
     them = "it" if label.startswith("tournament ") else "them"
     print(
-        f"Holding out {label}: {len(test):,} of {len(X):,} matches "
+        f"Holding out {label}: {len(test):,} of {_matches(len(X))} "
         f"({100 * len(test) / len(X):.1f}%), forecast by a model fitted on the "
-        f"{len(train):,} matches that ended before {them}."
+        f"{_matches(len(train))} that ended before {them}."
     )
     Xtr, Xte = X.iloc[train], X.iloc[test]
     clf = _fit(Xtr, y[train], catalogue, args, f"without {label} (to forecast {them})")
@@ -454,10 +459,10 @@ def print_results(
     )
     in_sample = brier_score(y, expected_score(clf, X))
     print("\nBrier score (lower is better; a coin flip scores 0.250):")
-    line = f"  in-sample ({len(y)} matches) {in_sample:.3f}"
+    line = f"  in-sample ({_matches(len(y))}) {in_sample:.3f}"
     if held_out is not None:
         held = brier_score(held_out.y, held_out.p_win)
-        line += f"   held-out ({held_out.label}, {len(held_out.y)} matches) {held:.3f}"
+        line += f"   held-out ({held_out.label}, {_matches(len(held_out.y))}) {held:.3f}"
         if oracle_brier is not None:
             line += f"   true probabilities on the held-out matches {oracle_brier:.3f}"
     print(line)

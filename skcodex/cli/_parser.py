@@ -173,11 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _fit_parser(sub)
-    _predict_parser(sub)
-    _demo_parser(sub)
-    _simulate_parser(sub)
-    _advise_parser(sub)
+    for add in (_fit_parser, _predict_parser, _demo_parser, _simulate_parser, _advise_parser):
+        add(sub)
+    parser.commands = dict(sub.choices)  # each command's parser, to name its own errors
     return parser
 
 
