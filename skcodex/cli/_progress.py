@@ -5,17 +5,22 @@ expected to take: a fixed part plus a part proportional to the sampler's
 work, measured on the machine the package was developed on
 (``benchmarks/fit_time_estimate.py``, ``docs/speed.md``):
 
-    seconds = FIXED_SECONDS + SECONDS_PER_WORK * rows * (draws + tune) * chains / parallel
+    seconds = FIXED_SECONDS + (SECONDS_PER_WORK * rows + SECONDS_PER_EFFECT * effects)
+              * (draws + tune) * chains / parallel
 
 ``rows`` is the number of distinct match rows (player 1, player 2 and their
 decks: the likelihood's cost per gradient evaluation grows with it, not with
-the number of matches), and ``parallel = min(chains, cores)`` the chains run at
-once. It leaves out what the table alone cannot tell: how many gradient
-evaluations a draw takes (the posterior's shape), a first fit's compilation
-(tens of seconds from empty caches), the skill walk's extra work, and other
-programs sharing the processor. The line says so and gives a range. While the
-sampler runs, nutpie's (or PyMC's) progress bar shows each chain's draws and
-the time left, on a terminal only.
+the number of matches), ``effects`` the number of effects sampled (each
+player's skill and every cell of the deck blocks, whether a match reads it or
+not: the effects' prior, their draws and their convergence checks grow with
+it; a game with hundreds of side components has tens of thousands), and
+``parallel = min(chains, cores)`` the chains run at once. It leaves out what
+the table alone cannot tell: how many gradient evaluations a draw takes (the
+posterior's shape), a first fit's compilation (tens of seconds from empty
+caches), the skill walk's extra work, and other programs sharing the processor.
+The line says so and gives a range. While the sampler runs, nutpie's (or
+PyMC's) progress bar shows each chain's draws and the time left, on a terminal
+only.
 """
 
 from __future__ import annotations
@@ -25,19 +30,23 @@ from typing import Any
 
 __all__ = [
     "FIXED_SECONDS",
+    "SECONDS_PER_EFFECT",
     "SECONDS_PER_WORK",
     "duration",
+    "effect_count",
     "expected_fit_seconds",
     "fit_estimate",
     "fit_work",
 ]
 
-#: The fixed part of a fit from a warm compile cache, seconds of an idle machine, and
-#: the seconds per unit of work (one distinct row, one step, one chain, over the chains
-#: run at once): least squares on short fits of synthetic tables of 300, 1,200 and 4,000
-#: matches (benchmarks/results/fit_time_estimate.json, docs/speed.md).
-FIXED_SECONDS = 0.12
-SECONDS_PER_WORK = 1.17e-6
+#: The fixed part of a fit from a warm compile cache, seconds of an idle machine, the
+#: seconds per unit of work (one distinct row, one step, one chain, over the chains run
+#: at once) and per effect and step: least squares on fits of synthetic Codex tables of
+#: 300, 1,200 and 4,000 matches and of games of 60 and 150 side components
+#: (benchmarks/results/fit_time_estimate.json, docs/speed.md).
+FIXED_SECONDS = 0.21
+SECONDS_PER_WORK = 5.7e-7
+SECONDS_PER_EFFECT = 6.1e-7
 
 
 def duration(seconds: float) -> str:
@@ -73,6 +82,38 @@ def fit_work(X: Any, draws: int, tune: int, chains: int, cores: int | None = Non
     return distinct_rows(X) * (draws + tune) * chains / _parallel(chains, cores)
 
 
+def effect_count(X: Any, catalogue: Any = None) -> int:
+    """The effects a fit of ``X`` samples: each player's skill and every deck-block cell.
+
+    With S starters and C side components in the table's decks, the deck blocks
+    hold S x S starter cells and, when decks have components, 2 x S x C
+    starter-against-component cells and C x C component pairs. A table that
+    cannot be read counts its players alone (its fit will say what is wrong).
+
+    Parameters
+    ----------
+    X : pandas.DataFrame
+        The match table.
+    catalogue : Catalogue or PlainCatalogue or None, default None
+        What its decks are read against (`skcodex.data.check_match_table`).
+
+    Returns
+    -------
+    int
+    """
+    from skcodex.data import check_match_table
+
+    players = set(X["player1"]) | set(X["player2"]) if len(X) else set()
+    try:
+        table = check_match_table(X, catalogue)
+    except Exception:  # the estimate never stops a fit; the fit names what is wrong
+        return len(players)
+    decks = set(table["deck1"]) | set(table["deck2"])
+    starters = len({d.starter for d in decks})
+    components = len({c for d in decks for c in d.specs})
+    return len(players) + starters**2 + 2 * starters * components + components**2
+
+
 def distinct_rows(X: Any) -> int:
     """The distinct (player 1, player 2, deck 1, deck 2) rows of a match table."""
     columns = [c for c in ("player1", "player2", "deck1", "deck2") if c in X.columns]
@@ -97,13 +138,27 @@ def slowdown(chains: int, cores: int | None = None, load: float | None = None) -
 
 
 def expected_fit_seconds(
-    X: Any, draws: int, tune: int, chains: int, cores: int | None = None
+    X: Any,
+    draws: int,
+    tune: int,
+    chains: int,
+    cores: int | None = None,
+    catalogue: Any = None,
+    effects: int | None = None,
 ) -> float:
     """The expected time of a fit of ``X`` on idle processors, in seconds (warm compile cache).
 
-    See the module's description for the formula and what it leaves out.
+    See the module's description for the formula and what it leaves out;
+    ``effects`` is `effect_count` of ``X`` read with ``catalogue`` unless given.
     """
-    return FIXED_SECONDS + SECONDS_PER_WORK * fit_work(X, draws, tune, chains, cores)
+    if effects is None:
+        effects = effect_count(X, catalogue)
+    steps = (draws + tune) * chains / _parallel(chains, cores)
+    return (
+        FIXED_SECONDS
+        + SECONDS_PER_WORK * fit_work(X, draws, tune, chains, cores)
+        + SECONDS_PER_EFFECT * effects * steps
+    )
 
 
 def fit_estimate(
@@ -113,6 +168,7 @@ def fit_estimate(
     chains: int,
     cores: int | None = None,
     load: float | None = None,
+    catalogue: Any = None,
 ) -> str:
     """The line ``skcodex fit`` prints before a fit: the expected time, a range, its basis.
 
@@ -122,14 +178,16 @@ def fit_estimate(
     >>> X = pd.DataFrame({"player1": ["a", "b"], "player2": ["b", "a"],
     ...                   "deck1": ["MonoRed", "MonoRed"], "deck2": ["MonoRed", "MonoRed"]})
     >>> fit_estimate(X, 1000, 1000, 4, cores=2, load=0.0)
-    '  expected to take under a second, from 2 distinct pairings x 2,000 steps x 4 chains'
+    '  expected to take under a second, from 2 distinct pairings and 18 effects x 2,000 steps \
+x 4 chains'
     """
-    idle = expected_fit_seconds(X, draws, tune, chains, cores)
+    effects = effect_count(X, catalogue)
+    idle = expected_fit_seconds(X, draws, tune, chains, cores, effects=effects)
     factor = slowdown(chains, cores, load)
     seconds = idle * factor
     basis = (
-        f"from {distinct_rows(X):,} distinct pairings x {draws + tune:,} steps x {chains} "
-        f"chain{'s' if chains != 1 else ''}"
+        f"from {distinct_rows(X):,} distinct pairings and {effects:,} effects x "
+        f"{draws + tune:,} steps x {chains} chain{'s' if chains != 1 else ''}"
     )
     if seconds < 1:
         return f"  expected to take under a second, {basis}"
