@@ -248,9 +248,11 @@ def test_fit_predict_and_save_a_fighting_game(fighting, tmp_path):
     )
     p = clf.predict_proba(data.X)
     assert p.shape == (len(data.X), 2) and np.all((p > 0) & (p < 1))
-    # An unseen character (given as a Deck, outside the catalogue) gets fresh draws.
-    new = data.X.iloc[:2].assign(deck1=pd.Series([Deck("nobody")] * 2, dtype=object))
-    assert np.all(np.isfinite(clf.predict_proba(new)))
+    # A character the catalogue does not list is refused, written or given as a Deck.
+    for nobody in ("nobody", Deck("nobody")):
+        new = data.X.iloc[:2].assign(deck1=pd.Series([nobody] * 2, dtype=object))
+        with pytest.raises(MatchTableError, match="unknown starter 'nobody' in deck 'nobody'"):
+            clf.predict_proba(new)
     path = clf.save(tmp_path / "fighting.skcodex")
     back = load(path)
     assert back.catalogue == clf.catalogue
