@@ -156,11 +156,7 @@ def checked_deck(deck: Deck, catalogue: Catalogue | PlainCatalogue) -> Deck:
                 f"deck {text!r} has {len(deck.specs)} {cw}(s) after its {sw}; the catalogue "
                 f"gives every deck {k} {cw}{'' if k == 1 else 's'}"
             )
-        starter = catalogue._canonical(deck.starter, "starters", sw, text)
-        specs = [catalogue._canonical(c, "components", cw, text) for c in deck.specs]
-        checked = Deck(starter, specs)
-        catalogue.check_ties(checked, text)
-        return checked
+        return catalogue._named_deck(deck.starter, deck.specs, text)
     text = "/".join([deck.starter, *deck.specs])
     if len(deck.specs) != catalogue.specs_per_deck:
         raise DeckParseError(

@@ -383,8 +383,35 @@ class PlainCatalogue:
             c.casefold() for c in self.components
         }:
             raise DeckParseError(f"deck {text!r} starts with the {cw} {parts[0]!r}, not a {sw}")
-        starter = self._canonical(parts[0], "starters", sw, text)
-        comps = [self._canonical(p, "components", cw, text) for p in parts[1:]]
+        return self._named_deck(parts[0], parts[1:], text)
+
+    def _named_deck(self, starter: str, components: Iterable[str], text: str) -> Deck:
+        """The deck of these names, spelt as listed: unknown names, repeats and ties refused.
+
+        What `parse` checks once a string is split, and what a `Deck` given as
+        it is gets checked by (`skcodex.codex._notation.checked_deck`).
+
+        Parameters
+        ----------
+        starter : str
+            The starter's name, in any case.
+        components : iterable of str
+            The components' names, in any case.
+        text : str
+            The deck as the user gave it, for the messages.
+
+        Returns
+        -------
+        Deck
+
+        Raises
+        ------
+        DeckParseError
+            Naming the problem with the deck.
+        """
+        cw, sw = self.component_word, self.starter_word
+        starter = self._canonical(starter, "starters", sw, text)
+        comps = [self._canonical(p, "components", cw, text) for p in components]
         repeated = sorted({c for c in comps if comps.count(c) > 1})
         if repeated:
             raise DeckParseError(f"deck {text!r} repeats the {cw} {', '.join(repeated)}")
