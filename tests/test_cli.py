@@ -1854,3 +1854,24 @@ def test_match_counts_read_as_english():
     from skcodex.cli._commands import _matches
 
     assert [_matches(n) for n in (1, 2, 2000)] == ["1 match", "2 matches", "2,000 matches"]
+
+
+def test_a_sigterm_whose_raise_was_swallowed_still_stops_before_publishing(tmp_path):
+    import os
+    import signal
+
+    from skcodex.cli import _output as output
+    from skcodex.cli._errors import Terminated
+
+    staging, out = tmp_path / "staging", tmp_path / "out"
+    staging.mkdir()
+    (staging / MODEL_FILE).write_text("model")
+    with pytest.raises(Terminated), output.sigterm_unwinds():
+        try:  # as a C callback does: the handler's exception is dropped there
+            os.kill(os.getpid(), signal.SIGTERM)
+        except Terminated:
+            pass
+        output.publish_output(staging, out)
+    assert not out.exists()
+    output.publish_output(staging, out)  # outside the block the flag is gone
+    assert (out / MODEL_FILE).read_text() == "model"

@@ -185,8 +185,10 @@ def publish_output(staging: Path, out: Path, outputs: frozenset[str] | None = No
     folder that cannot be renamed (a mount point, such as a container's
     volume, gives "Device or resource busy"), is instead updated in place:
     each output is copied in beside its old version and renamed over it, and
-    old outputs of this command the run did not write are removed.
+    old outputs of this command the run did not write are removed. A run
+    sent SIGTERM within `sigterm_unwinds` publishes nothing.
     """
+    _raise_if_terminated()
     outputs = fit_outputs() if outputs is None else outputs
     out = Path(os.path.abspath(out))
     old = None
@@ -247,10 +249,25 @@ def sigterm_unwinds() -> Iterator[None]:
         return
 
     def stop(signum: int, frame: Any) -> None:
+        _TERMINATED.append(signum)  # kept, should a C callback swallow the raise below
         raise Terminated("terminated (SIGTERM)")
 
+    _TERMINATED.clear()
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
+        _raise_if_terminated()
     finally:
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        _TERMINATED.clear()
+
+
+#: The SIGTERMs received within `sigterm_unwinds`. Its handler raises `Terminated`, but
+#: one that arrives inside a C callback (numba's compiler calls back into Python) has its
+#: exception printed and dropped there; the run then stops before it publishes.
+_TERMINATED: list[int] = []
+
+
+def _raise_if_terminated() -> None:
+    if _TERMINATED:
+        raise Terminated("terminated (SIGTERM)")
