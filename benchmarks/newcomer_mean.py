@@ -1,0 +1,197 @@
+"""A never-seen player drawn around the table's late arrivals, judged by the rule.
+
+The static model forecasts a player never seen in training with a skill drawn from the
+population of every player, ``N(0, sd)``. On the forum data that player usually loses
+more than the forecast says (docs/real-data.md): players who join a table after its
+first period are not a random draw from that population. This benchmark scores one
+change, fixed before any fold was scored, that touches the forecasts alone:
+
+- the *late arrivals* of a training table are its players who did not play in its
+  first period (the period of its earliest match);
+- per posterior draw ``d``, their mean skill ``m_d`` is estimated by a normal-normal
+  update: each late arrival's skill draw is one observation of ``N(m, sd_d^2)`` and
+  ``m ~ N(0, tau^2)`` a priori, with ``tau = 0.5``, the scale of the debut offset's
+  prior (the package's prior for how far a debutant's level sits from the others'):
+  ``m_d = (sum of their skills / sd_d^2) / (n / sd_d^2 + 1 / tau^2)``;
+- a never-seen player's skill is then ``N(m_d, sd_d^2)``: the same spread, moved to the
+  late arrivals' mean. A match between two never-seen players is unchanged (the means
+  cancel), and so is every match of a table without late arrivals.
+
+The fit is the static model's, so each fold is fitted once and both forecasts come from
+the same posterior draws: the paired difference carries no sampler noise, and a record
+whose forecast matches meet no newcomer gives the static model's forecasts exactly. The
+forecast integrates the never-seen cells by the package's own quadrature, with ``m_d``
+read as a known effect; with ``m_d = 0`` it reproduces ``predict_proba`` (checked on
+every fold).
+
+Each record is scored as in ``default_rule.py`` (same folds, same draws, same rule),
+with WHR on the forum data for the issue's comparison.
+
+Run: python benchmarks/newcomer_mean.py [--records codex,nfl,hockey,football,chess,nba]
+     [--draws 1000] [--out benchmarks/results/newcomer_mean.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from pathlib import Path
+
+import default_rule
+import numpy as np
+import pandas as pd
+from forecast import DEFAULT_DATA, HERE, STATIC, rating_systems
+
+from skcodex import BayesianMatchupClassifier, brier_score
+from skcodex._matchup import never_seen, prediction
+from skcodex.evaluation import log_loss
+
+NEWCOMER_MEAN = "skcodex static, newcomers around late arrivals"
+#: The prior scale of the late arrivals' mean: the debut offset's prior sd.
+TAU = 0.5
+
+
+def late_arrivals(X: pd.DataFrame) -> set:
+    """Players of ``X`` who did not play in its first period (that of its earliest match)."""
+    order = X.sort_values("date", kind="stable") if "date" in X else X
+    first = order["period"].iloc[0]
+    opening = order[order["period"] == first]
+    everyone = set(X["player1"]) | set(X["player2"])
+    return everyone - (set(opening["player1"]) | set(opening["player2"]))
+
+
+def newcomer_mean_forecasts(clf, X: pd.DataFrame, late: set, tau: float = TAU, shift=True):
+    """P(player 1 wins) with each never-seen player's skill drawn around the late arrivals.
+
+    Rows with no never-seen player, or with two, are ``predict_proba``'s. ``shift=False``
+    gives ``m_d = 0``: the static forecast through the same computation (a check).
+    """
+    p_static = clf.predict_proba(X)[:, 1]
+    _, grown, index = clf._encoded(X)
+    fitted = clf._fitted_draws()
+    forecast = fitted.layout
+    players = list(clf.vocabulary_.players)
+    codes_late = [players.index(p) for p in late if p in players]
+    n = len(codes_late)
+    if grown == forecast:
+        return p_static.copy(), n
+    known, weights, needs_draws = never_seen.never_seen_terms(forecast, grown, index)
+    size = forecast.size
+    new_side = known[:, :2] == size  # the two skill columns: a never-seen player
+    one_new = (new_side.sum(axis=1) == 1) & ~needs_draws
+    if not one_new.any() or n == 0:
+        return p_static.copy(), n
+    sd = fitted.spreads[:, [fitted.sampled_spreads.index(s) for s in forecast.spreads]]
+    sd_player = sd[:, forecast.spreads.index("player")]
+    skills = fitted.effects[:, forecast.offsets["skill"] + np.array(codes_late)]
+    precision = n / sd_player**2 + 1.0 / tau**2
+    m = skills.sum(axis=1) / sd_player**2 / precision if shift else np.zeros(len(sd_player))
+    theta = np.concatenate([fitted.effects, m[:, None]], axis=1)  # column `size`: m_d
+    rows = np.flatnonzero(one_new)
+    moved = known[rows].copy()
+    moved[moved == size] = size + 1  # the zero marker, one column further on
+    side = new_side[rows].argmax(axis=1)
+    moved[np.arange(len(rows)), side] = size  # the newcomer's skill reads m_d (its sign applies)
+    out = p_static.copy()
+    out[rows] = prediction.mean_win_probability_integrated(
+        theta, moved, forecast.signs, weights[rows], sd
+    )
+    return out, n
+
+
+def forward(X, y, cv, catalogue, draws: int, with_whr: bool) -> tuple[pd.DataFrame, dict]:
+    """Every fold fitted once: the static forecasts, the newcomer-mean ones (and WHR's)."""
+    params = {"draws": draws, "tune": draws, "random_state": 0, "catalogue": catalogue}
+    y = np.asarray(y)
+    frames, checks = [], {"largest |shift=False - predict_proba|": 0.0, "late arrivals": []}
+    for split, (train, test) in enumerate(cv.split(X, y)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf = BayesianMatchupClassifier(**params, **STATIC).fit(X.iloc[train], y[train])
+        late = late_arrivals(X.iloc[train])
+        p_static = clf.predict_proba(X.iloc[test])[:, 1]
+        p_new, n = newcomer_mean_forecasts(clf, X.iloc[test], late)
+        p_check, _ = newcomer_mean_forecasts(clf, X.iloc[test], late, shift=False)
+        checks["largest |shift=False - predict_proba|"] = max(
+            checks["largest |shift=False - predict_proba|"], float(np.abs(p_check - p_static).max())
+        )
+        checks["late arrivals"].append(n)
+        frame = pd.DataFrame(
+            {
+                "split": split,
+                "period": X["period"].iloc[test].to_numpy() if "period" in X else None,
+                "row": test,
+                "y": y[test],
+                default_rule.STATIC_NAME: p_static,
+                NEWCOMER_MEAN: p_new,
+            }
+        )
+        if with_whr:
+            whr = rating_systems()["WHR"].fit(X.iloc[train], y[train])
+            frame["WHR"] = whr.predict_proba(X.iloc[test])[:, 1]
+        frames.append(frame)
+        print(f"  fold {split}: {len(test)} matches, {n} late arrivals", flush=True)
+    return pd.concat(frames, ignore_index=True), checks
+
+
+def evaluate(name: str, args) -> dict:
+    X, y, cv, catalogue = default_rule.record(name, args)
+    started = time.time()
+    forecasts, checks = forward(X, y, cv, catalogue, args.draws, with_whr=name == "codex")
+    names = [c for c in forecasts.columns if c not in {"split", "period", "row", "y"}]
+    new = default_rule.newcomer_flags(forecasts, X, y, cv)
+    out = {"matches": len(forecasts), "folds": int(forecasts["split"].nunique()), **checks}
+    out["newcomers"] = default_rule.newcomer_split(forecasts, new, names)
+    out["windows"] = {}
+    for window, part in default_rule.halves(forecasts).items():
+        yy = part["y"].to_numpy()
+        out["windows"][window] = {
+            "matches": len(part),
+            "brier": {m: brier_score(yy, part[m]) for m in names},
+            "log loss": {m: log_loss(yy, part[m].to_numpy()) for m in names},
+            "minus static": {
+                m: default_rule.paired(part, m, default_rule.STATIC_NAME)
+                for m in names
+                if m != default_rule.STATIC_NAME
+            },
+        }
+    if "WHR" in names:
+        out["minus WHR"] = {
+            w: default_rule.paired(part, NEWCOMER_MEAN, "WHR")
+            for w, part in default_rule.halves(forecasts).items()
+        }
+    out["rule"] = default_rule.rule(forecasts, NEWCOMER_MEAN, default_rule.STATIC_NAME)
+    out["seconds"] = round(time.time() - started, 1)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", default="codex,nfl,hockey,football,chess,nba")
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "newcomer_mean.json")
+    args = parser.parse_args()
+    result = {"draws": args.draws, "tau": TAU, "records": {}}
+    if args.out.exists():  # records scored before are kept
+        result["records"] = json.loads(args.out.read_text()).get("records", {})
+    for name in args.records.split(","):
+        print(f"{name}:", flush=True)
+        result["records"][name] = evaluate(name, args)
+        windows = result["records"][name]["windows"]
+        for window, entry in windows.items():
+            brier = "  ".join(f"{m} {v:.4f}" for m, v in entry["brier"].items())
+            diff = entry["minus static"][NEWCOMER_MEAN]
+            print(f"  {window}: {brier}; minus static {diff['difference']:+.5f} ({diff['se']:.5f})")
+        args.out.write_text(json.dumps(result, indent=2) + "\n")
+    result["verdict"] = default_rule.verdict(
+        {k: {"x": v["rule"]} for k, v in result["records"].items()}, "x"
+    )
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result["verdict"], indent=2))
+
+
+if __name__ == "__main__":
+    main()
