@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,20 +11,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 
 from skcodex._compat.scikit_learn import (
-    Interval,
-    StrOptions,
     fit_context,
 )
 from skcodex._format.persistence import PersistenceMixin
 from skcodex._matchup import draws as draws_model
-from skcodex._matchup import fitting
-from skcodex._matchup.approximation import METHODS
+from skcodex._matchup import fitting, newcomers
 from skcodex._matchup.diagnostics import warn_if_not_converged
 from skcodex._matchup.forecasts import PosteriorForecasts
-from skcodex._matchup.graph import PRIORS
-from skcodex._matchup.parameters import PRIOR_PARAMS, ModelParameters
-from skcodex._matchup.sampling import SAMPLERS, FitProblem
-from skcodex.codex import Catalogue, PlainCatalogue
+from skcodex._matchup.parameters import PARAMETER_CONSTRAINTS, ModelParameters
+from skcodex._matchup.sampling import FitProblem
+from skcodex.codex import Catalogue
 from skcodex.data import (
     Vocabulary,
     adjust_for_luck,
@@ -183,6 +178,17 @@ class BayesianMatchupClassifier(
         (the default) leaves both out unless ``part_selection="forward"`` and
         the table (two periods or more) shows they forecast its own latest
         periods better.
+    newcomer_skill : {"late arrivals", "population"}, default "late arrivals"
+        What a player never seen in fit has their skill drawn around in a
+        forecast. ``"late arrivals"``: the mean skill of the training table's
+        players who did not play in its first period (they joined a table that
+        already existed, as a newcomer does), shrunk towards 0 by a normal prior
+        of sd 0.5, with the population's spread; ``late_arrivals_`` lists them.
+        ``"population"``: 0, the mean of every player. Only forecasts move
+        (never the fit), and only where a never-seen player meets a seen one; a
+        table without a ``period`` column has no late arrivals, and with the
+        debut option the model's own debut offset is used instead (see
+        [Choosing a model](../model-choice.md)).
     debut_loc : float, default 0.0
         Mean of the normal prior on the debut offset (``debut=True``).
     debut_scale : float, default 0.5
@@ -301,6 +307,10 @@ class BayesianMatchupClassifier(
         simplest`` with its standard error ``se``, and which was ``chosen``;
         ``attrs["note"]`` says why a table too short to test on kept the
         simplest model. None when no part was ``"auto"`` or could be on.
+    late_arrivals_ : ndarray of int
+        The training table's late arrivals (``newcomer_skill``): positions in
+        ``vocabulary_.players`` of the players who did not play in its first
+        period; empty without a ``period`` column.
 
     Examples
     --------
@@ -325,41 +335,12 @@ class BayesianMatchupClassifier(
         "n_features_in_",
         "convergence_problems_",
         "part_evidence_",
+        "late_arrivals_",
     )
     #: Fitted attributes files of earlier versions may lack (None when absent).
-    _optional_state: ClassVar[tuple[str, ...]] = ("part_evidence_",)
+    _optional_state: ClassVar[tuple[str, ...]] = ("part_evidence_", "late_arrivals_")
 
-    _parameter_constraints: ClassVar[dict] = {
-        # Prior bounds on the log of a spread: a loc of +-10 is a spread of e^10 (20,000
-        # log-odds) or e^-10; a scale below 1e-3 pins the spread (and makes the sampler's
-        # step sizes underflow), one above 5 spans e^+-15 within 3 scales.
-        **{f"{name}_loc": [Interval(Real, -10, 10, closed="both")] for name in PRIOR_PARAMS},
-        **{f"{name}_scale": [Interval(Real, 1e-3, 5, closed="both")] for name in PRIOR_PARAMS},
-        "time_varying": ["boolean", StrOptions({"auto"})],
-        "step_prior": [StrOptions({"exponential", "lognormal"})],
-        # a mean step of 1e-3 log-odds pins the walk at none; one of 5 is a coin toss a period
-        "sd_step_mean": [Interval(Real, 1e-3, 5, closed="both")],
-        "spec_prior": [StrOptions({"exponential", "lognormal"})],
-        "synergy": ["boolean"],
-        "familiarity": ["boolean"],
-        "prior": [StrOptions(set(PRIORS))],
-        "first_move": ["boolean"],
-        "symmetric": ["boolean"],
-        "debut": ["boolean", StrOptions({"auto"})],
-        "period_offset": ["boolean"],
-        "experience": ["boolean"],
-        "part_selection": [StrOptions({"forward", "none"})],
-        "draws": [Interval(Integral, 1, None, closed="left")],
-        "tune": [Interval(Integral, 0, None, closed="left")],
-        "chains": [Interval(Integral, 1, None, closed="left")],
-        "target_accept": [Interval(Real, 0, 1, closed="neither")],
-        "sampler": [StrOptions(set(SAMPLERS))],
-        "method": [StrOptions(set(METHODS))],
-        "random_state": ["random_state"],
-        "progressbar": ["boolean"],
-        "catalogue": [Catalogue, PlainCatalogue, None],
-        "cores": [Interval(Integral, 1, None, closed="left"), None],
-    }
+    _parameter_constraints: ClassVar[dict] = PARAMETER_CONSTRAINTS
 
     def __init__(
         self,
@@ -392,6 +373,7 @@ class BayesianMatchupClassifier(
         first_move_scale: float = 0.5,
         symmetric: bool = False,
         debut: bool | str = "auto",
+        newcomer_skill: str = "late arrivals",
         debut_loc: float = 0.0,
         debut_scale: float = 0.5,
         period_offset: bool = False,
@@ -440,6 +422,7 @@ class BayesianMatchupClassifier(
         self.first_move_scale = first_move_scale
         self.symmetric = symmetric
         self.debut = debut
+        self.newcomer_skill = newcomer_skill
         self.debut_loc = debut_loc
         self.debut_scale = debut_scale
         self.period_offset = period_offset
@@ -537,6 +520,7 @@ class BayesianMatchupClassifier(
             n_features_in_=len(columns),
             convergence_problems_=problems,
             part_evidence_=evidence,
+            late_arrivals_=newcomers.late_arrivals(table, vocab.players, time),
         )
         return self
 

@@ -202,6 +202,7 @@ KINDS: dict[str, dict[str, str]] = {
         "n_features_in_": "int",
         "convergence_problems_": "list",
         "part_evidence_": "DataFrame NoneType",
+        "late_arrivals_": "ndarray NoneType",
     },
     "MatchupEncoder": {"vocabulary_": "Vocabulary", "layout_": "Layout"},
     "EloClassifier": {**_RATINGS, "_rating": "ndarray"},

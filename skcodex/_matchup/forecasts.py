@@ -6,7 +6,8 @@ memory, never saved), the draw threshold, a saved file's derived parts, and the
 forecasts (`predict_proba`, `predict_proba_draws`, `predict_outcome_draws`,
 `predict`), with never-seen levels handled by `skcodex._matchup.never_seen`. It reads
 the fitted attributes (``idata_``, ``layout_``, ``vocabulary_``, ``catalogue_``,
-``classes_``, ``_unseen_seed``) and the ``catalogue`` parameter; the other half,
+``classes_``, ``_unseen_seed``, ``late_arrivals_``) and the ``catalogue`` and
+``newcomer_skill`` parameters; the other half,
 the parameters and `fit`, is `skcodex._classifier`.
 """
 
@@ -23,7 +24,7 @@ from skcodex._compat.scikit_learn import validate_parameter_constraints
 from skcodex._docstrings import shared_parameters
 from skcodex._matchup import debut as debut_decks
 from skcodex._matchup import draws as draws_model
-from skcodex._matchup import never_seen
+from skcodex._matchup import never_seen, newcomers
 from skcodex._matchup import readers as fit_readers
 from skcodex._matchup.layout import Layout
 from skcodex.data import MatchCodes, check_match_table, encode, table_catalogue
@@ -114,7 +115,8 @@ class PosteriorForecasts:
 
         Effects of levels seen in fit are their posterior draws; every effect
         involving a never-seen level is a fresh N(0, sd) draw per posterior
-        draw, keyed to the levels' names (the same names give the same draws).
+        draw, keyed to the levels' names (the same names give the same draws),
+        a never-seen player's skill centred as ``newcomer_skill`` says.
 
         Parameters
         ----------
@@ -141,8 +143,34 @@ class PosteriorForecasts:
                 layout,
                 levels=self._levels(codes),
                 seed=self._unseen_seed,
+                skill_mean=self._newcomer_skill_mean(),
             ),
             layout,
+        )
+
+    def _newcomer_skill_mean(self) -> np.ndarray | None:
+        """The mean of a never-seen player's skill per draw (`newcomers`), or None for 0.
+
+        None with ``newcomer_skill="population"``, with the debut option (the
+        model's own newcomer level), without late arrivals, and for a file saved
+        before they were kept.
+        """
+        if not self._late_arrivals_apply():
+            return None
+        spreads = self._views()["spreads"]
+        player_sd = spreads[:, list(self.layout_.spreads).index("player")]
+        start = self._forecast_layout.offsets[never_seen.SKILL]
+        return newcomers.skill_mean(self._views()["effects"], player_sd, start, self.late_arrivals_)
+
+    def _late_arrivals_apply(self) -> bool:
+        """Whether a never-seen player's skill is centred on the late arrivals (fitted model)."""
+        late = getattr(self, "late_arrivals_", None)
+        return (
+            getattr(self, "newcomer_skill", "population") == "late arrivals"
+            and late is not None
+            and len(late) > 0
+            and not self.layout_.options.debut
+            and "player" in self.layout_.spreads
         )
 
     def _grown_layout(self, codes) -> Layout:
@@ -179,6 +207,7 @@ class PosteriorForecasts:
             sampled_spreads=self.layout_.spreads,
             factor=views["factor"],
             seed=self._unseen_seed,
+            skill_mean=self._newcomer_skill_mean(),
         )
 
     @shared_parameters
@@ -226,7 +255,8 @@ class PosteriorForecasts:
         """Posterior mean probabilities, columns in `classes_` order.
 
         The effects of a player, starter or spec never seen in fit come from
-        their population distribution, N(0, sd): for each posterior draw,
+        their population distribution, N(0, sd) (a never-seen player's skill
+        centred as ``newcomer_skill`` says): for each posterior draw,
         their sum in a match is integrated out exactly by Gauss-Hermite
         quadrature, so
         the forecast carries no Monte Carlo noise from them. (In a symmetric

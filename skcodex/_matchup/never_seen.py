@@ -30,6 +30,8 @@ from skcodex._matchup import debut, prediction
 from skcodex._matchup.layout import Layout
 from skcodex.data import _kinds as kinds
 
+#: The block of player skills: a never-seen player's cell there may have a mean.
+SKILL = "skill"
 #: Working memory for the draws of never-seen levels in one chunk of matches.
 _NEVER_SEEN_BYTES = 64 * 2**20
 
@@ -79,7 +81,12 @@ def old_positions(old: Layout, new: Layout, positions: np.ndarray | None = None)
 
 
 def never_seen_draws(
-    sd: np.ndarray, layout: Layout, positions: np.ndarray, levels: dict, seed: int
+    sd: np.ndarray,
+    layout: Layout,
+    positions: np.ndarray,
+    levels: dict,
+    seed: int,
+    skill_mean: np.ndarray | None = None,
 ) -> np.ndarray:
     """Fresh N(0, sd) draws for new cells of ``layout``, keyed to their names.
 
@@ -105,6 +112,9 @@ def never_seen_draws(
         Level names by kind, ``{"player": [...], "starter": [...], "spec": [...],
         "epoch": [...]}``, covering ``layout``'s sizes.
     seed : int
+    skill_mean : ndarray of shape (n_draws,), optional
+        The mean of a never-seen player's skill per draw
+        (`skcodex._matchup.newcomers`); 0 when None.
 
     Returns
     -------
@@ -116,8 +126,10 @@ def never_seen_draws(
     keys = np.zeros(len(positions), dtype=np.uint64)
     spread = np.zeros(len(positions), dtype=np.int64)
     sign_of = np.zeros(len(positions))  # 0 on the diagonal of an antisymmetric block
+    skill = np.zeros(len(positions), dtype=bool)
     for j, (_, name, coords) in enumerate(_cell_positions(layout, np.asarray(positions))):
         block = declared[name]
+        skill[j] = name == SKILL
         names = [levels[k][int(i)] for k, i in zip(block.kinds, coords)]
         sign, mirror = 1.0, layout.mirror_of(block)
         if mirror == name:  # antisymmetric: one draw per unordered pair, zero on the diagonal
@@ -132,6 +144,8 @@ def never_seen_draws(
         hi = min(lo + _CELLS_PER_BLOCK, len(keys))
         scale = sd[:, spread[lo:hi]] * sign_of[lo:hi]
         out[:, lo:hi] = counter_normals(keys[lo:hi], sd.shape[0]) * scale
+    if skill_mean is not None and skill.any():
+        out[:, skill] += np.asarray(skill_mean, dtype=float)[:, None]
     return out
 
 
@@ -216,12 +230,14 @@ def extend_effects(
     *,
     levels: dict | None = None,
     seed: int,
+    skill_mean: np.ndarray | None = None,
 ) -> np.ndarray:
     """Effects in a larger layout: fitted values where known, fresh N(0, sd) draws elsewhere.
 
     The fresh draws are those of `never_seen_draws` (keyed to the levels' names,
-    or to their positions when ``levels`` is None, and to ``seed``).
-    ``levels`` and ``seed`` are keyword-only, as for `chunks_with_never_seen`.
+    or to their positions when ``levels`` is None, and to ``seed``; a never-seen
+    player's skill moved by ``skill_mean``). ``levels``, ``seed`` and
+    ``skill_mean`` are keyword-only, as for `chunks_with_never_seen`.
 
     Returns
     -------
@@ -234,7 +250,7 @@ def extend_effects(
     out[:, known] = theta[:, old_pos[known]]
     fresh = np.flatnonzero(~known)
     if len(fresh):
-        out[:, fresh] = never_seen_draws(sd, new, fresh, levels, seed)
+        out[:, fresh] = never_seen_draws(sd, new, fresh, levels, seed, skill_mean)
     return out
 
 
@@ -291,11 +307,13 @@ def chunks_with_never_seen(
     *,
     levels: dict,
     seed: int,
+    skill_mean: np.ndarray | None = None,
 ):
     """Split matches into chunks whose effects fit in memory, with never-seen cells drawn.
 
     ``index`` names positions of the grown layout ``new``; ``levels`` and
-    ``seed`` key the fresh draws (`never_seen_draws`) and are keyword-only. Yields
+    ``seed`` key the fresh draws (`never_seen_draws`, a never-seen player's
+    skill moved by ``skill_mean``) and are keyword-only. Yields
     ``(rows, theta_chunk, index_chunk)``: the matches' row numbers, the
     fitted effects followed by fresh draws for the new cells those matches
     read, and their index into that array. Matches that read no new cell
@@ -321,7 +339,7 @@ def chunks_with_never_seen(
         new_cols = np.empty(len(cells), dtype=np.int64)
         new_cols[~fresh] = known[~fresh]
         new_cols[fresh] = theta.shape[1] + np.arange(int(fresh.sum()))
-        extra = never_seen_draws(sd, new, cells[fresh], levels, seed)
+        extra = never_seen_draws(sd, new, cells[fresh], levels, seed, skill_mean)
         yield part, np.concatenate([theta, extra], axis=1), new_cols[inverse]
 
 
@@ -346,6 +364,9 @@ class FittedDraws:
         The debut deck factor per draw; None without one.
     seed : int
         The seed that keys the draws of never-seen cells.
+    skill_mean : ndarray of shape (n_draws,) or None
+        The mean of a never-seen player's skill per draw (`skcodex._matchup.newcomers`);
+        None: 0, the population's.
     """
 
     effects: np.ndarray
@@ -354,6 +375,7 @@ class FittedDraws:
     sampled_spreads: tuple
     factor: np.ndarray | None
     seed: int
+    skill_mean: np.ndarray | None = None
 
     def debut_rows(self, grown: Layout, index: np.ndarray):
         """For rows of ``index``: debut rows, deck columns and factor draws (`debut.by_rows`)."""
@@ -376,6 +398,7 @@ class FittedDraws:
             index[rows],
             levels=levels,
             seed=self.seed,
+            skill_mean=self.skill_mean,
         )
         return ((rows[part], theta, part_index) for part, theta, part_index in chunks)
 
@@ -451,6 +474,7 @@ def _integrate(fitted: FittedDraws, integrated, known, weights, by_debut, p1) ->
     sd = fitted.spreads[:, [fitted.sampled_spreads.index(s) for s in forecast.spreads]]
     deck_sd = debut.deck_spreads(forecast)
     rows_debut, columns, factor = by_debut(integrated)
+    theta, index, zero = _with_skill_mean(fitted, known[integrated])
 
     def integrate(t, i, scaled):
         at = integrated[~rows_debut] if not scaled else integrated[rows_debut]
@@ -459,12 +483,22 @@ def _integrate(fitted: FittedDraws, integrated, known, weights, by_debut, p1) ->
             scale = sd * np.where(deck_sd, factor[:, None], 1.0)
         return prediction.mean_win_probability_integrated(t, i, signs, weights[at], scale)
 
-    p1[integrated] = debut.by_rows(
-        integrate,
-        fitted.effects,
-        known[integrated],
-        rows_debut,
-        columns,
-        factor,
-        zero=forecast.size,
-    )
+    p1[integrated] = debut.by_rows(integrate, theta, index, rows_debut, columns, factor, zero=zero)
+
+
+def _with_skill_mean(fitted: FittedDraws, known: np.ndarray):
+    """``(theta, index, zero)`` in which a never-seen player's skill reads ``skill_mean``.
+
+    ``known`` is `never_seen_terms`' index (``layout.size`` for a never-seen
+    cell, read as 0). With a skill mean, it is appended to the effects as one
+    more column, the never-seen skills read it (their column's sign applies, so
+    two never-seen players' means cancel) and the zero moves one column on.
+    """
+    size = fitted.layout.size
+    if fitted.skill_mean is None:
+        return fitted.effects, known, size
+    skill = np.array([b.name == SKILL for b in fitted.layout.column_blocks])
+    index = np.where(known == size, size + 1, known)
+    index[:, skill] = np.where(known[:, skill] == size, size, index[:, skill])
+    theta = np.concatenate([fitted.effects, np.asarray(fitted.skill_mean)[:, None]], axis=1)
+    return theta, index, size + 1

@@ -11,21 +11,26 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from skcodex._compat.scikit_learn import Interval, StrOptions
 from skcodex._matchup import part_choice
+from skcodex._matchup.approximation import METHODS
 from skcodex._matchup.blocks import BLOCK_TABLE, SPREAD_TABLE
-from skcodex._matchup.graph import Layout, ModelOptions, SpreadPriors
-from skcodex._matchup.sampling import SamplingOptions
+from skcodex._matchup.graph import PRIORS, Layout, ModelOptions, SpreadPriors
+from skcodex._matchup.newcomers import NEWCOMER_SKILLS
+from skcodex._matchup.sampling import SAMPLERS, SamplingOptions
+from skcodex.codex import Catalogue, PlainCatalogue
 from skcodex.data import MatchCodes, MatchTableError, Vocabulary
 from skcodex.data._catalogues import WALK_STEPS_SLOW, warn_if_walk_is_large
 from skcodex.data._codes import walk_size
 from skcodex.data._table import check_dated
 
-__all__ = ["PRIOR_PARAMS", "ModelParameters"]
+__all__ = ["PARAMETER_CONSTRAINTS", "PRIOR_PARAMS", "ModelParameters"]
 
 
 def _missing_date(table: pd.DataFrame) -> bool:
@@ -43,6 +48,41 @@ PRIOR_PARAMS_BY_NAME = {
 PRIOR_PARAMS = tuple(PRIOR_PARAMS_BY_NAME.values())
 #: The spreads ``spec_prior`` gives its family: the spec blocks' (starter v spec, spec v spec).
 SPEC_SPREADS = ("stsp", "spsp")
+
+
+#: The constructor parameters' constraints (scikit-learn's parameter validation).
+PARAMETER_CONSTRAINTS: dict = {
+    # Prior bounds on the log of a spread: a loc of +-10 is a spread of e^10 (20,000
+    # log-odds) or e^-10; a scale below 1e-3 pins the spread (and makes the sampler's
+    # step sizes underflow), one above 5 spans e^+-15 within 3 scales.
+    **{f"{name}_loc": [Interval(Real, -10, 10, closed="both")] for name in PRIOR_PARAMS},
+    **{f"{name}_scale": [Interval(Real, 1e-3, 5, closed="both")] for name in PRIOR_PARAMS},
+    "time_varying": ["boolean", StrOptions({"auto"})],
+    "step_prior": [StrOptions({"exponential", "lognormal"})],
+    # a mean step of 1e-3 log-odds pins the walk at none; one of 5 is a coin toss a period
+    "sd_step_mean": [Interval(Real, 1e-3, 5, closed="both")],
+    "spec_prior": [StrOptions({"exponential", "lognormal"})],
+    "synergy": ["boolean"],
+    "familiarity": ["boolean"],
+    "prior": [StrOptions(set(PRIORS))],
+    "first_move": ["boolean"],
+    "symmetric": ["boolean"],
+    "debut": ["boolean", StrOptions({"auto"})],
+    "newcomer_skill": [StrOptions(set(NEWCOMER_SKILLS))],
+    "period_offset": ["boolean"],
+    "experience": ["boolean"],
+    "part_selection": [StrOptions({"forward", "none"})],
+    "draws": [Interval(Integral, 1, None, closed="left")],
+    "tune": [Interval(Integral, 0, None, closed="left")],
+    "chains": [Interval(Integral, 1, None, closed="left")],
+    "target_accept": [Interval(Real, 0, 1, closed="neither")],
+    "sampler": [StrOptions(set(SAMPLERS))],
+    "method": [StrOptions(set(METHODS))],
+    "random_state": ["random_state"],
+    "progressbar": ["boolean"],
+    "catalogue": [Catalogue, PlainCatalogue, None],
+    "cores": [Interval(Integral, 1, None, closed="left"), None],
+}
 
 
 class ModelParameters:

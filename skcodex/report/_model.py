@@ -46,6 +46,7 @@ def unrecorded_model() -> dict[str, Any]:
         **dict.fromkeys(_GAME_OPTIONS, False),
         "n_epochs": 0,
         "draw": None,
+        "late_arrivals": 0,
         "prior_kind": "unrecorded",
         "prior_name": "its prior",
         "prior_lognormal": True,
@@ -120,7 +121,9 @@ def describe_model(clf: Any) -> dict[str, Any]:
         prior in words), and the one-line summaries ``extensions`` and
         ``fitting``; for a model fitted with draws, ``draw`` (the posterior
         mean and 90% interval of the threshold and of the draw rate between
-        equal sides, as `BayesianMatchupClassifier.draw_` gives them).
+        equal sides, as `BayesianMatchupClassifier.draw_` gives them);
+        ``late_arrivals`` (how many players a never-seen player's skill is centred
+        on, 0 when it is the population's).
     """
     params = clf.get_params()
     layout = getattr(clf, "layout_", None)
@@ -155,6 +158,8 @@ def describe_model(clf: Any) -> dict[str, Any]:
         )
     else:
         fitting = f"{method} approximation, {params['draws']} draws, seed {params['random_state']}"
+    applies = getattr(clf, "_late_arrivals_apply", None)
+    late = len(clf.late_arrivals_) if layout is not None and applies and applies() else 0
     kind = _prior_kind(clf, options)
     # a spread may take the exponential prior (step_prior, spec_prior): not all log-normal
     lognormal = (
@@ -168,6 +173,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "effects": _effect_words(clf),
         "n_epochs": n_epochs if options.time_varying else 0,
         "prior": options.prior,
+        "late_arrivals": late,
         "prior_kind": kind,
         "prior_name": _prior_name(kind, codex, lognormal),
         "prior_lognormal": lognormal,
