@@ -2,7 +2,9 @@
 
 A player, starter, spec or rating period that was not in the fitted table is a
 never-seen level. Every effect that involves one (a never-seen cell) is a draw
-from its block's population distribution, ``N(0, sd)``, per posterior draw.
+from its block's population distribution, ``N(0, sd)``, per posterior draw; a
+never-seen player's skill may have a mean of its own per draw (``skill_mean``,
+the late arrivals' of `skcodex._matchup.newcomers`).
 This module is the one place that knows it:
 
 - `old_positions` maps a grown layout back to the fitted one (-1: a never-seen
