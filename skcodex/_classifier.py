@@ -520,7 +520,7 @@ class BayesianMatchupClassifier(
             n_features_in_=len(columns),
             convergence_problems_=problems,
             part_evidence_=evidence,
-            late_arrivals_=newcomers.late_arrivals(table, vocab.players, time),
+            late_arrivals_=newcomers.late_arrivals(table, vocab.players, periods),
         )
         return self
 

@@ -24,7 +24,6 @@ import numpy as np
 import pandas as pd
 
 from skcodex.data._codes import period_labels
-from skcodex.data._table import TimeOrder
 
 #: What a never-seen player's skill is drawn around (``newcomer_skill``).
 NEWCOMER_SKILLS = ("late arrivals", "population")
@@ -32,15 +31,16 @@ NEWCOMER_SKILLS = ("late arrivals", "population")
 PRIOR_SD = 0.5
 
 
-def late_arrivals(table: pd.DataFrame, players, time: TimeOrder | None = None) -> np.ndarray:
+def late_arrivals(table: pd.DataFrame, players, periods: list | None = None) -> np.ndarray:
     """Codes (positions in ``players``) of the players who missed the table's first period.
 
-    The first period is the one that begins first in time (`period_labels`); a
-    table without a ``period`` column has no late arrivals.
+    The first period is the one that begins first in time: ``periods[0]``, the
+    table's `period_labels` (computed here when not given); a table without a
+    ``period`` column has no late arrivals.
     """
     if "period" not in table.columns or not len(table):
         return np.zeros(0, dtype=np.int64)
-    first = period_labels(table, time=time)[0]
+    first = (periods or period_labels(table))[0]
     opening = table.loc[table["period"].to_numpy() == first]
     there = set(opening["player1"]) | set(opening["player2"])
     return np.array([i for i, p in enumerate(players) if p not in there], dtype=np.int64)
