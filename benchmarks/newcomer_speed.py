@@ -19,9 +19,14 @@ The script uses only the public estimator, so it also measures an older
 checkout: ``PYTHONPATH=/path/to/old python benchmarks/newcomer_speed.py
 --label before``.
 
+With ``--late-arrivals K`` the first K players are the fit's late arrivals
+(``late_arrivals_``), and each case is timed with ``newcomer_skill="population"``
+and ``"late arrivals"`` side by side, in turn within each repeat: what centring a
+never-seen player's skill on the late arrivals costs.
+
 Usage::
 
-    python benchmarks/newcomer_speed.py [--repeats 3] [--label after]
+    python benchmarks/newcomer_speed.py [--repeats 3] [--label after] [--late-arrivals K]
 
 Writes ``benchmarks/results/newcomer_speed.json`` (one entry per label) and
 prints a Markdown table.
@@ -95,42 +100,58 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--label", default="after")
     parser.add_argument("--cases", nargs="*", default=["both new", "one new"])
+    parser.add_argument("--late-arrivals", type=int, default=0)
     args = parser.parse_args(argv)
 
     clf, train_X = estimator(args.draws, seed=9)
     other, _ = estimator(args.draws, seed=9)
     other._unseen_seed = 10  # the same draws, another seed for the never-seen levels
+    settings = [None]
+    if args.late_arrivals:
+        settings = ["population", "late arrivals"]
+        clf.late_arrivals_ = other.late_arrivals_ = np.arange(args.late_arrivals)
     clf.predict_proba(train_X.iloc[:5])  # load or compile the kernels
     rows = []
     for case, X in newcomer_tables(args.rows, train_X).items():
         if case not in args.cases:
             continue
-        seconds, cpu = [], []
+        seconds = {s: [] for s in settings}
+        cpu = {s: [] for s in settings}
         for _ in range(args.repeats):
-            start, start_cpu = time.perf_counter(), time.process_time()
+            for setting in settings:  # side by side, in turn
+                if setting:
+                    clf.set_params(newcomer_skill=setting)
+                start, start_cpu = time.perf_counter(), time.process_time()
+                clf.predict_proba(X)
+                seconds[setting].append(time.perf_counter() - start)
+                cpu[setting].append(time.process_time() - start_cpu)
+        for setting in settings:
+            if setting:
+                clf.set_params(newcomer_skill=setting)
+                other.set_params(newcomer_skill=setting)
             p = clf.predict_proba(X)[:, 1]
-            seconds.append(time.perf_counter() - start)
-            cpu.append(time.process_time() - start_cpu)
-        tracemalloc.start()
-        tracemalloc.reset_peak()
-        clf.predict_proba(X)
-        peak = tracemalloc.get_traced_memory()[1] / MiB
-        tracemalloc.stop()
-        q = other.predict_proba(X)[:, 1]
-        row = {
-            "label": args.label,
-            "case": case,
-            "rows": len(X),
-            "draws": args.draws,
-            "seconds": median(seconds),
-            "cpu_seconds": median(cpu),
-            "runs": len(seconds),
-            "peak_mib": peak,
-            "seed_difference_max": float(np.abs(p - q).max()),
-            "seed_difference_sd": float(np.std(p - q)),
-        }
-        rows.append(row)
-        print(row, flush=True)
+            tracemalloc.start()
+            tracemalloc.reset_peak()
+            clf.predict_proba(X)
+            peak = tracemalloc.get_traced_memory()[1] / MiB
+            tracemalloc.stop()
+            q = other.predict_proba(X)[:, 1]
+            row = {
+                "label": args.label,
+                "case": case if setting is None else f"{case}, {setting}",
+                "rows": len(X),
+                "draws": args.draws,
+                "seconds": median(seconds[setting]),
+                "cpu_seconds": median(cpu[setting]),
+                "runs": len(seconds[setting]),
+                "peak_mib": peak,
+                "seed_difference_max": float(np.abs(p - q).max()),
+                "seed_difference_sd": float(np.std(p - q)),
+            }
+            if setting == "late arrivals":
+                row["ratio_to_population"] = row["seconds"] / rows[-1]["seconds"]
+            rows.append(row)
+            print(row, flush=True)
     path = RESULTS / "newcomer_speed.json"
     results = json.loads(path.read_text()) if path.exists() else {}
     results[args.label] = {"machine": machine(), "settings": vars(args), "table": rows}

@@ -492,15 +492,20 @@ def _with_skill_mean(fitted: FittedDraws, known: np.ndarray):
     """``(theta, index, zero)`` in which a never-seen player's skill reads ``skill_mean``.
 
     ``known`` is `never_seen_terms`' index (``layout.size`` for a never-seen
-    cell, read as 0). With a skill mean, it is appended to the effects as one
-    more column, the never-seen skills read it (their column's sign applies, so
-    two never-seen players' means cancel) and the zero moves one column on.
+    cell, read as 0). With a skill mean, ``theta`` holds the effects these rows
+    read (not a copy of every effect) and then the mean as one more column; the
+    never-seen skills read it (their column's sign applies, so two never-seen
+    players' means cancel), and ``zero``, the column after it, reads 0.
     """
     size = fitted.layout.size
-    if fitted.skill_mean is None:
-        return fitted.effects, known, size
     skill = np.array([b.name == SKILL for b in fitted.layout.column_blocks])
-    index = np.where(known == size, size + 1, known)
-    index[:, skill] = np.where(known[:, skill] == size, size, index[:, skill])
-    theta = np.concatenate([fitted.effects, np.asarray(fitted.skill_mean)[:, None]], axis=1)
-    return theta, index, size + 1
+    one_new = (known[:, skill] == size).sum(axis=1) == 1  # two: the means cancel
+    if fitted.skill_mean is None or not one_new.any():
+        return fitted.effects, known, size
+    cells = np.unique(known[known < size])
+    theta = np.empty((fitted.effects.shape[0], len(cells) + 1))
+    theta[:, :-1] = fitted.effects[:, cells]
+    theta[:, -1] = fitted.skill_mean
+    index = np.where(known < size, np.searchsorted(cells, known), len(cells) + 1)
+    index[:, skill] = np.where(known[:, skill] == size, len(cells), index[:, skill])
+    return theta, index, len(cells) + 1
