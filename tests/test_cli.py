@@ -587,8 +587,8 @@ def test_predict_notes_each_new_player(known_model, capsys, seat):
     out = _predict(model, players["--p1"], players["--p2"], capsys)
     notes = [line for line in out.splitlines() if line.startswith("note:")]
     assert notes == [
-        "note: player 'stranger' was not in the fitted matches; their skill is drawn from "
-        "the population of players, so the interval is wide."
+        "note: player 'stranger' was not in the fitted matches; their skill is drawn around "
+        "the 12 players who joined after the matches' first period, so the interval is wide."
     ]
 
 
@@ -704,8 +704,50 @@ def test_fit_fits_with_the_options_given(fitted_dir):
         "target_accept": 0.8,
         "first_move": False,
         "catalogue": None,
+        "newcomer_skill": "late arrivals",
     }
     assert {k: params[k] for k in want} == want
+
+
+def _newcomer_forecast(model, capsys) -> tuple[float, list[str]]:
+    argv = ["predict", model, "--p1", "newcomer", "--deck1", "MonoBlue"]
+    code, out, _ = run([*argv, "--p2", "player01", "--deck2", "MonoRed"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    chance = next(line for line in lines if line.startswith("P(newcomer"))
+    return float(chance.rsplit("= ", 1)[1]), [line for line in lines if line.startswith("note:")]
+
+
+def test_fit_draws_newcomers_around_the_population_when_told(
+    fitted_dir, match_csv, tmp_path, capsys
+):
+    from skcodex.analysis import match_forecast
+
+    late = load_model(fitted_dir).late_arrivals_
+    assert late is not None and len(late) > 0  # the table has late arrivals to move newcomers
+    out = tmp_path / "population"
+    static = ["--no-time-varying", "--no-debut", "--no-holdout", *FAST]
+    argv = ["fit", str(match_csv), "--out", str(out), "--newcomer-skill", "population"]
+    assert main([*argv, *static]) == 0
+    capsys.readouterr()
+    model = load_model(out)
+    assert model.newcomer_skill == "population"
+    X = pd.DataFrame(
+        {"player1": ["newcomer"], "player2": ["player01"], "deck1": ["MonoBlue"],
+         "deck2": ["MonoRed"]}
+    )  # fmt: skip
+    chance, notes = _newcomer_forecast(out / MODEL_FILE, capsys)
+    assert chance == pytest.approx(match_forecast(model, X)["mean"].iloc[0], abs=5e-4)
+    assert notes == [
+        "note: player 'newcomer' was not in the fitted matches; their skill is drawn from the "
+        "population of players, so the interval is wide."
+    ]
+    # the same draws, around the late arrivals, move the newcomer by their mean skill
+    population = match_forecast(model, X)["mean"].iloc[0]
+    model.set_params(newcomer_skill="late arrivals")
+    moved = match_forecast(model, X)["mean"].iloc[0]
+    shift = model._newcomer_skill_mean().mean()
+    assert abs(shift) > 0.01 and np.sign(moved - population) == np.sign(shift)
 
 
 class _Stub:
@@ -772,6 +814,7 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
         "debut": "auto",
         "time_varying": "auto",
         "part_selection": "none",
+        "newcomer_skill": "late arrivals",
         "prior": "balanced",
         "target_accept": 0.95,
     }
@@ -803,6 +846,9 @@ def test_fit_builds_the_classifier_from_the_options(monkeypatch, capsys, small_m
     args.debut, args.time_varying = False, False
     clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
     assert clf.params["debut"] is False and clf.params["time_varying"] is False
+    args.newcomer_skill = "population"
+    clf = commands._fit(small_matches.X, small_matches.y, None, args, "x")
+    assert clf.params["newcomer_skill"] == "population"
 
 
 @pytest.mark.filterwarnings("ignore:chains disagree", "ignore:unrelated")
@@ -926,6 +972,7 @@ def test_parser_defaults():
         "debut": None,
         "time_varying": None,
         "part_selection": "none",
+        "newcomer_skill": "late-arrivals",
         "decks": None,
         "top": 10,
         "advise": None,
@@ -1001,6 +1048,7 @@ def test_parser_runs_each_command():
         ("--decks", "MonoRed", ["MonoRed"]),
         ("--holdout-share", "0.3", 0.3),
         ("--holdout-since", "2020-03-01", "2020-03-01"),
+        ("--newcomer-skill", "population", "population"),
     ],
 )
 def test_parser_reads_values(option, value, parsed):
@@ -1021,6 +1069,7 @@ def test_parser_reads_values(option, value, parsed):
         ("--prior", "flat", "argument --prior: invalid choice: 'flat'"),
         ("--holdout-share", "1.5", "expected a number between 0 and 1, got '1.5'"),
         ("--holdout-since", "soon", "expected a date such as 2024-06-01, got 'soon'"),
+        ("--newcomer-skill", "late", "argument --newcomer-skill: invalid choice: 'late'"),
     ],
 )
 def test_parser_refuses_values(option, value, message, capsys):

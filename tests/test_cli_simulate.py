@@ -150,9 +150,10 @@ def test_a_misspelt_entrant_gets_a_did_you_mean(known_model, tmp_path, capsys):
     notes = [line for line in out.splitlines() if line.startswith("note:")]
     assert notes == [
         "note: 'playerr01' was not in the fitted matches (did you mean 'player01'?); their "
-        "skill is drawn from the population of players in every simulated tournament.",
-        "note: 'Zed Newcomer' was not in the fitted matches; their skill is drawn from the "
-        "population of players in every simulated tournament.",
+        "skill is drawn around the 12 players who joined after the matches' first period in "
+        "every simulated tournament.",
+        "note: 'Zed Newcomer' was not in the fitted matches; their skill is drawn around the "
+        "12 players who joined after the matches' first period in every simulated tournament.",
     ]
 
 

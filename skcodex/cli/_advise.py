@@ -49,7 +49,7 @@ def run_advise(args: argparse.Namespace) -> int:
         field = field.assign(
             player=[_player_id(p, players) if isinstance(p, str) else None for p in named]
         )
-    _note_unseen([player, *field.get("player", [])], players)
+    _note_unseen([player, *field.get("player", [])], clf)
     advice = deck_advice(
         clf,
         player,

@@ -15,6 +15,7 @@ import pandas as pd
 
 from skcodex.cli._draws import draw_line, expected_score, print_fit_draws
 from skcodex.cli._errors import CommandError, shown
+from skcodex.cli._model_options import NEWCOMER_SKILLS
 from skcodex.cli._output import (
     MODEL_FILE,
     load_model,
@@ -48,6 +49,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         debut=_part(args, "debut"),
         time_varying=_part(args, "time_varying"),
         part_selection=getattr(args, "part_selection", "none"),
+        newcomer_skill=NEWCOMER_SKILLS[getattr(args, "newcomer_skill", "late-arrivals")],
         prior=args.prior,
         target_accept=args.target_accept,
     )
@@ -307,15 +309,27 @@ def _did_you_mean(name: Any, players: tuple) -> str:
     return f" (did you mean {shown(repr(close[0]))}?)" if close else ""
 
 
-def _note_unseen(names: list, players: tuple) -> None:
+def newcomer_words(model: Any) -> str:
+    """How a fitted model draws the skill of a player it never saw, as the notes say it."""
+    if model.layout_.options.debut:
+        return "drawn around the level the model learned for players in their first period"
+    if model._late_arrivals_apply():
+        n = len(model.late_arrivals_)
+        who = "the 1 player" if n == 1 else f"the {n:,} players"
+        return f"drawn around {who} who joined after the matches' first period"
+    return "drawn from the population of players"
+
+
+def _note_unseen(names: list, model: Any) -> None:
     """A note for each entrant the model never saw, naming a fitted player spelt alike."""
+    players = model.vocabulary_.players
     known = set(players)
     unseen = [name for name in names if isinstance(name, (str, int)) and name not in known]
     for name in unseen[:20]:
         print(
             f"note: {shown(repr(name))} was not in the fitted matches"
-            f"{_did_you_mean(name, players)}; their skill is drawn from the population of "
-            "players in every simulated tournament."
+            f"{_did_you_mean(name, players)}; their skill is {newcomer_words(model)} in every "
+            "simulated tournament."
         )
     if len(unseen) > 20:
         print(f"note: and {len(unseen) - 20} more entrants not in the fitted matches.")
@@ -367,7 +381,7 @@ def _cmd_predict(args: argparse.Namespace) -> int:
             also = f" (did you mean {hint!r}?)" if hint is not None else ""
             print(
                 f"note: player {name!r} was not in the fitted matches{also}; their skill is "
-                "drawn from the population of players, so the interval is wide."
+                f"{newcomer_words(model)}, so the interval is wide."
             )
     for message in forecast[3:]:
         print(f"note: {message}")

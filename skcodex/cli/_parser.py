@@ -8,11 +8,12 @@ from typing import NoReturn
 
 from skcodex import __version__
 from skcodex.cli._advise import run_advise
+from skcodex.cli._checks import at_least, non_negative, positive, whole_number
 from skcodex.cli._commands import _cmd_demo, _cmd_fit
 from skcodex.cli._errors import shown
+from skcodex.cli._model_options import model_options
 from skcodex.cli._series import run_predict
 from skcodex.cli._simulate import _cmd_simulate
-from skcodex.data._catalogues import WALK_STEPS_SLOW
 
 #: Where ``skcodex demo`` writes its report unless told otherwise.
 DEMO_DIR = "skcodex-demo"
@@ -45,23 +46,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {shown(message)} (see {self.prog} --help)\n")
 
 
-def _whole_number(value: str, least: int) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
-    if n < least:
-        raise argparse.ArgumentTypeError(f"expected a number of at least {least}, got {value!r}")
-    return n
-
-
-def _at_least(least: int):
-    return lambda value: _whole_number(value, least)
-
-
-_positive, _non_negative = _at_least(1), _at_least(0)
-
-
 def _deck_list(value: str) -> str | list[str]:
     if value.strip().lower() in ("most played", "monocolour"):
         return value.strip().lower()
@@ -89,15 +73,15 @@ def _sampling_options(
     tune: int | None = None,
 ) -> None:
     p.add_argument(
-        "--draws", type=_positive, default=draws, help=f"posterior draws per chain ({draws})"
+        "--draws", type=positive, default=draws, help=f"posterior draws per chain ({draws})"
     )
     p.add_argument(
         "--tune",
-        type=_positive,
+        type=positive,
         default=tune,
         help=f"tuning steps per chain ({tune if tune else '= draws'})",
     )
-    p.add_argument("--chains", type=_positive, default=4, help="chains (4)")
+    p.add_argument("--chains", type=positive, default=4, help="chains (4)")
     p.add_argument(
         "--prior",
         choices=("lognormal", "balanced"),
@@ -111,7 +95,7 @@ def _sampling_options(
         default=target_accept,
         help=f"NUTS target acceptance rate ({target_accept})",
     )
-    p.add_argument("--seed", type=_non_negative, default=0, help="random seed (0)")
+    p.add_argument("--seed", type=non_negative, default=0, help="random seed (0)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument(
         "--no-holdout",
@@ -120,7 +104,7 @@ def _sampling_options(
     )
     p.add_argument(
         "--nash-draws",
-        type=_positive,
+        type=positive,
         default=nash_draws,
         help=f"posterior draws the Nash games are solved for ({nash_draws})",
     )
@@ -179,74 +163,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _model_options(p: argparse.ArgumentParser) -> None:
-    """The game's catalogue and the model's optional parts, as ``skcodex fit`` takes them."""
-    p.add_argument(
-        "--catalogue",
-        metavar="FILE",
-        default=None,
-        help="CSV of another game's names, header 'kind,name', rows 'starter,NAME' and "
-        "'component,NAME' (optionally 'specs_per_deck,K'); decks are then read as "
-        "starter/component/...; a header 'kind,name,starter' ties a component to the "
-        "starter named on its row (component,Deneghra,Cryx)",
-    )
-    p.add_argument(
-        "--tie-components",
-        action="store_true",
-        help="take each component the matches only ever pair with one starter as tied to it "
-        "(listed when the matches are read): a later deck holding it under another starter "
-        "is refused",
-    )
-    p.add_argument(
-        "--specs-per-deck",
-        type=_non_negative,
-        metavar="K",
-        default=None,
-        help="read decks as starter/component/... with K components each (0: characters "
-        "alone), every name seen a level",
-    )
-    sides = p.add_mutually_exclusive_group()  # a symmetric game has no first-move edge
-    sides.add_argument(
-        "--first-move",
-        action="store_true",
-        help="add an advantage of player 1 (the side listed first), for games whose deck "
-        "effects do not already carry one",
-    )
-    sides.add_argument(
-        "--symmetric",
-        action="store_true",
-        help="a game whose two sides are alike: the matchup of a against b is minus that "
-        "of b against a (not with --first-move)",
-    )
-    p.add_argument(
-        "--debut",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="learn how players play in their first period: a skill offset and a factor "
-        "on the deck effects; never-seen players are forecast as debutants (default: off, "
-        "or decided by --part-selection forward)",
-    )
-    p.add_argument(
-        "--time-varying",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="let each player's skill walk over the periods; --time-varying needs a period "
-        "column (default: off, or decided by --part-selection forward when the matches "
-        f"span two periods or more, every match is dated and the walk takes fewer than "
-        f"{WALK_STEPS_SLOW:,} steps)",
-    )
-    p.add_argument(
-        "--part-selection",
-        choices=("none", "forward"),
-        default="none",
-        help="how the parts left to the data (--debut, --time-varying not given) are "
-        "decided: none (they stay off; the default) or forward (each combination "
-        "forecasts the matches' last three periods from the ones before, and a part is "
-        "kept only when it beats the model without it by two standard errors; it costs "
-        "about one more fit, and the evidence is printed)",
-    )
-
-
 def _fit_parser(sub) -> None:
     """``skcodex fit``: a model and its report from a match table."""
     fit = sub.add_parser(
@@ -280,7 +196,7 @@ def _fit_parser(sub) -> None:
         help="report title ('Codex skills and matchups' for Codex data, else "
         "'Skills and matchups')",
     )
-    _model_options(fit)
+    model_options(fit)
     fit.add_argument(
         "--decks",
         type=_deck_list,
@@ -289,7 +205,7 @@ def _fit_parser(sub) -> None:
         help="decks of the report's matchup table and Nash weights: 'most played' "
         "(the default), 'monocolour' (Codex), or decks separated by commas",
     )
-    fit.add_argument("--top", type=_positive, default=10, help="players to list (10)")
+    fit.add_argument("--top", type=positive, default=10, help="players to list (10)")
     fit.add_argument(
         "--advise",
         metavar="PLAYER",
@@ -327,9 +243,9 @@ def _demo_parser(sub) -> None:
         f"estimates against the truth, and write the report into DIR ({DEMO_DIR}/ by "
         "default).",
     )
-    demo.add_argument("--players", type=_at_least(2), default=32, help="number of players (32)")
-    demo.add_argument("--matches", type=_at_least(8), default=800, help="matches, 8 or more (800)")
-    demo.add_argument("--top", type=_positive, default=10, help="players to list (10)")
+    demo.add_argument("--players", type=at_least(2), default=32, help="number of players (32)")
+    demo.add_argument("--matches", type=at_least(8), default=800, help="matches, 8 or more (800)")
+    demo.add_argument("--top", type=positive, default=10, help="players to list (10)")
     demo.add_argument("--out", default=DEMO_DIR, metavar="DIR", help=f"output ({DEMO_DIR})")
     demo.add_argument("--no-report", action="store_true", help="print only; write nothing")
     # 4 chains x 1000 draws after 500 tuning steps: every R-hat <= 1.01 and ESS >= 400 over
@@ -340,7 +256,7 @@ def _demo_parser(sub) -> None:
 
 
 def _odd_games(value: str) -> int:
-    n = _whole_number(value, 1)
+    n = whole_number(value, 1)
     if n % 2 == 0:
         raise argparse.ArgumentTypeError(
             f"expected an odd number of games (1, 3, 5, ...: an even number can end level), "
@@ -445,10 +361,10 @@ def _simulate_parser(sub) -> None:
         help="which entrant is player 1 in a match: random, or alternating (random)",
     )
     simulate.add_argument(
-        "--simulations", type=_positive, default=10_000, help="simulated tournaments (10000)"
+        "--simulations", type=positive, default=10_000, help="simulated tournaments (10000)"
     )
     simulate.add_argument(
-        "--top", type=_positive, default=16, help="entrants to print and plot (16)"
+        "--top", type=positive, default=16, help="entrants to print and plot (16)"
     )
     simulate.add_argument(
         "--out",
@@ -464,7 +380,7 @@ def _simulate_parser(sub) -> None:
     )
     simulate.add_argument(
         "--posterior-draws",
-        type=_positive,
+        type=positive,
         default=None,
         metavar="N",
         help="use N evenly spaced posterior draws (all by default): fewer for a large field or "
@@ -472,7 +388,7 @@ def _simulate_parser(sub) -> None:
     )
     simulate.add_argument("--table", metavar="FILE", default=None, help="write the table as CSV")
     simulate.add_argument("--plot", metavar="FILE", help="write the figure (.png, .svg, .pdf)")
-    simulate.add_argument("--seed", type=_non_negative, default=0, help="random seed (0)")
+    simulate.add_argument("--seed", type=non_negative, default=0, help="random seed (0)")
     simulate.add_argument("--draw-rule", **_DRAW_RULE)
     simulate.set_defaults(run=_cmd_simulate)
 
@@ -511,27 +427,27 @@ def _advise_parser(sub) -> None:
     )
     advise.add_argument(
         "--entrants",
-        type=_positive,
+        type=positive,
         default=None,
         metavar="N",
         help="with a field of shares and --format: how many enter, the player included",
     )
     advise.add_argument(
         "--player-seed",
-        type=_positive,
+        type=positive,
         default=1,
         metavar="K",
         help="the player's seed in the event (1, the top seed)",
     )
     advise.add_argument(
         "--simulations",
-        type=_positive,
+        type=positive,
         default=10_000,
         help="simulated events per deck, spread over the posterior draws (10000)",
     )
     advise.add_argument(
         "--posterior-draws",
-        type=_positive,
+        type=positive,
         default=200,
         metavar="N",
         help="evenly spaced posterior draws to use (200)",
@@ -544,5 +460,5 @@ def _advise_parser(sub) -> None:
     advise.add_argument(
         "--title", default=None, help="the page's title with --html ('What to bring')"
     )
-    advise.add_argument("--seed", type=_non_negative, default=0, help="random seed (0)")
+    advise.add_argument("--seed", type=non_negative, default=0, help="random seed (0)")
     advise.set_defaults(run=run_advise)

@@ -7,7 +7,13 @@ import warnings
 
 import pandas as pd
 
-from skcodex.cli._commands import _cmd_predict, _did_you_mean, _player1_words, _player_id
+from skcodex.cli._commands import (
+    _cmd_predict,
+    _did_you_mean,
+    _player1_words,
+    _player_id,
+    newcomer_words,
+)
 from skcodex.cli._draws import set_draw_words
 from skcodex.cli._errors import CommandError, shown
 from skcodex.cli._output import load_model
@@ -88,7 +94,7 @@ def _predict_series(args: argparse.Namespace) -> int:
             hint = _did_you_mean(name, players)
             print(
                 f"note: player {shown(repr(name))} was not in the fitted matches{hint}; their "
-                "skill is drawn from the population of players, so the interval is wide."
+                f"skill is {newcomer_words(model)}, so the interval is wide."
             )
     d1, d2 = ("; ".join(deck_label(d, catalogue) for d in side) for side in decks)
     p1, p2, d1, d2 = (shown(str(text)) for text in (names[0], names[1], d1, d2))

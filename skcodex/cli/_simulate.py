@@ -151,7 +151,7 @@ def _simulate(args: argparse.Namespace, fmt: Any):
     entrants = entrants.assign(
         player=[_player_id(p, players) if isinstance(p, str) else None for p in entrants["player"]]
     )
-    _note_unseen(list(entrants["player"]), players)
+    _note_unseen(list(entrants["player"]), clf)
     results = None
     if args.results:
         results = _read_csv(args.results, "results")
