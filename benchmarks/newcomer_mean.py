@@ -64,12 +64,15 @@ def late_arrivals(X: pd.DataFrame) -> set:
     return everyone - (set(opening["player1"]) | set(opening["player2"]))
 
 
-def newcomer_mean_forecasts(clf, X: pd.DataFrame, late: set, tau: float = TAU, shift=True):
+def newcomer_mean_forecasts(
+    clf, X: pd.DataFrame, late: set, tau: float = TAU, shift=True, mean=None
+):
     """P(player 1 wins) with each never-seen player's skill drawn around the late arrivals.
 
     Rows with no never-seen player, or with two, are ``predict_proba``'s with
     ``newcomer_skill="population"``. ``shift=False`` gives ``m_d = 0``: that forecast
-    through the same computation (a check).
+    through the same computation (a check). ``mean`` (one value per draw) replaces
+    ``m_d`` by another estimate of the never-seen player's level.
     """
     p_static = population(clf, X)
     _, grown, index = clf._encoded(X)
@@ -91,6 +94,7 @@ def newcomer_mean_forecasts(clf, X: pd.DataFrame, late: set, tau: float = TAU, s
     skills = fitted.effects[:, forecast.offsets["skill"] + np.array(codes_late)]
     precision = n / sd_player**2 + 1.0 / tau**2
     m = skills.sum(axis=1) / sd_player**2 / precision if shift else np.zeros(len(sd_player))
+    m = m if mean is None else np.asarray(mean, dtype=float)
     theta = np.concatenate([fitted.effects, m[:, None]], axis=1)  # column `size`: m_d
     rows = np.flatnonzero(one_new)
     moved = known[rows].copy()
