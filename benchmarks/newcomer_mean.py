@@ -156,18 +156,12 @@ def forward(X, y, cv, catalogue, draws: int, with_whr: bool) -> tuple[pd.DataFra
     return pd.concat(frames, ignore_index=True), checks
 
 
-def evaluate(name: str, args) -> dict:
-    X, y, cv, catalogue = default_rule.record(name, args)
-    started = time.time()
-    forecasts, checks = forward(X, y, cv, catalogue, args.draws, with_whr=name == "codex")
-    names = [c for c in forecasts.columns if c not in {"split", "period", "row", "y"}]
-    new = default_rule.newcomer_flags(forecasts, X, y, cv)
-    out = {"matches": len(forecasts), "folds": int(forecasts["split"].nunique()), **checks}
-    out["newcomers"] = default_rule.newcomer_split(forecasts, new, names)
-    out["windows"] = {}
+def windows(forecasts: pd.DataFrame, names: list[str]) -> dict:
+    """Per window of folds: its matches, each forecast's Brier and log loss, each minus static."""
+    out = {}
     for window, part in default_rule.halves(forecasts).items():
         yy = part["y"].to_numpy()
-        out["windows"][window] = {
+        out[window] = {
             "matches": len(part),
             "brier": {m: brier_score(yy, part[m]) for m in names},
             "log loss": {m: log_loss(yy, part[m].to_numpy()) for m in names},
@@ -177,6 +171,28 @@ def evaluate(name: str, args) -> dict:
                 if m != default_rule.STATIC_NAME
             },
         }
+    return out
+
+
+def arguments(out: str, description: str) -> argparse.Namespace:
+    """The command line of a newcomer benchmark writing ``results/<out>`` by default."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--records", default="codex,nfl,hockey,football,chess,nba")
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--out", type=Path, default=HERE / "results" / out)
+    return parser.parse_args()
+
+
+def evaluate(name: str, args) -> dict:
+    X, y, cv, catalogue = default_rule.record(name, args)
+    started = time.time()
+    forecasts, checks = forward(X, y, cv, catalogue, args.draws, with_whr=name == "codex")
+    names = [c for c in forecasts.columns if c not in {"split", "period", "row", "y"}]
+    new = default_rule.newcomer_flags(forecasts, X, y, cv)
+    out = {"matches": len(forecasts), "folds": int(forecasts["split"].nunique()), **checks}
+    out["newcomers"] = default_rule.newcomer_split(forecasts, new, names)
+    out["windows"] = windows(forecasts, names)
     if "WHR" in names:
         out["minus WHR"] = {
             w: default_rule.paired(part, NEWCOMER_MEAN, "WHR")
@@ -188,12 +204,7 @@ def evaluate(name: str, args) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", default="codex,nfl,hockey,football,chess,nba")
-    parser.add_argument("--draws", type=int, default=1000)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "newcomer_mean.json")
-    args = parser.parse_args()
+    args = arguments("newcomer_mean.json", __doc__.splitlines()[0])
     result = {"draws": args.draws, "tau": TAU, "records": {}}
     if args.out.exists():  # records scored before are kept
         result["records"] = json.loads(args.out.read_text()).get("records", {})

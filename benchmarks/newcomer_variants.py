@@ -33,19 +33,17 @@ Run: python benchmarks/newcomer_variants.py [--records codex,nfl,hockey,football
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 import warnings
-from pathlib import Path
 
 import default_rule
 import numpy as np
 import pandas as pd
-from forecast import DEFAULT_DATA, HERE, STATIC
-from newcomer_mean import TAU, newcomer_mean_forecasts, population
+from forecast import STATIC
+from newcomer_mean import TAU, arguments, newcomer_mean_forecasts, population, windows
 
-from skcodex import BayesianMatchupClassifier, brier_score
+from skcodex import BayesianMatchupClassifier
 from skcodex.data._codes import period_labels
 
 DEFAULT = "skcodex default (late arrivals)"
@@ -146,20 +144,10 @@ def evaluate(name: str, args) -> dict:
     new = default_rule.newcomer_flags(forecasts, X, y, cv)
     out = {"matches": len(forecasts), "folds": int(forecasts["split"].nunique()), **levels}
     out["newcomers"] = default_rule.newcomer_split(forecasts, new, names)
-    out["windows"] = {}
+    out["windows"] = windows(forecasts, names)
     for window, part in default_rule.halves(forecasts).items():
-        yy = part["y"].to_numpy()
-        out["windows"][window] = {
-            "matches": len(part),
-            "brier": {m: brier_score(yy, part[m]) for m in names},
-            "minus static": {
-                m: default_rule.paired(part, m, default_rule.STATIC_NAME)
-                for m in names
-                if m != default_rule.STATIC_NAME
-            },
-            "minus default": {
-                m: default_rule.paired(part, m, DEFAULT) for m in (DECONVOLVED, CALIBRATED)
-            },
+        out["windows"][window]["minus default"] = {
+            m: default_rule.paired(part, m, DEFAULT) for m in (DECONVOLVED, CALIBRATED)
         }
     out["rule"] = {
         m: default_rule.rule(forecasts, m, default_rule.STATIC_NAME)
@@ -170,12 +158,7 @@ def evaluate(name: str, args) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", default="codex,nfl,hockey,football,chess,nba")
-    parser.add_argument("--draws", type=int, default=1000)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "newcomer_variants.json")
-    args = parser.parse_args()
+    args = arguments("newcomer_variants.json", __doc__.splitlines()[0])
     result = {"draws": args.draws, "tau": TAU, "records": {}}
     for name in args.records.split(","):
         print(f"{name}:", flush=True)
