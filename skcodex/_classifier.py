@@ -25,6 +25,7 @@ from skcodex.data import (
     Vocabulary,
     adjust_for_luck,
     check_luck,
+    check_sample_weight,
     encode,
 )
 from skcodex.data._catalogues import (
@@ -444,7 +445,9 @@ class BayesianMatchupClassifier(
         self.method = method
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: pd.DataFrame, y: Any, *, luck: Any = None) -> BayesianMatchupClassifier:
+    def fit(
+        self, X: pd.DataFrame, y: Any, *, luck: Any = None, sample_weight: Any = None
+    ) -> BayesianMatchupClassifier:
         """Sample the posterior given a match table and outcomes.
 
         A fit that fails (bad input, a sampler error, an interrupt) leaves a
@@ -464,6 +467,10 @@ class BayesianMatchupClassifier(
             scale (see `skcodex.luck`). The model is then fitted to the
             luck-adjusted outcomes ``y - luck`` through the binomial
             quasi-likelihood, which stays valid outside [0, 1].
+        sample_weight : array-like of shape (n_matches,), optional
+            How much each match counts in the likelihood, each at least 0
+            (2: as much as two such matches; 0: not at all), for example more
+            for recent matches (docs: "Weighting matches"). NUTS only.
 
         Returns
         -------
@@ -477,6 +484,9 @@ class BayesianMatchupClassifier(
         if drawn:
             draws_model.check_can_fit(self, luck)
         luck = None if luck is None else check_luck(luck, len(table))
+        weights = None if sample_weight is None else check_sample_weight(sample_weight, len(table))
+        if weights is not None and self.method != "nuts":
+            raise ValueError(f"sample_weight needs method='nuts', got method={self.method!r}")
         outcome = observed if luck is None else adjust_for_luck(table, observed, luck)
         time = TimeOrder.of(table)  # the one time the fit orders the table in time
         vocab = Vocabulary.from_table(table, time=time)
@@ -489,7 +499,9 @@ class BayesianMatchupClassifier(
             # with draws an "auto" part stays off: the forward evidence scores wins only
             None
             if drawn
-            else lambda parts: self._forward_evidence(table, observed, luck, parts, select_seed),
+            else lambda parts: self._forward_evidence(
+                table, observed, luck, parts, select_seed, weights
+            ),
         )
         model_options = dataclasses.replace(model_options, draws=drawn)
         layout = self._training_layout(vocab, codes, model_options)
@@ -502,6 +514,7 @@ class BayesianMatchupClassifier(
             sampling=self._sampling_options(seed),
             method=self.method,
             level_names=fitting.level_names(vocab, layout, periods),
+            weights=weights,
         )
         idata = fitting.run(problem)
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate

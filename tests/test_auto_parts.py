@@ -128,7 +128,7 @@ def test_a_fitted_default_reports_what_it_fitted_and_a_refit_decides_afresh():
     clf = BayesianMatchupClassifier(
         draws=50, tune=50, chains=2, random_state=0, part_selection="forward"
     )
-    clf._forward_evidence = lambda table, observed, luck, parts, seed: pd.DataFrame(
+    clf._forward_evidence = lambda table, observed, luck, parts, seed, weights: pd.DataFrame(
         {"chosen": [False] * (2 ** len(parts) - 1) + [True]}
     )
     with warnings.catch_warnings():

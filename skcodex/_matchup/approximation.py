@@ -219,6 +219,8 @@ def advi_posterior(
     options = problem.sampling
     if problem.trials is not None:
         raise ValueError("ADVI draws minibatches of matches: give one index row per match")
+    if problem.weights is not None:
+        raise ValueError("method='advi' does not support sample_weight; use method='nuts'")
     if layout.options.time_varying:
         raise ValueError(
             "method='advi' does not support time_varying=True (the skill walk); use method='nuts'"

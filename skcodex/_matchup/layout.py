@@ -471,7 +471,9 @@ class Layout:
 # -- matches that read the same effects -------------------------------------------------
 
 
-def collapse_matches(index: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def collapse_matches(
+    index: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct rows of an index matrix, with how many matches and outcomes each holds.
 
     Matches with the same index row (same players, decks, first-move and
@@ -489,6 +491,10 @@ def collapse_matches(index: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.n
         `Layout.index_matrix` of the matches.
     y : ndarray of float, shape (n_matches,)
         Their outcomes (1 where player 1 won) or luck-adjusted outcomes.
+    weights : ndarray of float, shape (n_matches,), optional
+        How much each match counts (``sample_weight``): a row then holds the
+        sum of its matches' weights as ``trials`` and of their weighted
+        outcomes as ``totals``, so that weight 2 counts as two such matches.
 
     Returns
     -------
@@ -496,9 +502,9 @@ def collapse_matches(index: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.n
         The distinct rows, in sorted order (the same for the same matches in
         any order).
     trials : ndarray of float, shape (n_rows,)
-        The number of matches behind each row.
+        The number of matches behind each row (the sum of their weights).
     totals : ndarray of float, shape (n_rows,)
-        The sum of their outcomes, added in the order the matches are given.
+        The sum of their (weighted) outcomes, added in the order the matches are given.
     """
     index = np.asarray(index, dtype=np.int64)
     y = np.asarray(y, dtype=float)
@@ -511,6 +517,11 @@ def collapse_matches(index: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.n
         return index, np.zeros(0), np.zeros(0)
     rows, inverse = np.unique(index, axis=0, return_inverse=True)
     inverse = np.ravel(inverse)
-    trials = np.bincount(inverse, minlength=len(rows)).astype(float)
-    totals = np.bincount(inverse, weights=y, minlength=len(rows))
+    if weights is None:
+        trials = np.bincount(inverse, minlength=len(rows)).astype(float)
+        totals = np.bincount(inverse, weights=y, minlength=len(rows))
+    else:
+        weights = np.asarray(weights, dtype=float)
+        trials = np.bincount(inverse, weights=weights, minlength=len(rows))
+        totals = np.bincount(inverse, weights=weights * y, minlength=len(rows))
     return rows, trials, totals

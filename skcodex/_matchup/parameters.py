@@ -201,6 +201,7 @@ class ModelParameters:
         luck: np.ndarray | None,
         parts: list[str],
         seed: int,
+        weights: np.ndarray | None = None,
     ) -> pd.DataFrame:
         """`_matchup.part_choice.forward_evidence` for the ``"auto"`` ``parts`` on ``table``."""
         seeds = iter(np.random.default_rng(seed).integers(0, 2**31 - 1, size=10_000))
@@ -224,6 +225,7 @@ class ModelParameters:
                     table.iloc[train],
                     observed[train],
                     luck=None if luck is None else luck[train],
+                    sample_weight=None if weights is None else weights[train],
                 )
                 return est.predict_proba(table.iloc[test])[:, 1]
 

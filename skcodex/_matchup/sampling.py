@@ -110,6 +110,9 @@ class FitProblem:
         The draws behind each row of a `collapsed` problem of a model with
         draws (`skcodex._matchup.draws`); None when each row is one match (a draw
         where its outcome is 0.5) or the model has none.
+    weights : ndarray of float, shape (n_rows,), optional
+        How much each match counts (``sample_weight``; None: 1 each), taken
+        into ``trials``, the outcomes and the draws when `collapsed`.
     """
 
     index: np.ndarray
@@ -121,6 +124,7 @@ class FitProblem:
     level_names: Mapping[str, list] = field(default_factory=dict)
     trials: np.ndarray | None = None
     draws: np.ndarray | None = None
+    weights: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         index = np.asarray(self.index, dtype=np.int64)
@@ -133,6 +137,10 @@ class FitProblem:
         if self.trials is not None and np.shape(self.trials) != outcome.shape:
             raise ValueError(
                 f"trials must hold one count per index row, got {np.shape(self.trials)}"
+            )
+        if self.weights is not None and np.shape(self.weights) != outcome.shape:
+            raise ValueError(
+                f"weights must hold one number per index row, got {np.shape(self.weights)}"
             )
         object.__setattr__(self, "index", index)
         object.__setattr__(self, "outcome", outcome)
@@ -149,11 +157,11 @@ class FitProblem:
         (`skcodex._matchup.layout.collapse_matches`): NUTS then costs one term per
         distinct row, not one per match.
         """
-        rows, trials, totals = collapse_matches(self.index, self.outcome)
+        rows, trials, totals = collapse_matches(self.index, self.outcome, self.weights)
         draws = None
         if self.layout.options.draws:  # and the draws of each row, in the same row order
-            draws = collapse_matches(self.index, self.draw_counts())[2]
-        return replace(self, index=rows, outcome=totals, trials=trials, draws=draws)
+            draws = collapse_matches(self.index, self.draw_counts(), self.weights)[2]
+        return replace(self, index=rows, outcome=totals, trials=trials, draws=draws, weights=None)
 
     def draw_counts(self) -> np.ndarray:
         """The draws behind each row (`draws`, or 1 where one match's outcome is 0.5)."""

@@ -16,7 +16,12 @@ works on, against the `Vocabulary` of levels seen in training.
 
 from skcodex._compat.retired import retired_name
 from skcodex.data._codes import MatchCodes, Vocabulary, encode
-from skcodex.data._outcomes import adjust_for_luck, check_luck, check_outcome
+from skcodex.data._outcomes import (
+    adjust_for_luck,
+    check_luck,
+    check_outcome,
+    check_sample_weight,
+)
 from skcodex.data._table import (
     OPTIONAL_COLUMNS,
     REQUIRED_COLUMNS,
@@ -38,6 +43,7 @@ __all__ = [
     "check_luck",
     "check_match_table",
     "check_outcome",
+    "check_sample_weight",
     "encode",
     "normalise_name",
     "table_catalogue",

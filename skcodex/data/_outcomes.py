@@ -56,7 +56,58 @@ def check_luck(luck: Any, n_matches: int) -> np.ndarray:
         )
     bad = np.flatnonzero(~np.isfinite(arr))
     if len(bad):
-        raise MatchTableError(f"luck must be finite; found {arr[bad[0]]!r} at row {int(bad[0])}")
+        raise MatchTableError(
+            f"luck must be finite; found {float(arr[bad[0]])!r} at row {int(bad[0])}"
+        )
+    return arr
+
+
+def check_sample_weight(sample_weight: Any, n_matches: int) -> np.ndarray:
+    """Validate per-match weights: one finite number of at least 0 each, not all 0.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_matches,)
+        How much each match counts in the likelihood (2: as much as two such matches).
+    n_matches : int
+        The number of matches in the table.
+
+    Returns
+    -------
+    ndarray of float
+        A new one-dimensional float array (the caller's is never changed).
+
+    Raises
+    ------
+    MatchTableError
+        Naming the problem: not numbers, not one per match, not finite, negative, or
+        all 0.
+    """
+    if isinstance(sample_weight, pd.DataFrame):
+        if sample_weight.shape[1] != 1:
+            raise MatchTableError(
+                f"sample_weight must be one column of numbers, got {sample_weight.shape[1]} columns"
+            )
+        sample_weight = sample_weight.iloc[:, 0]
+    try:
+        arr = np.array(sample_weight, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise MatchTableError(f"sample_weight must be numbers (one per match): {err}") from None
+    if arr.ndim != 1:
+        raise MatchTableError(f"sample_weight must be one-dimensional, got shape {arr.shape}")
+    if len(arr) != n_matches:
+        raise MatchTableError(
+            f"sample_weight must hold one number per match: X has {n_matches} matches but "
+            f"sample_weight has {len(arr)} values"
+        )
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr < 0))
+    if len(bad):
+        raise MatchTableError(
+            f"sample_weight must be finite and at least 0; found {float(arr[bad[0]])!r} at row "
+            f"{int(bad[0])}"
+        )
+    if n_matches and not arr.any():
+        raise MatchTableError("sample_weight is 0 for every match: nothing is left to fit")
     return arr
 
 
