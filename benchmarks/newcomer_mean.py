@@ -156,8 +156,14 @@ def forward(X, y, cv, catalogue, draws: int, with_whr: bool) -> tuple[pd.DataFra
     return pd.concat(frames, ignore_index=True), checks
 
 
-def windows(forecasts: pd.DataFrame, names: list[str]) -> dict:
-    """Per window of folds: its matches, each forecast's Brier and log loss, each minus static."""
+def windows(
+    forecasts: pd.DataFrame,
+    names: list[str],
+    incumbent: str = default_rule.STATIC_NAME,
+    key: str = "minus static",
+) -> dict:
+    """Per window of folds: its matches, each forecast's Brier and log loss, each minus the
+    incumbent's (paired, under ``key``)."""
     out = {}
     for window, part in default_rule.halves(forecasts).items():
         yy = part["y"].to_numpy()
@@ -165,11 +171,7 @@ def windows(forecasts: pd.DataFrame, names: list[str]) -> dict:
             "matches": len(part),
             "brier": {m: brier_score(yy, part[m]) for m in names},
             "log loss": {m: log_loss(yy, part[m].to_numpy()) for m in names},
-            "minus static": {
-                m: default_rule.paired(part, m, default_rule.STATIC_NAME)
-                for m in names
-                if m != default_rule.STATIC_NAME
-            },
+            key: {m: default_rule.paired(part, m, incumbent) for m in names if m != incumbent},
         }
     return out
 
@@ -182,6 +184,29 @@ def arguments(out: str, description: str) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=HERE / "results" / out)
     return parser.parse_args()
+
+
+def score_records(args, result: dict, evaluate, candidates: list[str]) -> dict:
+    """Each record of ``args.records`` scored by ``evaluate``, then each candidate's verdict.
+
+    Prints every window's Brier scores and writes ``result`` to ``args.out`` after each
+    record, so that a long run keeps what it has scored.
+    """
+    for name in args.records.split(","):
+        print(f"{name}:", flush=True)
+        result["records"][name] = evaluate(name, args)
+        for window, entry in result["records"][name]["windows"].items():
+            brier = "  ".join(f"{m} {v:.4f}" for m, v in entry["brier"].items())
+            print(f"  {window}: {brier}")
+        args.out.write_text(json.dumps(result, indent=2) + "\n")
+    records = result["records"]
+    result["verdict"] = {
+        c: default_rule.verdict({k: {"x": v["rule"][c]} for k, v in records.items()}, "x")
+        for c in candidates
+    }
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result["verdict"], indent=2))
+    return result
 
 
 def evaluate(name: str, args) -> dict:

@@ -33,7 +33,6 @@ Run: python benchmarks/newcomer_variants.py [--records codex,nfl,hockey,football
 
 from __future__ import annotations
 
-import json
 import time
 import warnings
 
@@ -41,7 +40,14 @@ import default_rule
 import numpy as np
 import pandas as pd
 from forecast import STATIC
-from newcomer_mean import TAU, arguments, newcomer_mean_forecasts, population, windows
+from newcomer_mean import (
+    TAU,
+    arguments,
+    newcomer_mean_forecasts,
+    population,
+    score_records,
+    windows,
+)
 
 from skcodex import BayesianMatchupClassifier
 from skcodex.data._codes import period_labels
@@ -160,20 +166,7 @@ def evaluate(name: str, args) -> dict:
 def main() -> None:
     args = arguments("newcomer_variants.json", __doc__.splitlines()[0])
     result = {"draws": args.draws, "tau": TAU, "records": {}}
-    for name in args.records.split(","):
-        print(f"{name}:", flush=True)
-        result["records"][name] = evaluate(name, args)
-        for window, entry in result["records"][name]["windows"].items():
-            brier = "  ".join(f"{m} {v:.4f}" for m, v in entry["brier"].items())
-            print(f"  {window}: {brier}")
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
-    records = result["records"]
-    result["verdict"] = {
-        m: default_rule.verdict({k: {"x": v["rule"][m]} for k, v in records.items()}, "x")
-        for m in (DECONVOLVED, CALIBRATED)
-    }
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result["verdict"], indent=2))
+    score_records(args, result, evaluate, [DECONVOLVED, CALIBRATED])
 
 
 if __name__ == "__main__":

@@ -15,6 +15,23 @@ import pandas as pd
 from skcodex.data._table import LuckWarning, MatchTableError, _plain
 
 
+def _one_number_per_match(values: Any, name: str, meaning: str) -> np.ndarray:
+    """``values`` (a sequence, array, Series or one-column frame) as a new 1-D float array."""
+    if isinstance(values, pd.DataFrame):
+        if values.shape[1] != 1:
+            raise MatchTableError(
+                f"{name} must be one column of numbers, got {values.shape[1]} columns"
+            )
+        values = values.iloc[:, 0]
+    try:
+        arr = np.array(values, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise MatchTableError(f"{name} must be numbers ({meaning}): {err}") from None
+    if arr.ndim != 1:
+        raise MatchTableError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    return arr
+
+
 def check_luck(luck: Any, n_matches: int) -> np.ndarray:
     """Validate per-match net luck for player 1 (win-probability scale), one finite float each.
 
@@ -35,20 +52,7 @@ def check_luck(luck: Any, n_matches: int) -> np.ndarray:
     MatchTableError
         Naming the problem: not numbers, not one per match, or not finite.
     """
-    if isinstance(luck, pd.DataFrame):
-        if luck.shape[1] != 1:
-            raise MatchTableError(
-                f"luck must be one column of numbers, got {luck.shape[1]} columns"
-            )
-        luck = luck.iloc[:, 0]
-    try:
-        arr = np.asarray(luck, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise MatchTableError(
-            f"luck must be numbers (player 1's net luck per match): {err}"
-        ) from None
-    if arr.ndim != 1:
-        raise MatchTableError(f"luck must be one-dimensional, got shape {arr.shape}")
+    arr = _one_number_per_match(luck, "luck", "player 1's net luck per match")
     if len(arr) != n_matches:
         raise MatchTableError(
             f"luck must hold one number per match: X has {n_matches} matches but luck has "
@@ -83,18 +87,7 @@ def check_sample_weight(sample_weight: Any, n_matches: int) -> np.ndarray:
         Naming the problem: not numbers, not one per match, not finite, negative, or
         all 0.
     """
-    if isinstance(sample_weight, pd.DataFrame):
-        if sample_weight.shape[1] != 1:
-            raise MatchTableError(
-                f"sample_weight must be one column of numbers, got {sample_weight.shape[1]} columns"
-            )
-        sample_weight = sample_weight.iloc[:, 0]
-    try:
-        arr = np.array(sample_weight, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise MatchTableError(f"sample_weight must be numbers (one per match): {err}") from None
-    if arr.ndim != 1:
-        raise MatchTableError(f"sample_weight must be one-dimensional, got shape {arr.shape}")
+    arr = _one_number_per_match(sample_weight, "sample_weight", "one per match")
     if len(arr) != n_matches:
         raise MatchTableError(
             f"sample_weight must hold one number per match: X has {n_matches} matches but "
