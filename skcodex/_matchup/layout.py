@@ -517,11 +517,7 @@ def collapse_matches(
         return index, np.zeros(0), np.zeros(0)
     rows, inverse = np.unique(index, axis=0, return_inverse=True)
     inverse = np.ravel(inverse)
-    if weights is None:
-        trials = np.bincount(inverse, minlength=len(rows)).astype(float)
-        totals = np.bincount(inverse, weights=y, minlength=len(rows))
-    else:
-        weights = np.asarray(weights, dtype=float)
-        trials = np.bincount(inverse, weights=weights, minlength=len(rows))
-        totals = np.bincount(inverse, weights=weights * y, minlength=len(rows))
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+    trials = np.bincount(inverse, weights=weights, minlength=len(rows))
+    totals = np.bincount(inverse, weights=weights * y, minlength=len(rows))
     return rows, trials, totals
