@@ -419,18 +419,6 @@ def test_convergence_summary(fitted):
     assert summary["problems"] == fitted.convergence_problems_
 
 
-@pytest.mark.parametrize("name", ["skills", "matchups", "nash"])
-def test_docstring_examples_run(name):
-    import doctest
-    import importlib
-
-    module = importlib.import_module(f"skcodex.analysis._{name}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the examples' quick fits warn about their size
-        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
-
-
 def test_extension_table_reads_each_optional_part_from_the_posterior(small_matches):
     """Each row against the named posterior variables (`idata_`), computed independently."""
     from skcodex.analysis import extension_table

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import math
 import pickle
@@ -705,12 +704,6 @@ def test_cross_val_score_passes_luck_per_fold(data):
         EloClassifier(), data.X, data.y, scoring=brier_scorer, cv=TimeSeriesSplit(n_splits=3)
     )
     np.testing.assert_allclose(scores, plain)
-
-
-@pytest.mark.parametrize("module", [glicko2_module, elo_module])
-def test_docstring_examples_run(module):
-    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # ---------------------------------------------------------------------------

@@ -125,7 +125,8 @@ def part_evidence(clf: Any) -> pd.DataFrame:
     >>> from skcodex.datasets import make_matches
     >>> X, y = make_matches(n_players=10, n_matches=120, n_tournaments=5, random_state=0,
     ...                     return_X_y=True)
-    >>> clf = BayesianMatchupClassifier(draws=40, tune=40, chains=2, random_state=0).fit(X, y)
+    >>> clf = BayesianMatchupClassifier(part_selection="forward", draws=40, tune=40, chains=2,
+    ...                                 random_state=0).fit(X, y)
     >>> part_evidence(clf)["candidate"].tolist()
     ['static', 'walk', 'debut', 'debut + walk']
     """
