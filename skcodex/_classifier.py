@@ -10,9 +10,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 
-from skcodex._compat.scikit_learn import (
-    fit_context,
-)
+from skcodex._compat.scikit_learn import fit_context
 from skcodex._format.persistence import PersistenceMixin
 from skcodex._matchup import draws as draws_model
 from skcodex._matchup import fitting, newcomers
@@ -21,17 +19,8 @@ from skcodex._matchup.forecasts import PosteriorForecasts
 from skcodex._matchup.parameters import PARAMETER_CONSTRAINTS, ModelParameters
 from skcodex._matchup.sampling import FitProblem
 from skcodex.codex import Catalogue
-from skcodex.data import (
-    Vocabulary,
-    adjust_for_luck,
-    check_luck,
-    check_sample_weight,
-    encode,
-)
-from skcodex.data._catalogues import (
-    checked_with_catalogue,
-    spelled_alike,
-)
+from skcodex.data import Vocabulary, adjust_for_luck, check_luck, check_sample_weight, encode
+from skcodex.data._catalogues import checked_with_catalogue, spelled_alike
 from skcodex.data._codes import period_labels
 from skcodex.data._table import TimeOrder
 
@@ -221,8 +210,15 @@ class BayesianMatchupClassifier(
         (``experience=True``).
     log_sd_experience_scale : float, default 0.5
         Standard deviation of the prior on the log of the experience effects' spread.
+    half_life : float, "auto" or None, default None
+        Count recent matches more: a match ``age`` rating periods older than the
+        table's latest weighs ``0.5 ** (age / half_life)`` in the likelihood
+        (times its ``sample_weight``); ``half_life_`` keeps the one fitted.
+        None: every match alike. ``"auto"``: 8, 4 or 2 periods or none, decided
+        after the ``"auto"`` parts when ``part_selection="forward"`` (otherwise
+        none; ``half_life_evidence_``). Needs a ``period`` column and NUTS.
     part_selection : {"none", "forward"}, default "none"
-        How the ``"auto"`` parts (``debut``, ``time_varying``) are decided.
+        How the ``"auto"`` parts (``debut``, ``time_varying``, ``half_life``) are decided.
         ``"none"``: they are off, the static model (the parts did not pass the
         rule for changing a default, see [Choosing a model](../model-choice.md)).
         ``"forward"``: by the table's own evidence. Every combination of the
@@ -308,6 +304,13 @@ class BayesianMatchupClassifier(
         simplest`` with its standard error ``se``, and which was ``chosen``;
         ``attrs["note"]`` says why a table too short to test on kept the
         simplest model. None when no part was ``"auto"`` or could be on.
+    half_life_ : float or None
+        The half-life, in rating periods, the matches were weighed by
+        (``half_life``); None when every match counted alike.
+    half_life_evidence_ : pandas.DataFrame or None
+        How an ``"auto"`` half-life was decided: the columns of
+        ``part_evidence_``, one row per half-life (``"no weighting"`` first).
+        None when the half-life was not decided by evidence.
     late_arrivals_ : ndarray of int
         The training table's late arrivals (``newcomer_skill``): positions in
         ``vocabulary_.players`` of the players who did not play in its first
@@ -337,9 +340,16 @@ class BayesianMatchupClassifier(
         "convergence_problems_",
         "part_evidence_",
         "late_arrivals_",
+        "half_life_",
+        "half_life_evidence_",
     )
     #: Fitted attributes files of earlier versions may lack (None when absent).
-    _optional_state: ClassVar[tuple[str, ...]] = ("part_evidence_", "late_arrivals_")
+    _optional_state: ClassVar[tuple[str, ...]] = (
+        "part_evidence_",
+        "late_arrivals_",
+        "half_life_",
+        "half_life_evidence_",
+    )
 
     _parameter_constraints: ClassVar[dict] = PARAMETER_CONSTRAINTS
 
@@ -383,6 +393,7 @@ class BayesianMatchupClassifier(
         experience: bool = False,
         log_sd_experience_loc: float = -1.0,
         log_sd_experience_scale: float = 0.5,
+        half_life: float | str | None = None,
         part_selection: str = "none",
         draws: int = 1000,
         tune: int = 1000,
@@ -432,6 +443,7 @@ class BayesianMatchupClassifier(
         self.experience = experience
         self.log_sd_experience_loc = log_sd_experience_loc
         self.log_sd_experience_scale = log_sd_experience_scale
+        self.half_life = half_life
         self.part_selection = part_selection
         self.draws = draws
         self.tune = tune
@@ -485,25 +497,14 @@ class BayesianMatchupClassifier(
             draws_model.check_can_fit(self, luck)
         luck = None if luck is None else check_luck(luck, len(table))
         weights = None if sample_weight is None else check_sample_weight(sample_weight, len(table))
-        if weights is not None and self.method != "nuts":
-            raise ValueError(f"sample_weight needs method='nuts', got method={self.method!r}")
         outcome = observed if luck is None else adjust_for_luck(table, observed, luck)
         time = TimeOrder.of(table)  # the one time the fit orders the table in time
         vocab = Vocabulary.from_table(table, time=time)
         codes = encode(table, vocab, time=time)
         rng = check_random_state(self.random_state)
         seed, never_seen_seed, select_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=3))
-        model_options, evidence = self._resolved_options(
-            table,
-            codes,
-            # with draws an "auto" part stays off: the forward evidence scores wins only
-            None
-            if drawn
-            else lambda parts: self._forward_evidence(
-                table, observed, luck, parts, select_seed, weights
-            ),
-        )
-        model_options = dataclasses.replace(model_options, draws=drawn)
+        plan = self._fit_plan(table, codes, observed, luck, weights, select_seed)
+        model_options = dataclasses.replace(plan.options, draws=drawn)
         layout = self._training_layout(vocab, codes, model_options)
         periods = period_labels(table, time=time) if "period" in table.columns else []
         problem = FitProblem(
@@ -514,7 +515,7 @@ class BayesianMatchupClassifier(
             sampling=self._sampling_options(seed),
             method=self.method,
             level_names=fitting.level_names(vocab, layout, periods),
-            weights=weights,
+            weights=plan.weights,
         )
         idata = fitting.run(problem)
         # MCMC diagnostics (R-hat, ESS, divergences) apply to NUTS draws; the approximate
@@ -532,7 +533,9 @@ class BayesianMatchupClassifier(
             feature_names_in_=columns,
             n_features_in_=len(columns),
             convergence_problems_=problems,
-            part_evidence_=evidence,
+            part_evidence_=plan.part_evidence,
+            half_life_=plan.half_life,
+            half_life_evidence_=plan.half_life_evidence,
             late_arrivals_=newcomers.late_arrivals(table, vocab.players, periods),
         )
         return self

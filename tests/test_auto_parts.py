@@ -120,7 +120,7 @@ def test_a_value_other_than_a_boolean_or_auto_is_refused(name):
         BayesianMatchupClassifier(**{name: "on"}).fit(X, np.ones(len(X), dtype=int))
 
 
-def test_a_fitted_default_reports_what_it_fitted_and_a_refit_decides_afresh():
+def test_a_fitted_default_reports_what_it_fitted_and_a_refit_decides_afresh(monkeypatch):
     X, y = make_matches(
         n_players=12, n_matches=120, n_tournaments=3, random_state=3, return_X_y=True
     )
@@ -128,8 +128,12 @@ def test_a_fitted_default_reports_what_it_fitted_and_a_refit_decides_afresh():
     clf = BayesianMatchupClassifier(
         draws=50, tune=50, chains=2, random_state=0, part_selection="forward"
     )
-    clf._forward_evidence = lambda table, observed, luck, parts, seed, weights: pd.DataFrame(
-        {"chosen": [False] * (2 ** len(parts) - 1) + [True]}
+    monkeypatch.setattr(
+        part_choice,
+        "candidate_evidence",
+        lambda table, outcome, combos, fit_and_forecast: pd.DataFrame(
+            {"chosen": [False] * (len(combos) - 1) + [True]}
+        ),
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

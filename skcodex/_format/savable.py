@@ -203,6 +203,8 @@ KINDS: dict[str, dict[str, str]] = {
         "convergence_problems_": "list",
         "part_evidence_": "DataFrame NoneType",
         "late_arrivals_": "ndarray NoneType",
+        "half_life_": "float NoneType",
+        "half_life_evidence_": "DataFrame NoneType",
     },
     "MatchupEncoder": {"vocabulary_": "Vocabulary", "layout_": "Layout"},
     "EloClassifier": {**_RATINGS, "_rating": "ndarray"},

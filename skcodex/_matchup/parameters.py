@@ -18,7 +18,8 @@ import pandas as pd
 from sklearn.base import clone
 
 from skcodex._compat.scikit_learn import Interval, StrOptions
-from skcodex._matchup import part_choice
+from skcodex._matchup import draws as draws_model
+from skcodex._matchup import part_choice, recency
 from skcodex._matchup.approximation import METHODS
 from skcodex._matchup.blocks import BLOCK_TABLE, SPREAD_TABLE
 from skcodex._matchup.graph import PRIORS, Layout, ModelOptions, SpreadPriors
@@ -30,7 +31,7 @@ from skcodex.data._catalogues import WALK_STEPS_SLOW, warn_if_walk_is_large
 from skcodex.data._codes import walk_size
 from skcodex.data._table import check_dated
 
-__all__ = ["PARAMETER_CONSTRAINTS", "PRIOR_PARAMS", "ModelParameters"]
+__all__ = ["PARAMETER_CONSTRAINTS", "PRIOR_PARAMS", "FitPlan", "ModelParameters"]
 
 
 def _missing_date(table: pd.DataFrame) -> bool:
@@ -48,6 +49,22 @@ PRIOR_PARAMS_BY_NAME = {
 PRIOR_PARAMS = tuple(PRIOR_PARAMS_BY_NAME.values())
 #: The spreads ``spec_prior`` gives its family: the spec blocks' (starter v spec, spec v spec).
 SPEC_SPREADS = ("stsp", "spsp")
+
+
+@dataclasses.dataclass(frozen=True)
+class FitPlan:
+    """What a fit samples: the model's parts and each match's weight, and why."""
+
+    #: The model's options, each ``"auto"`` part decided.
+    options: ModelOptions
+    #: The forward evidence that decided the ``"auto"`` parts (None: none did).
+    part_evidence: pd.DataFrame | None
+    #: The half-life the matches are weighed by, in rating periods (None: no weighting).
+    half_life: float | None
+    #: The forward evidence that decided an ``"auto"`` half-life (None: none did).
+    half_life_evidence: pd.DataFrame | None
+    #: Each match's weight in the likelihood (None: one each).
+    weights: np.ndarray | None
 
 
 #: The constructor parameters' constraints (scikit-learn's parameter validation).
@@ -72,6 +89,8 @@ PARAMETER_CONSTRAINTS: dict = {
     "period_offset": ["boolean"],
     "experience": ["boolean"],
     "part_selection": [StrOptions({"forward", "none"})],
+    # a half-life of 1e-3 periods weighs all but the latest period at nothing
+    "half_life": [Interval(Real, 1e-3, None, closed="left"), StrOptions({"auto"}), None],
     "draws": [Interval(Integral, 1, None, closed="left")],
     "tune": [Interval(Integral, 0, None, closed="left")],
     "chains": [Interval(Integral, 1, None, closed="left")],
@@ -194,42 +213,120 @@ class ModelParameters:
             check_dated(table)  # a skill walk follows time: refuse a match without a date
         return model_options, evidence
 
-    def _forward_evidence(
+    def _fit_plan(
+        self,
+        table: pd.DataFrame,
+        codes: MatchCodes,
+        observed: np.ndarray,
+        luck: np.ndarray | None,
+        weights: np.ndarray | None,
+        seed: int,
+    ) -> FitPlan:
+        """The model's parts and the matches' weights for a fit on ``table``.
+
+        Each ``"auto"`` part, then an ``"auto"`` half-life (with the parts as
+        chosen), is decided by the table's forward evidence when
+        ``part_selection="forward"``; with draws among the outcomes they stay off
+        (the forward evidence scores wins only). ``weights`` (the user's
+        ``sample_weight``, checked) are multiplied by the recency weights.
+        """
+        if self.method != "nuts":
+            if weights is not None:
+                raise ValueError(f"sample_weight needs method='nuts', got method={self.method!r}")
+            if self.half_life not in (None, "auto"):
+                raise ValueError(f"half_life needs method='nuts', got method={self.method!r}")
+        if self.half_life not in (None, "auto") and "period" not in table.columns:
+            raise MatchTableError(
+                "half_life counts a match's age in rating periods: it needs a 'period' column"
+            )
+        evidence_for = None
+        if self.part_selection == "forward" and not draws_model.has_draws(observed):
+            forecaster = self._candidate_forecaster(table, observed, luck, seed, weights)
+
+            def evidence_for(combos: list[dict]) -> pd.DataFrame:
+                return part_choice.candidate_evidence(table, observed, combos, forecaster)
+
+        model_options, part_evidence = self._resolved_options(
+            table,
+            codes,
+            None if evidence_for is None else lambda p: evidence_for(part_choice.candidates(p)),
+        )
+        half_life, half_life_evidence = self._resolved_half_life(codes, model_options, evidence_for)
+        recent = recency.recency_weights(codes, half_life)
+        return FitPlan(
+            model_options,
+            part_evidence,
+            half_life,
+            half_life_evidence,
+            recency.weighted(weights, recent),
+        )
+
+    def _resolved_half_life(
+        self, codes: MatchCodes, model_options: ModelOptions, evidence_for=None
+    ) -> tuple[float | None, pd.DataFrame | None]:
+        """The half-life the fit weighs matches by (None: none), and its evidence.
+
+        ``"auto"`` tries `recency.HALF_LIVES` against no weighting, with the
+        ``"auto"`` parts as already decided, where the table has two epochs or
+        more and ``evidence_for`` (the forward evidence) is given; otherwise
+        there is no weighting.
+        """
+        if self.half_life != "auto":
+            return (None if self.half_life is None else float(self.half_life)), None
+        if evidence_for is None or codes.n_epochs < 2 or self.method != "nuts":
+            return None, None
+        parts = {
+            name: bool(getattr(model_options, name))
+            for name in ("debut", "time_varying")
+            if getattr(self, name) == "auto"
+        }
+        combos = recency.candidates(parts)
+        evidence = evidence_for(combos)
+        row = int(np.flatnonzero(evidence["chosen"].to_numpy())[0])
+        return combos[row]["half_life"], evidence
+
+    def _candidate_forecaster(
         self,
         table: pd.DataFrame,
         observed: np.ndarray,
         luck: np.ndarray | None,
-        parts: list[str],
         seed: int,
-        weights: np.ndarray | None = None,
-    ) -> pd.DataFrame:
-        """`_matchup.part_choice.forward_evidence` for the ``"auto"`` ``parts`` on ``table``."""
+        weights: np.ndarray | None,
+    ):
+        """``fit_and_forecast(candidate, train, test)`` for `part_choice`'s evidence.
+
+        Each candidate is this estimator with the candidate's parameters, fitted
+        with short chains (`part_choice.SELECTION_SAMPLING`, at most the fit's own)
+        on the rows ``train`` of ``table``; it returns P(player 1 wins) for the rows
+        ``test``. A candidate already fitted on the same rows (the parts' choice,
+        then the half-life's simplest candidate) is not fitted again.
+        """
         seeds = iter(np.random.default_rng(seed).integers(0, 2**31 - 1, size=10_000))
+        done: dict = {}
+        sampling = {k: min(v, getattr(self, k)) for k, v in part_choice.SELECTION_SAMPLING.items()}
 
         def fit_and_forecast(candidate: dict, train: np.ndarray, test: np.ndarray):
-            # at most the fit's own chains, draws and tuning steps
-            sampling = {
-                k: min(v, getattr(self, k)) for k, v in part_choice.SELECTION_SAMPLING.items()
-            }
-            est = clone(self).set_params(
-                **candidate,
-                **sampling,
-                part_selection="none",
-                progressbar=False,
-                random_state=int(next(seeds)),
-            )
-            with warnings.catch_warnings():
-                # short chains: their convergence is not what is judged
-                warnings.simplefilter("ignore")
-                est.fit(
-                    table.iloc[train],
-                    observed[train],
-                    luck=None if luck is None else luck[train],
-                    sample_weight=None if weights is None else weights[train],
-                )
-                return est.predict_proba(table.iloc[test])[:, 1]
+            params = {**candidate, **sampling, "part_selection": "none", "progressbar": False}
+            if self.half_life == "auto":  # as a candidate without it is fitted: no weighting
+                params.setdefault("half_life", None)
+            key = tuple(sorted((k, v) for k, v in candidate.items() if k != "half_life"))
+            key += (params.get("half_life", self.half_life),)
+            key += (train.tobytes(), test.tobytes())
+            if key not in done:
+                est = clone(self).set_params(**params, random_state=int(next(seeds)))
+                with warnings.catch_warnings():
+                    # short chains: their convergence is not what is judged
+                    warnings.simplefilter("ignore")
+                    est.fit(
+                        table.iloc[train],
+                        observed[train],
+                        luck=None if luck is None else luck[train],
+                        sample_weight=None if weights is None else weights[train],
+                    )
+                    done[key] = est.predict_proba(table.iloc[test])[:, 1]
+            return done[key]
 
-        return part_choice.forward_evidence(table, observed, parts, fit_and_forecast)
+        return fit_and_forecast
 
     def _training_layout(
         self, vocab: Vocabulary, codes: MatchCodes, model_options: ModelOptions | None = None

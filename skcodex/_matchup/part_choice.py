@@ -43,6 +43,7 @@ __all__ = [
     "MIN_FOLD_MATCHES",
     "SELECTION_SAMPLING",
     "VALIDATION_FOLDS",
+    "candidate_evidence",
     "candidate_label",
     "candidates",
     "choose",
@@ -75,8 +76,16 @@ EVIDENCE_COLUMNS = (
 _PART_WORDS = {"debut": "debut", "time_varying": "walk"}
 
 
-def candidate_label(parts: dict[str, bool]) -> str:
-    """A candidate's name: its parts switched on (``"debut + walk"``), or ``"static"``."""
+def candidate_label(parts: dict) -> str:
+    """A candidate's name: its parts switched on (``"debut + walk"``), or ``"static"``.
+
+    A candidate of the recency weighting (a ``half_life`` among its parts, the
+    model's other parts the same in every row) is named by its half-life alone:
+    ``"half-life 4"``, or ``"no weighting"``.
+    """
+    if "half_life" in parts:
+        h = parts["half_life"]
+        return "no weighting" if h is None else f"half-life {h:g}"
     on = [_PART_WORDS.get(name, name) for name, value in parts.items() if value]
     return " + ".join(on) if on else "static"
 
@@ -125,9 +134,18 @@ def forward_evidence(
         says why there is no evidence when the table is too short for a
         fold (every candidate then has no score and the simplest is chosen).
     """
+    return candidate_evidence(table, outcome, candidates(auto_parts), fit_and_forecast)
+
+
+def candidate_evidence(
+    table: pd.DataFrame,
+    outcome: np.ndarray,
+    combos: Sequence[dict],
+    fit_and_forecast: Callable[[dict, np.ndarray, np.ndarray], np.ndarray],
+) -> pd.DataFrame:
+    """`forward_evidence` of the candidates ``combos`` (each its parameters), simplest first."""
     from skcodex.model_selection import TournamentSplit
 
-    combos = candidates(auto_parts)
     folds, note = _folds(table, TournamentSplit)
     scores = {i: [] for i in range(len(combos))}
     outcomes = []
@@ -159,7 +177,7 @@ def _folds(table: pd.DataFrame, splitter) -> tuple[list, str]:
             return folds, ""
     return [], (
         "too few rating periods to forecast one from the ones before it: "
-        "the optional parts stay off"
+        "the simplest candidate is kept"
     )
 
 

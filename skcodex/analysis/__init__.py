@@ -16,7 +16,7 @@ summarised, so each comes with its uncertainty. One module a question:
   deck-matchup spread, in the posterior and under the prior alone;
 - the fitted values of the model's optional
   parts, each a single number (`extension_table`), and the forward evidence that
-  decided its ``"auto"`` parts (`part_evidence`);
+  decided its ``"auto"`` parts (`part_evidence`) and half-life (`half_life_evidence`);
 - which decks the analyses look at by default;
 - which of a player's decks to bring against a field (`deck_advice`): win rate
   and the chance to win the event.
@@ -40,7 +40,7 @@ from skcodex.analysis._decks import (
     default_decks,
     most_played_decks,
 )
-from skcodex.analysis._extensions import extension_table, part_evidence
+from skcodex.analysis._extensions import extension_table, half_life_evidence, part_evidence
 from skcodex.analysis._matchups import deck_ranking, match_forecast, matchup_draws, matchup_table
 from skcodex.analysis._nash import (
     NASH_DRAWS,
@@ -77,6 +77,7 @@ __all__ = [
     "default_decks",
     "describe_prior",
     "extension_table",
+    "half_life_evidence",
     "match_forecast",
     "matchup_draws",
     "matchup_table",

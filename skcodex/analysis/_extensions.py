@@ -11,7 +11,7 @@ from skcodex._matchup import debut as debut_decks
 from skcodex._matchup.blocks import SPREAD_TABLE
 from skcodex.analysis._base import INTERVAL, check_fitted, quantiles
 
-__all__ = ["extension_table", "part_evidence"]
+__all__ = ["extension_table", "half_life_evidence", "part_evidence"]
 
 #: The optional spreads by name (those an option switches on), with their labels.
 _OPTIONAL_SPREADS = {s.name: s.label for s in SPREAD_TABLE if s.option is not None}
@@ -134,6 +134,51 @@ def part_evidence(clf: Any) -> pd.DataFrame:
 
     check_fitted(clf)
     evidence = getattr(clf, "part_evidence_", None)
+    if evidence is None:
+        return pd.DataFrame(columns=list(EVIDENCE_COLUMNS))
+    return evidence.copy()
+
+
+def half_life_evidence(clf: Any) -> pd.DataFrame:
+    """How an ``"auto"`` half-life (recent matches counted more) was decided.
+
+    With ``half_life="auto"`` and ``part_selection="forward"`` a fit tries
+    half-lives of 8, 4 and 2 rating periods against no weighting, with the
+    ``"auto"`` parts as `part_evidence` chose them, on the same forward folds and
+    by the same rule: a half-life is kept only when its forward log score beats
+    no weighting by more than two standard errors (see
+    [Choosing a model](../model-choice.md#counting-recent-matches-more)).
+
+    Parameters
+    ----------
+    clf : BayesianMatchupClassifier
+        Fitted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of `part_evidence`, one row per half-life, ``"no
+        weighting"`` first. Empty (with those columns) when the half-life was
+        not decided by evidence. ``clf.half_life_`` is the half-life fitted.
+
+    Examples
+    --------
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> from skcodex import BayesianMatchupClassifier
+    >>> from skcodex.analysis import half_life_evidence
+    >>> from skcodex.datasets import make_matches
+    >>> X, y = make_matches(n_players=10, n_matches=120, n_tournaments=5, random_state=0,
+    ...                     return_X_y=True)
+    >>> clf = BayesianMatchupClassifier(half_life="auto", part_selection="forward", debut=False,
+    ...                                 time_varying=False, draws=40, tune=40, chains=2,
+    ...                                 random_state=0).fit(X, y)
+    >>> half_life_evidence(clf)["candidate"].tolist()
+    ['no weighting', 'half-life 8', 'half-life 4', 'half-life 2']
+    """
+    from skcodex._matchup.part_choice import EVIDENCE_COLUMNS
+
+    check_fitted(clf)
+    evidence = getattr(clf, "half_life_evidence_", None)
     if evidence is None:
         return pd.DataFrame(columns=list(EVIDENCE_COLUMNS))
     return evidence.copy()

@@ -49,6 +49,7 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         debut=_part(args, "debut"),
         time_varying=_part(args, "time_varying"),
         part_selection=getattr(args, "part_selection", "none"),
+        half_life=getattr(args, "half_life", None),
         newcomer_skill=NEWCOMER_SKILLS[getattr(args, "newcomer_skill", "late-arrivals")],
         prior=args.prior,
         target_accept=args.target_accept,
@@ -98,25 +99,29 @@ def _print_convergence(clf: Any, X: pd.DataFrame) -> None:
 
 
 def _print_evidence(clf: Any) -> None:
-    """The forward evidence that decided the parts left to the data, when there was any."""
-    evidence = getattr(clf, "part_evidence_", None)
-    if evidence is None:
-        return
-    note = evidence.attrs.get("note", "")
-    if note:
-        print(f"  Parts left to the data: {note}.")
-        return
-    print(
-        f"  Parts left to the data, each forecasting the last periods "
-        f"({_matches(int(evidence['matches'].iloc[0]))}) from the ones before:"
-    )
-    for i, row in evidence.reset_index(drop=True).iterrows():
-        gain = ""
-        if i:
-            diff, se = row["log score - simplest"], row["se"]
-            gain = f", log score {diff:+.2f} (se {se:.2f}) against static"
-        chosen = "  <- chosen" if row["chosen"] else ""
-        print(f"    {row['candidate']:<13} Brier {row['brier']:.4f}{gain}{chosen}")
+    """The forward evidence that decided the parts and the half-life left to the data."""
+    for what, evidence in (
+        ("Parts", getattr(clf, "part_evidence_", None)),
+        ("Half-life", getattr(clf, "half_life_evidence_", None)),
+    ):
+        if evidence is None:
+            continue
+        note = evidence.attrs.get("note", "")
+        if note:
+            print(f"  {what} left to the data: {note}.")
+            continue
+        print(
+            f"  {what} left to the data, each forecasting the last periods "
+            f"({_matches(int(evidence['matches'].iloc[0]))}) from the ones before:"
+        )
+        simplest = evidence["candidate"].iloc[0]
+        for i, row in evidence.reset_index(drop=True).iterrows():
+            gain = ""
+            if i:
+                diff, se = row["log score - simplest"], row["se"]
+                gain = f", log score {diff:+.2f} (se {se:.2f}) against {simplest}"
+            chosen = "  <- chosen" if row["chosen"] else ""
+            print(f"    {row['candidate']:<13} Brier {row['brier']:.4f}{gain}{chosen}")
 
 
 def _held_out(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespace):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from skcodex.cli._checks import non_negative
+from skcodex.cli._checks import half_life, non_negative
 from skcodex.data._catalogues import WALK_STEPS_SLOW
 
 #: ``--newcomer-skill`` values and the estimator's ``newcomer_skill`` each stands for.
@@ -71,11 +71,21 @@ def model_options(p: argparse.ArgumentParser) -> None:
         "--part-selection",
         choices=("none", "forward"),
         default="none",
-        help="how the parts left to the data (--debut, --time-varying not given) are "
+        help="how the parts left to the data (--debut, --time-varying not given, "
+        "--half-life auto) are "
         "decided: none (they stay off; the default) or forward (each combination "
         "forecasts the matches' last three periods from the ones before, and a part is "
         "kept only when it beats the model without it by two standard errors; it costs "
         "about one more fit, and the evidence is printed)",
+    )
+    p.add_argument(
+        "--half-life",
+        type=half_life,
+        metavar="H",
+        default=None,
+        help="count recent matches more: a match H periods older than the latest counts half "
+        "as much (default: every match alike); auto tries 8, 4 and 2 periods against none "
+        "with --part-selection forward, after the parts, and prints the evidence",
     )
     p.add_argument(
         "--newcomer-skill",

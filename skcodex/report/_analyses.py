@@ -93,6 +93,8 @@ class Analyses:
         `skcodex.analysis.extension_table`.
     part_evidence : pandas.DataFrame or None, default None
         `skcodex.analysis.part_evidence`.
+    half_life_evidence : pandas.DataFrame or None, default None
+        `skcodex.analysis.half_life_evidence`.
     extra : dict, default {}
         The results of sections added to the report, by name.
     """
@@ -115,6 +117,7 @@ class Analyses:
     prior_spread_draws: pd.DataFrame | None = None
     extensions: pd.DataFrame | None = None
     part_evidence: pd.DataFrame | None = None
+    half_life_evidence: pd.DataFrame | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -211,6 +214,7 @@ def model_parts(given: Given) -> dict[str, Any]:
     return {
         "extensions": analysis.extension_table(given.clf, interval=given.interval),
         "part_evidence": analysis.part_evidence(given.clf),
+        "half_life_evidence": analysis.half_life_evidence(given.clf),
     }
 
 

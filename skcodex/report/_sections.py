@@ -108,10 +108,15 @@ SECTION_TABLE: list[Section] = [
         "methods",
         "How this works",
         run.model_parts,
-        tables={"extensions": tables.extensions_table, "part_evidence": tables.part_evidence_table},
+        tables={
+            "extensions": tables.extensions_table,
+            "part_evidence": tables.part_evidence_table,
+            "half_life_evidence": tables.half_life_evidence_table,
+        },
         csv={
             "extensions.csv": tables.extensions_csv,
             "part_evidence.csv": tables.part_evidence_csv,
+            "half_life_evidence.csv": tables.half_life_evidence_csv,
         },
     ),
     Section(

@@ -229,29 +229,40 @@ def extensions_table(result: Analyses) -> Table:
     return Table.from_columns("table-extensions", columns)
 
 
-def _evidence_frame(result: Analyses) -> pd.DataFrame:
-    """`Analyses.part_evidence`, or its empty table (analyses made before it existed)."""
+def _evidence_frame(result: Analyses, name: str = "part_evidence") -> pd.DataFrame:
+    """`Analyses.part_evidence` (or ``name``), or its empty table (analyses made before it)."""
     from skcodex._matchup.part_choice import EVIDENCE_COLUMNS
 
-    if result.part_evidence is None:
+    evidence = getattr(result, name, None)
+    if evidence is None:
         return pd.DataFrame(columns=list(EVIDENCE_COLUMNS))
-    return result.part_evidence
+    return evidence
 
 
-def part_evidence_table(result: Analyses) -> Table:
-    e = _evidence_frame(result)
+def _evidence_table(e: pd.DataFrame, table_id: str) -> Table:
+    """A table of forward evidence: each candidate against the first (the simplest)."""
     columns = {
         "candidate": list(e["candidate"]),
         "matches forecast": [str(int(n)) for n in e["matches"]],
         "forward log score": [fmt(v, 4) for v in e["log score"]],
         "forward Brier": [fmt(v, 4) for v in e["brier"]],
-        "log score minus static (se)": [
+        f"log score minus {e['candidate'].iloc[0] if len(e) else 'static'} (se)": [
             "" if i == 0 else f"{fmt(d, 2)} ({fmt(se, 2)})"
             for i, (d, se) in enumerate(zip(e["log score - simplest"], e["se"]))
         ],
         "chosen": ["yes" if c else "" for c in e["chosen"]],
     }
-    return Table.from_columns("table-part-evidence", columns)
+    return Table.from_columns(table_id, columns)
+
+
+def part_evidence_table(result: Analyses) -> Table:
+    return _evidence_table(_evidence_frame(result), "table-part-evidence")
+
+
+def half_life_evidence_table(result: Analyses) -> Table:
+    return _evidence_table(
+        _evidence_frame(result, "half_life_evidence"), "table-half-life-evidence"
+    )
 
 
 def spreads_csv(result: Analyses) -> pd.DataFrame:
@@ -293,6 +304,11 @@ def extensions_csv(result: Analyses) -> pd.DataFrame:
 def part_evidence_csv(result: Analyses) -> pd.DataFrame:
     """How the ``"auto"`` parts were decided."""
     return _evidence_frame(result)
+
+
+def half_life_evidence_csv(result: Analyses) -> pd.DataFrame:
+    """How an ``"auto"`` half-life was decided."""
+    return _evidence_frame(result, "half_life_evidence")
 
 
 def skills_words(result: Analyses) -> dict[str, Any]:
