@@ -1,10 +1,11 @@
 """What deciding the "auto" parts by forward evidence costs on the forum data.
 
-Fits every match of the shared data (771) three ways, in turn within each repeat, after
+Fits every match of the shared data (771) four ways, in turn within each repeat, after
 one fit of each to compile:
 
 - the forward evidence (``part_selection="forward"``: every candidate forecasts the
   table's last three periods from the ones before, then the chosen model is fitted);
+- the same with ``half_life="auto"`` (the half-lives tried after the parts, with them);
 - the defaults (``part_selection="none"``: no evidence, the static model);
 - the walk and the debut option asked for (the richest candidate, one fit).
 
@@ -32,6 +33,7 @@ DEFAULT_DATA = HERE.parents[1] / "shared" / "data" / "codexdata"
 
 CONFIGURATIONS = {
     "forward evidence": {"part_selection": "forward"},
+    "forward evidence and half-life": {"part_selection": "forward", "half_life": "auto"},
     "defaults (static)": {},
     "walk + debut (one fit)": {"time_varying": True, "debut": True},
 }
@@ -57,7 +59,10 @@ def main(argv: list[str] | None = None) -> dict:
                     times[name].append(time.perf_counter() - started)
                 if repeat >= 0 and params.get("part_selection") == "forward":
                     evidence = clf.part_evidence_
-                    chosen.append(evidence.loc[evidence["chosen"], "candidate"].item())
+                    picked = evidence.loc[evidence["chosen"], "candidate"].item()
+                    if clf.half_life_evidence_ is not None:
+                        picked += f", half-life {clf.half_life_}"
+                    chosen.append(picked)
     median = {name: float(np.median(t)) for name, t in times.items()}
     base, rich = median["defaults (static)"], median["walk + debut (one fit)"]
     result = {
@@ -67,6 +72,10 @@ def main(argv: list[str] | None = None) -> dict:
         "median": median,
         "forward evidence / static": median["forward evidence"] / base,
         "forward evidence / walk + debut": median["forward evidence"] / rich,
+        "with half-life / static": median["forward evidence and half-life"] / base,
+        "with half-life / forward evidence": (
+            median["forward evidence and half-life"] / median["forward evidence"]
+        ),
         "chosen": chosen,
     }
     print("| fit | median wall time | times the static fit | times the walk + debut fit |")

@@ -82,6 +82,7 @@ def test_a_half_life_is_the_fit_with_those_weights_by_hand(table):
         ({"half_life": 0}, ValueError, "'half_life' parameter"),
         ({"half_life": -2.0}, ValueError, "'half_life' parameter"),
         ({"half_life": "fast"}, ValueError, "'half_life' parameter"),
+        ({"half_life": True}, ValueError, "half_life is a number of rating periods, 'auto'"),
         ({"half_life": 2.0, "method": "advi"}, ValueError, "half_life needs method='nuts'"),
     ],
 )
@@ -98,6 +99,8 @@ def test_a_half_life_needs_periods_to_count_ages_in(table):
     # "auto" on such a table, or without forward selection, weighs nothing
     auto = _fit(X.drop(columns="period"), y, half_life="auto", part_selection="forward")
     assert auto.half_life_ is None and auto.half_life_evidence_ is None
+    with pytest.warns(UserWarning, match="half_life='auto' is decided by the table's forward"):
+        BayesianMatchupClassifier(**FAST, **STATIC, half_life="auto").fit(X, y)
     auto = _fit(X, y, half_life="auto")
     assert auto.half_life_ is None and auto.half_life_evidence_ is None
     np.testing.assert_array_equal(_skills(auto), _skills(_fit(X, y)))
@@ -234,3 +237,29 @@ def test_the_command_line_names_a_bad_half_life(bad, capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["fit", "matches.csv", "--out", "out", "--half-life", bad])
     assert "--half-life" in capsys.readouterr().err
+
+
+def test_the_report_says_the_matches_were_weighed_by_recency(table, tmp_path):
+    from skcodex.report import describe_model, write_report
+
+    X, y = table
+    weighed = _fit(X, y, half_life=4.0, draws=30, tune=30)
+    assert describe_model(weighed)["half_life"] == 4.0
+    page = write_report(weighed, X, y, tmp_path, nash_draws=5).read_text(encoding="utf-8")
+    assert "halves every 4\nrating periods of age" in page
+    assert describe_model(_fit(X, y, draws=30, tune=30))["half_life"] is None
+
+
+def test_the_command_line_refuses_auto_without_the_evidence(tmp_path, capsys):
+    from skcodex.cli import main
+
+    X, y = make_matches(n_players=8, n_matches=60, n_tournaments=3, random_state=0,
+                        return_X_y=True)  # fmt: skip
+    X.assign(y=y).to_csv(tmp_path / "matches.csv", index=False)
+    code = main(["fit", str(tmp_path / "matches.csv"), "--out", str(tmp_path / "out"),
+                 "--half-life", "auto"])  # fmt: skip
+    assert code != 0
+    assert "--half-life auto is decided by the matches' own forward evidence" in (
+        capsys.readouterr().err
+    )
+    assert not (tmp_path / "out").exists()

@@ -230,6 +230,19 @@ class ModelParameters:
         (the forward evidence scores wins only). ``weights`` (the user's
         ``sample_weight``, checked) are multiplied by the recency weights.
         """
+        if isinstance(self.half_life, (bool, np.bool_)):  # a Real to scikit-learn's check
+            raise ValueError(
+                "half_life is a number of rating periods, 'auto' or None, "
+                f"got {self.half_life!r}: half_life='auto' lets the table decide"
+            )
+        if self.half_life == "auto" and self.part_selection != "forward":
+            warnings.warn(
+                "half_life='auto' is decided by the table's forward evidence, which "
+                "part_selection='none' skips: every match counts alike "
+                "(part_selection='forward' decides it)",
+                UserWarning,
+                stacklevel=4,
+            )
         if self.method != "nuts":
             if weights is not None:
                 raise ValueError(f"sample_weight needs method='nuts', got method={self.method!r}")

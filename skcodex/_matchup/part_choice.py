@@ -25,6 +25,10 @@ The table of evidence (`EVIDENCE_COLUMNS`) is kept by the estimator as
 ``part_evidence_``. Fewer periods than a fold needs leave the simplest model,
 with the reason in the table's ``attrs["note"]``.
 
+`candidate_evidence` applies the same folds and rule to any list of candidates: an
+``"auto"`` half-life's (`skcodex._matchup.recency.candidates`, decided after the parts,
+with them as chosen) is one.
+
 This module knows the estimator only through the callable it is given
 (``fit_and_forecast``), so it can be tested on its own.
 """

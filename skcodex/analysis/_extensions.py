@@ -130,13 +130,7 @@ def part_evidence(clf: Any) -> pd.DataFrame:
     >>> part_evidence(clf)["candidate"].tolist()
     ['static', 'walk', 'debut', 'debut + walk']
     """
-    from skcodex._matchup.part_choice import EVIDENCE_COLUMNS
-
-    check_fitted(clf)
-    evidence = getattr(clf, "part_evidence_", None)
-    if evidence is None:
-        return pd.DataFrame(columns=list(EVIDENCE_COLUMNS))
-    return evidence.copy()
+    return _evidence(clf, "part_evidence_")
 
 
 def half_life_evidence(clf: Any) -> pd.DataFrame:
@@ -175,10 +169,15 @@ def half_life_evidence(clf: Any) -> pd.DataFrame:
     >>> half_life_evidence(clf)["candidate"].tolist()
     ['no weighting', 'half-life 8', 'half-life 4', 'half-life 2']
     """
+    return _evidence(clf, "half_life_evidence_")
+
+
+def _evidence(clf: Any, attribute: str) -> pd.DataFrame:
+    """A copy of the fitted ``clf``'s forward-evidence table ``attribute`` (or its empty table)."""
     from skcodex._matchup.part_choice import EVIDENCE_COLUMNS
 
     check_fitted(clf)
-    evidence = getattr(clf, "half_life_evidence_", None)
+    evidence = getattr(clf, attribute, None)
     if evidence is None:
         return pd.DataFrame(columns=list(EVIDENCE_COLUMNS))
     return evidence.copy()

@@ -267,6 +267,11 @@ def _check_report_decks(decks: Any, X: pd.DataFrame, catalogue: Any) -> None:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
+    if args.half_life == "auto" and args.part_selection != "forward":
+        raise CommandError(
+            "--half-life auto is decided by the matches' own forward evidence: add "
+            "--part-selection forward, or give a half-life in rating periods"
+        )
     X, y, catalogue = read_matches(
         args.matches, args.catalogue, args.specs_per_deck, args.tie_components
     )

@@ -47,6 +47,7 @@ def unrecorded_model() -> dict[str, Any]:
         "n_epochs": 0,
         "draw": None,
         "late_arrivals": 0,
+        "half_life": None,
         "prior_kind": "unrecorded",
         "prior_name": "its prior",
         "prior_lognormal": True,
@@ -123,7 +124,8 @@ def describe_model(clf: Any) -> dict[str, Any]:
         mean and 90% interval of the threshold and of the draw rate between
         equal sides, as `BayesianMatchupClassifier.draw_` gives them);
         ``late_arrivals`` (how many players a never-seen player's skill is centred
-        on, 0 when it is the population's).
+        on, 0 when it is the population's); ``half_life`` (the half-life in rating
+        periods the matches were weighed by, None when every match counted alike).
     """
     params = clf.get_params()
     layout = getattr(clf, "layout_", None)
@@ -174,6 +176,7 @@ def describe_model(clf: Any) -> dict[str, Any]:
         "n_epochs": n_epochs if options.time_varying else 0,
         "prior": options.prior,
         "late_arrivals": late,
+        "half_life": getattr(clf, "half_life_", None) if layout is not None else None,
         "prior_kind": kind,
         "prior_name": _prior_name(kind, codex, lognormal),
         "prior_lognormal": lognormal,
