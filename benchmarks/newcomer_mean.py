@@ -65,14 +65,15 @@ def late_arrivals(X: pd.DataFrame) -> set:
 
 
 def newcomer_mean_forecasts(
-    clf, X: pd.DataFrame, late: set, tau: float = TAU, shift=True, mean=None
+    clf, X: pd.DataFrame, late: set, tau: float = TAU, shift=True, mean=None, spread=None
 ):
     """P(player 1 wins) with each never-seen player's skill drawn around the late arrivals.
 
     Rows with no never-seen player, or with two, are ``predict_proba``'s with
     ``newcomer_skill="population"``. ``shift=False`` gives ``m_d = 0``: that forecast
     through the same computation (a check). ``mean`` (one value per draw) replaces
-    ``m_d`` by another estimate of the never-seen player's level.
+    ``m_d`` by another estimate of the never-seen player's level, and ``spread`` (one
+    value per draw) the player spread the never-seen player's skill is drawn with.
     """
     p_static = population(clf, X)
     _, grown, index = clf._encoded(X)
@@ -101,6 +102,9 @@ def newcomer_mean_forecasts(
     moved[moved == size] = size + 1  # the zero marker, one column further on
     side = new_side[rows].argmax(axis=1)
     moved[np.arange(len(rows)), side] = size  # the newcomer's skill reads m_d (its sign applies)
+    if spread is not None:  # only the never-seen player's skill reads the player spread
+        sd = sd.copy()
+        sd[:, forecast.spreads.index("player")] = np.asarray(spread, dtype=float)
     out = p_static.copy()
     out[rows] = prediction.mean_win_probability_integrated(
         theta, moved, forecast.signs, weights[rows], sd

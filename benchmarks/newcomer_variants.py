@@ -1,4 +1,4 @@
-"""Two other estimates of a never-seen player's level, judged by the rule against the default.
+"""Other estimates of a never-seen player's level and spread, judged by the rule against the default.
 
 The default forecasts a player never seen in training with a skill drawn around the
 late arrivals' mean skill, ``m_d`` per posterior draw (`newcomer_mean.py`). On the forum
@@ -20,6 +20,13 @@ scored, with the default's ``tau = 0.5`` as the prior scale of the mean:
   the training table's own debut matches (a late arrival in their first period against
   a player who is not in theirs) with the debutant read as never seen: the maximum over
   ``m`` in -1.2, -1.15, ..., 0.6 of their log-likelihood plus ``log N(m; 0, tau^2)``.
+- **the late arrivals' spread**: the default's ``m_d``, but the never-seen player's skill
+  drawn with the late arrivals' own spread rather than every player's: per draw, the
+  spread of their skill draws about their mean, pooled with the population's spread
+  ``sd_d`` as ``PRIOR_COUNT`` observations: ``s_d^2 = (PRIOR_COUNT sd_d^2 + sum_i
+  (theta_i - mean theta)^2) / (PRIOR_COUNT + n - 1)``. A newcomer field tighter than
+  the whole population (the established players at both ends, the newcomers between)
+  is then drawn tighter, so the forecasts against strong and weak opponents part more.
 
 Every forecast of a fold comes from the same fit and the same draws through the
 package's quadrature (`newcomer_mean.py`'s reference computation with ``m_d`` given),
@@ -55,6 +62,9 @@ from skcodex.data._codes import period_labels
 DEFAULT = "skcodex default (late arrivals)"
 DECONVOLVED = "deconvolved late-arrival mean"
 CALIBRATED = "level calibrated on debuts"
+SPREAD = "late arrivals' spread"
+#: The population spread's weight, in late arrivals, in the late arrivals' spread.
+PRIOR_COUNT = 2.0
 #: The levels the calibrated estimate chooses among.
 GRID = np.round(np.arange(-1.2, 0.6001, 0.05), 2)
 
@@ -69,6 +79,18 @@ def deconvolved_mean(skills: np.ndarray, player_sd: np.ndarray, tau: float = TAU
     precision = np.maximum(1.0 / v[None, :] - 1.0 / var, 0.0)
     widened = 1.0 + precision * var
     return (mu / v / widened).sum(axis=1) / ((precision / widened).sum(axis=1) + 1.0 / tau**2)
+
+
+def late_spread(
+    skills: np.ndarray, player_sd: np.ndarray, prior_count: float = PRIOR_COUNT
+) -> np.ndarray:
+    """``s_d`` per draw: the late arrivals' spread pooled with ``player_sd`` (third estimate).
+
+    ``skills`` has shape (n_draws, n_late); ``player_sd`` shape (n_draws,).
+    """
+    n = skills.shape[1]
+    squares = np.square(skills - skills.mean(axis=1, keepdims=True)).sum(axis=1)
+    return np.sqrt((prior_count * np.square(player_sd) + squares) / (prior_count + n - 1))
 
 
 def debut_rows(X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -112,6 +134,7 @@ def forward(X, y, cv, catalogue, draws: int) -> tuple[pd.DataFrame, dict]:
     params = {"draws": draws, "tune": draws, "random_state": 0, "catalogue": catalogue}
     y = np.asarray(y)
     frames, levels = [], {"late arrivals": [], DECONVOLVED: [], CALIBRATED: []}
+    levels["late arrivals' spread / every player's"] = []
     for split, (train, test) in enumerate(cv.split(X, y)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -130,11 +153,15 @@ def forward(X, y, cv, catalogue, draws: int) -> tuple[pd.DataFrame, dict]:
             columns[DECONVOLVED], _ = newcomer_mean_forecasts(clf, test_X, late, mean=deconvolved)
             constant = np.full(len(sd), level)
             columns[CALIBRATED], _ = newcomer_mean_forecasts(clf, test_X, late, mean=constant)
+            spread = late_spread(skills, sd)
+            columns[SPREAD], _ = newcomer_mean_forecasts(clf, test_X, late, spread=spread)
+            ratio = float(np.median(spread / sd))
+            levels["late arrivals' spread / every player's"].append(round(ratio, 3))
             levels[DECONVOLVED].append(round(float(deconvolved.mean()), 3))
             levels[CALIBRATED].append(level)
             levels["late arrivals"].append(round(float(clf._newcomer_skill_mean().mean()), 3))
         else:
-            columns[DECONVOLVED] = columns[CALIBRATED] = p_static
+            columns[DECONVOLVED] = columns[CALIBRATED] = columns[SPREAD] = p_static
         period = X["period"].iloc[test].to_numpy() if "period" in X else None
         frames.append(pd.DataFrame({"split": split, "period": period, "row": test, "y": y[test]}))
         frames[-1] = frames[-1].assign(**columns)
@@ -153,11 +180,11 @@ def evaluate(name: str, args) -> dict:
     out["windows"] = windows(forecasts, names)
     for window, part in default_rule.halves(forecasts).items():
         out["windows"][window]["minus default"] = {
-            m: default_rule.paired(part, m, DEFAULT) for m in (DECONVOLVED, CALIBRATED)
+            m: default_rule.paired(part, m, DEFAULT) for m in (DECONVOLVED, CALIBRATED, SPREAD)
         }
     out["rule"] = {
         m: default_rule.rule(forecasts, m, default_rule.STATIC_NAME)
-        for m in (DECONVOLVED, CALIBRATED)
+        for m in (DECONVOLVED, CALIBRATED, SPREAD)
     }
     out["seconds"] = round(time.time() - started, 1)
     return out
@@ -165,8 +192,8 @@ def evaluate(name: str, args) -> dict:
 
 def main() -> None:
     args = arguments("newcomer_variants.json", __doc__.splitlines()[0])
-    result = {"draws": args.draws, "tau": TAU, "records": {}}
-    score_records(args, result, evaluate, [DECONVOLVED, CALIBRATED])
+    result = {"draws": args.draws, "tau": TAU, "prior count": PRIOR_COUNT, "records": {}}
+    score_records(args, result, evaluate, [DECONVOLVED, CALIBRATED, SPREAD])
 
 
 if __name__ == "__main__":
