@@ -1,4 +1,4 @@
-"""Other estimates of a never-seen player's level and spread, judged by the rule against the default.
+"""Other estimates of a never-seen player's level and spread, judged by the rule.
 
 The default forecasts a player never seen in training with a skill drawn around the
 late arrivals' mean skill, ``m_d`` per posterior draw (`newcomer_mean.py`). On the forum
@@ -32,7 +32,9 @@ Every forecast of a fold comes from the same fit and the same draws through the
 package's quadrature (`newcomer_mean.py`'s reference computation with ``m_d`` given),
 so the paired differences carry no sampler noise. The static model with
 ``newcomer_skill="population"`` is the incumbent of the rule (as in ``default_rule.py``);
-the default's own column and the paired difference from it are reported beside.
+the default's own column and the paired difference from it are reported beside, and so
+is the rule's verdict against the default (``verdict against the default``), the
+incumbent a change of today's default faces.
 
 Run: python benchmarks/newcomer_variants.py [--records codex,nfl,hockey,football,chess,nba]
      [--draws 1000] [--out benchmarks/results/newcomer_variants.json]
@@ -40,6 +42,7 @@ Run: python benchmarks/newcomer_variants.py [--records codex,nfl,hockey,football
 
 from __future__ import annotations
 
+import json
 import time
 import warnings
 
@@ -186,6 +189,10 @@ def evaluate(name: str, args) -> dict:
         m: default_rule.rule(forecasts, m, default_rule.STATIC_NAME)
         for m in (DECONVOLVED, CALIBRATED, SPREAD)
     }
+    # the default is the incumbent a change of today's default is judged against
+    out["rule against the default"] = {
+        m: default_rule.rule(forecasts, m, DEFAULT) for m in (DECONVOLVED, CALIBRATED, SPREAD)
+    }
     out["seconds"] = round(time.time() - started, 1)
     return out
 
@@ -194,6 +201,15 @@ def main() -> None:
     args = arguments("newcomer_variants.json", __doc__.splitlines()[0])
     result = {"draws": args.draws, "tau": TAU, "prior count": PRIOR_COUNT, "records": {}}
     score_records(args, result, evaluate, [DECONVOLVED, CALIBRATED, SPREAD])
+    records = result["records"]
+    result["verdict against the default"] = {
+        c: default_rule.verdict(
+            {k: {"x": v["rule against the default"][c]} for k, v in records.items()}, "x"
+        )
+        for c in (DECONVOLVED, CALIBRATED, SPREAD)
+    }
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result["verdict against the default"], indent=2))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """The newcomer-variants benchmark (benchmarks/newcomer_variants.py): its deconvolved mean
-against known truth, and its debut matches by hand."""
+and the late arrivals' spread against known truth, and its debut matches by hand."""
 
 import sys
 from pathlib import Path
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from newcomer_variants import debut_rows, deconvolved_mean
+from newcomer_variants import debut_rows, deconvolved_mean, late_spread
 
 
 def test_the_deconvolved_mean_finds_the_group_mean_the_shrunk_skills_hide():
@@ -52,3 +52,22 @@ def test_debut_rows_are_a_late_arrivals_first_period_against_an_older_hand():
     np.testing.assert_array_equal(new1, [True, False])
     np.testing.assert_array_equal(new2, [False, True])
     pd.testing.assert_frame_equal(X, before)
+
+
+def test_the_late_arrivals_spread_is_their_own_and_the_population_s_without_evidence():
+    # late arrivals of true spread 0.3 (around -0.6), each measured well (error 0.1), with
+    # exact posteriors under the population prior N(0, 0.8^2): their draws' spread is theirs
+    rng = np.random.default_rng(1)
+    n, sd, error = 400, 0.8, 0.1
+    skill = rng.normal(-0.6, 0.3, n)
+    score = rng.normal(skill, error)
+    post_var = 1.0 / (1.0 / sd**2 + 1.0 / error**2)
+    draws = rng.normal(post_var * score / error**2, np.sqrt(post_var), (2000, n))
+    sds = np.full(2000, sd)
+    found = late_spread(draws, sds)
+    assert abs(np.median(found) - 0.3) < 0.05  # measurement noise widens it a little
+    # players the matches say nothing about (posterior = prior): the population's spread
+    blank = rng.normal(0.0, sd, (2000, n))
+    assert abs(np.median(late_spread(blank, sds)) - sd) < 0.02
+    # one late arrival has no spread of their own: the population's, exactly
+    np.testing.assert_allclose(late_spread(draws[:, :1], sds), sds)
