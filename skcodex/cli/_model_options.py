@@ -50,6 +50,11 @@ def model_options(p: argparse.ArgumentParser) -> None:
         help="a game whose two sides are alike: the matchup of a against b is minus that "
         "of b against a (not with --first-move)",
     )
+    _part_options(p)
+
+
+def _part_options(p: argparse.ArgumentParser) -> None:
+    """The parts the matches may decide, the half-life, and how they are decided."""
     p.add_argument(
         "--debut",
         action=argparse.BooleanOptionalAction,
