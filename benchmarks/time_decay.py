@@ -61,7 +61,8 @@ def forward(X, y, cv, catalogue, draws: int) -> tuple[pd.DataFrame, list]:
                 warnings.simplefilter("ignore")
                 fitted = clone(base).set_params(**params).fit(X.iloc[train], y[train])
             columns[name] = fitted.predict_proba(X.iloc[test])[:, 1]
-        chosen.append(fitted.half_life_)
+            if name == CHOSEN:
+                chosen.append(fitted.half_life_)
         frame = pd.DataFrame({"split": split, "row": test, "y": y[test]})
         frames.append(frame.assign(**columns))
         print(f"  fold {split}: {len(test)} matches, half-life chosen: {chosen[-1]}", flush=True)

@@ -319,14 +319,17 @@ class ModelParameters:
         sampling = {k: min(v, getattr(self, k)) for k, v in part_choice.SELECTION_SAMPLING.items()}
 
         def fit_and_forecast(candidate: dict, train: np.ndarray, test: np.ndarray):
-            params = {**candidate, **sampling, "part_selection": "none", "progressbar": False}
-            if self.half_life == "auto":  # as a candidate without it is fitted: no weighting
-                params.setdefault("half_life", None)
-            key = tuple(sorted((k, v) for k, v in candidate.items() if k != "half_life"))
-            key += (params.get("half_life", self.half_life),)
-            key += (train.tobytes(), test.tobytes())
+            if self.half_life == "auto":  # a candidate without a half-life: no weighting
+                candidate = {"half_life": None, **candidate}
+            key = (*sorted(candidate.items()), train.tobytes(), test.tobytes())
             if key not in done:
-                est = clone(self).set_params(**params, random_state=int(next(seeds)))
+                est = clone(self).set_params(
+                    **candidate,
+                    **sampling,
+                    part_selection="none",
+                    progressbar=False,
+                    random_state=int(next(seeds)),
+                )
                 with warnings.catch_warnings():
                     # short chains: their convergence is not what is judged
                     warnings.simplefilter("ignore")
