@@ -27,7 +27,10 @@ def test_the_work_counts_distinct_pairings_steps_and_chains_at_once():
     seconds = progress.expected_fit_seconds(X, 100, 50, 4, cores=2)
     # 2 players; the starters Red and Blue and their 6 specs: 4 + 2 x 2 x 6 + 36 deck cells
     assert progress.effect_count(X) == 2 + 4 + 24 + 36
-    variable = progress.SECONDS_PER_WORK * 600 + progress.SECONDS_PER_EFFECT * 66 * 300
+    # each row reads the two skills and (1 + 3)^2 deck cells: Codex decks hold 3 specs
+    assert progress.cells_per_row(X) == 18
+    per_row = progress.SECONDS_PER_ROW + 18 * progress.SECONDS_PER_CELL
+    variable = per_row * 600 + progress.SECONDS_PER_EFFECT * 66 * 300
     assert seconds == pytest.approx(progress.FIXED_SECONDS + variable)
     # twice the draws, twice the variable part
     longer = progress.expected_fit_seconds(X, 200, 100, 4, cores=2)
@@ -37,7 +40,8 @@ def test_the_work_counts_distinct_pairings_steps_and_chains_at_once():
 def test_the_estimate_line_names_the_time_its_range_and_its_basis(monkeypatch):
     X = _table([(f"p{i}", f"q{i}", "MonoRed", "MonoBlue") for i in range(1000)])
     monkeypatch.setattr(progress, "FIXED_SECONDS", 10.0)
-    monkeypatch.setattr(progress, "SECONDS_PER_WORK", 1e-4)
+    monkeypatch.setattr(progress, "SECONDS_PER_ROW", 1e-4)
+    monkeypatch.setattr(progress, "SECONDS_PER_CELL", 0.0)
     monkeypatch.setattr(progress, "SECONDS_PER_EFFECT", 0.0)
     monkeypatch.setattr(progress.os, "cpu_count", lambda: 2)
     # 10 + 1e-4 * 1000 rows * 1000 steps * 2 chains / 2 at once = 110 s on idle processors
@@ -59,7 +63,7 @@ def test_the_estimate_line_names_the_time_its_range_and_its_basis(monkeypatch):
 
 
 @pytest.mark.parametrize("kind", ["codex", "two components", "characters"])
-def test_the_effects_counted_are_those_a_fit_samples(kind):
+def test_the_effects_counted_are_those_a_fit_samples_and_reads(kind):
     from skcodex import BayesianMatchupClassifier
     from skcodex.datasets import make_game_matches
 
@@ -78,6 +82,11 @@ def test_the_effects_counted_are_those_a_fit_samples(kind):
         warnings.simplefilter("ignore")
         clf.fit(data.X, data.y)
     assert progress.effect_count(data.X, catalogue) == clf.layout_.size
+    # the effects a row reads: one column of the model's index matrix each
+    cells = progress.cells_per_row(data.X, catalogue)
+    assert (
+        cells == len(clf.layout_.column_blocks) == {"codex": 18, "two components": 11}.get(kind, 3)
+    )
 
 
 def test_many_side_components_lengthen_the_estimate():
@@ -116,3 +125,10 @@ def test_fit_says_how_long_it_expects_and_draws_no_progress_bar_off_a_terminal(t
     assert lines[at + 2].startswith("  done in ")
     # the progress bar is drawn on a terminal only: none of it reaches a pipe
     assert "\r" not in err and "Remaining" not in err and "Draws" not in err
+
+
+def test_a_table_that_cannot_be_read_counts_players_and_skills_alone():
+    X = _table([("a", "b", "NoSuchDeck", "MonoBlue"), ("c", "a", "MonoRed", "MonoBlue")])
+    assert progress.effect_count(X) == 3
+    assert progress.cells_per_row(X) == 2
+    assert progress.expected_fit_seconds(X, 10, 10, 1) > progress.FIXED_SECONDS

@@ -5,12 +5,16 @@ expected to take: a fixed part plus a part proportional to the sampler's
 work, measured on the machine the package was developed on
 (``benchmarks/fit_time_estimate.py``, ``docs/speed.md``):
 
-    seconds = FIXED_SECONDS + (SECONDS_PER_WORK * rows + SECONDS_PER_EFFECT * effects)
+    seconds = FIXED_SECONDS + ((SECONDS_PER_ROW + SECONDS_PER_CELL * cells) * rows
+                               + SECONDS_PER_EFFECT * effects)
               * (draws + tune) * chains / parallel
 
 ``rows`` is the number of distinct match rows (player 1, player 2 and their
 decks: the likelihood's cost per gradient evaluation grows with it, not with
-the number of matches), ``effects`` the number of effects sampled (each
+the number of matches), ``cells`` the effects each row reads (the two skills
+and the deck cells of a starter and ``k`` side components a side: ``2 + (1 +
+k)^2``, 18 for Codex, 3 for a game of characters alone), ``effects`` the
+number of effects sampled (each
 player's skill and every cell of the deck blocks, whether a match reads it or
 not: the effects' prior, their draws and their convergence checks grow with
 it; a game with hundreds of side components has tens of thousands), and
@@ -30,8 +34,10 @@ from typing import Any
 
 __all__ = [
     "FIXED_SECONDS",
+    "SECONDS_PER_CELL",
     "SECONDS_PER_EFFECT",
-    "SECONDS_PER_WORK",
+    "SECONDS_PER_ROW",
+    "cells_per_row",
     "duration",
     "effect_count",
     "expected_fit_seconds",
@@ -39,14 +45,16 @@ __all__ = [
     "fit_work",
 ]
 
-#: The fixed part of a fit from a warm compile cache, seconds of an idle machine, the
+#: The fixed part of a fit from a warm compile cache, seconds of an idle machine; the
 #: seconds per unit of work (one distinct row, one step, one chain, over the chains run
-#: at once) and per effect and step: least squares on fits of synthetic Codex tables of
-#: 300, 1,200 and 4,000 matches and of games of 60 and 150 side components
-#: (benchmarks/results/fit_time_estimate.json, docs/speed.md).
-FIXED_SECONDS = 0.21
-SECONDS_PER_WORK = 5.7e-7
-SECONDS_PER_EFFECT = 6.1e-7
+#: at once), of it per effect the row reads, and per effect sampled and step: least
+#: squares on fits of synthetic Codex tables of 300, 1,200 and 4,000 matches, of games
+#: of 60 and 150 side components and of games of characters alone of 2,000 and 8,000
+#: matches (benchmarks/results/fit_time_estimate_constants.json, docs/speed.md).
+FIXED_SECONDS = 0.10
+SECONDS_PER_ROW = 8.2e-8
+SECONDS_PER_CELL = 2.0e-8
+SECONDS_PER_EFFECT = 4.7e-7
 
 
 def duration(seconds: float) -> str:
@@ -82,6 +90,21 @@ def fit_work(X: Any, draws: int, tune: int, chains: int, cores: int | None = Non
     return distinct_rows(X) * (draws + tune) * chains / _parallel(chains, cores)
 
 
+def _deck_shape(X: Any, catalogue: Any = None) -> tuple[int, int, int, int] | None:
+    """Players, starters, side components and components per deck of a table (None: unreadable)."""
+    from skcodex.data import check_match_table
+
+    try:
+        table = check_match_table(X, catalogue)
+    except Exception:  # the estimate never stops a fit; the fit names what is wrong
+        return None
+    players = set(table["player1"]) | set(table["player2"])
+    decks = set(table["deck1"]) | set(table["deck2"])
+    components = {c for d in decks for c in d.specs}
+    k = max((len(d.specs) for d in decks), default=0)
+    return len(players), len({d.starter for d in decks}), len(components), k
+
+
 def effect_count(X: Any, catalogue: Any = None) -> int:
     """The effects a fit of ``X`` samples: each player's skill and every deck-block cell.
 
@@ -101,17 +124,27 @@ def effect_count(X: Any, catalogue: Any = None) -> int:
     -------
     int
     """
-    from skcodex.data import check_match_table
+    return _counts(X, catalogue)[0]
 
-    players = set(X["player1"]) | set(X["player2"]) if len(X) else set()
-    try:
-        table = check_match_table(X, catalogue)
-    except Exception:  # the estimate never stops a fit; the fit names what is wrong
-        return len(players)
-    decks = set(table["deck1"]) | set(table["deck2"])
-    starters = len({d.starter for d in decks})
-    components = len({c for d in decks for c in d.specs})
-    return len(players) + starters**2 + 2 * starters * components + components**2
+
+def cells_per_row(X: Any, catalogue: Any = None) -> int:
+    """The effects one match row reads: two skills and ``(1 + k)^2`` deck cells.
+
+    ``k`` is the number of side components a deck holds (3 for Codex, 0 for a game
+    of characters alone): the starter-against-starter cell, ``k`` starter-against-
+    component cells each way and ``k x k`` component pairs. A table that cannot be
+    read counts the two skills alone.
+    """
+    return _counts(X, catalogue)[1]
+
+
+def _counts(X: Any, catalogue: Any = None) -> tuple[int, int]:
+    """`effect_count` and `cells_per_row` of ``X``, from one reading of the table."""
+    shape = _deck_shape(X, catalogue)
+    if shape is None:
+        return (len(set(X["player1"]) | set(X["player2"])) if len(X) else 0), 2
+    players, starters, components, k = shape
+    return players + starters**2 + 2 * starters * components + components**2, 2 + (1 + k) ** 2
 
 
 def distinct_rows(X: Any) -> int:
@@ -145,18 +178,23 @@ def expected_fit_seconds(
     cores: int | None = None,
     catalogue: Any = None,
     effects: int | None = None,
+    cells: int | None = None,
 ) -> float:
     """The expected time of a fit of ``X`` on idle processors, in seconds (warm compile cache).
 
     See the module's description for the formula and what it leaves out;
-    ``effects`` is `effect_count` of ``X`` read with ``catalogue`` unless given.
+    ``effects`` is `effect_count` and ``cells`` `cells_per_row` of ``X`` read with
+    ``catalogue`` unless given.
     """
     if effects is None:
         effects = effect_count(X, catalogue)
+    if cells is None:
+        cells = cells_per_row(X, catalogue)
     steps = (draws + tune) * chains / _parallel(chains, cores)
+    per_row = SECONDS_PER_ROW + SECONDS_PER_CELL * cells
     return (
         FIXED_SECONDS
-        + SECONDS_PER_WORK * fit_work(X, draws, tune, chains, cores)
+        + per_row * fit_work(X, draws, tune, chains, cores)
         + SECONDS_PER_EFFECT * effects * steps
     )
 
@@ -181,8 +219,8 @@ def fit_estimate(
     '  expected to take under a second, from 2 distinct pairings and 18 effects x 2,000 steps \
 x 4 chains'
     """
-    effects = effect_count(X, catalogue)
-    idle = expected_fit_seconds(X, draws, tune, chains, cores, effects=effects)
+    effects, cells = _counts(X, catalogue)
+    idle = expected_fit_seconds(X, draws, tune, chains, cores, effects=effects, cells=cells)
     factor = slowdown(chains, cores, load)
     seconds = idle * factor
     basis = (
