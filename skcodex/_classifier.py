@@ -19,10 +19,9 @@ from skcodex._matchup.forecasts import PosteriorForecasts
 from skcodex._matchup.parameters import PARAMETER_CONSTRAINTS, ModelParameters
 from skcodex._matchup.sampling import FitProblem
 from skcodex.codex import Catalogue
-from skcodex.data import Vocabulary, adjust_for_luck, check_luck, check_sample_weight, encode
+from skcodex.data import adjust_for_luck, check_luck, check_sample_weight
 from skcodex.data._catalogues import checked_with_catalogue, spelled_alike
 from skcodex.data._codes import period_labels
-from skcodex.data._table import TimeOrder
 
 #: The seed model's priors: N(0, 0.5) on every log-spread.
 SEED_PRIORS = {
@@ -498,9 +497,7 @@ class BayesianMatchupClassifier(
         luck = None if luck is None else check_luck(luck, len(table))
         weights = None if sample_weight is None else check_sample_weight(sample_weight, len(table))
         outcome = observed if luck is None else adjust_for_luck(table, observed, luck)
-        time = TimeOrder.of(table)  # the one time the fit orders the table in time
-        vocab = Vocabulary.from_table(table, time=time)
-        codes = encode(table, vocab, time=time)
+        time, vocab, codes = self._training_codes(table)
         rng = check_random_state(self.random_state)
         seed, never_seen_seed, select_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=3))
         plan = self._fit_plan(table, codes, observed, luck, weights, select_seed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -132,3 +133,26 @@ def test_a_table_that_cannot_be_read_counts_players_and_skills_alone():
     assert progress.effect_count(X) == 3
     assert progress.cells_per_row(X) == 2
     assert progress.expected_fit_seconds(X, 10, 10, 1) > progress.FIXED_SECONDS
+
+
+def test_forward_evidence_is_estimated_as_its_short_fits_of_each_folds_matches(monkeypatch):
+    from skcodex import BayesianMatchupClassifier
+
+    data = make_matches(n_players=12, n_matches=200, n_tournaments=5, random_state=11)
+    X, y = data.X, np.asarray(data.y)
+    clf = BayesianMatchupClassifier(time_varying=False, part_selection="forward")
+    rows, candidates = clf._forward_fits(X, y)
+    assert len(rows) == 3 and candidates == 2  # static and debut, on each of 3 folds
+    monkeypatch.setattr(progress.os, "cpu_count", lambda: 2)
+    one_each = sum(progress.expected_fit_seconds(X.iloc[r], 250, 250, 2) for r in rows)
+    line = progress.evidence_estimate(clf, X, y, load=0.0)
+    expected = progress.duration(2 * one_each) if 2 * one_each >= 1 else "under a second"
+    assert line.startswith(
+        "  first the forward evidence, 6 short fits (2 candidates on the matches before each "
+        f"of the last 3 periods, 2 chains of 250 draws): {'about ' if 2 * one_each >= 1 else ''}"
+        + expected
+    )
+    # nothing is decided by evidence: without forward selection, or with draws in y
+    assert progress.evidence_estimate(clf.set_params(part_selection="none"), X, y) is None
+    drawn = np.where(np.arange(len(y)) == 0, 0.5, y)
+    assert progress.evidence_estimate(clf.set_params(part_selection="forward"), X, drawn) is None

@@ -138,6 +138,14 @@ def test_auto_is_decided_after_the_parts_and_reuses_their_forecasts(table):
     folds = len({n for debut, half_life, n in _Spy.fits[1:]})
     # one fit of the whole table, two parts' candidates and three half-lives a fold
     assert len(_Spy.fits) == 1 + folds * (2 + len(recency.HALF_LIVES))
+    # what the command line counts before the fit (`_forward_fits`) is what the fit made
+    unfitted = BayesianMatchupClassifier(**FAST, time_varying=False, debut="auto")
+    rows, candidates = unfitted.set_params(
+        part_selection="forward", half_life="auto"
+    )._forward_fits(X, y)
+    assert sorted(len(r) for r in rows) == sorted({n for _, _, n in _Spy.fits[1:]})
+    assert len(rows) * candidates == len(_Spy.fits) - 1
+    assert unfitted.set_params(part_selection="none")._forward_fits(X, y) == ([], 0)
     for debut, half_life, _ in _Spy.fits[1:]:
         assert isinstance(debut, bool)  # the candidates' parts are decided, never "auto"
         assert half_life is None or half_life in recency.HALF_LIVES

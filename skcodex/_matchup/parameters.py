@@ -26,10 +26,15 @@ from skcodex._matchup.graph import PRIORS, Layout, ModelOptions, SpreadPriors
 from skcodex._matchup.newcomers import NEWCOMER_SKILLS
 from skcodex._matchup.sampling import SAMPLERS, SamplingOptions
 from skcodex.codex import Catalogue, PlainCatalogue
-from skcodex.data import MatchCodes, MatchTableError, Vocabulary
-from skcodex.data._catalogues import WALK_STEPS_SLOW, warn_if_walk_is_large
+from skcodex.data import MatchCodes, MatchTableError, Vocabulary, encode
+from skcodex.data._catalogues import (
+    WALK_STEPS_SLOW,
+    checked_with_catalogue,
+    spelled_alike,
+    warn_if_walk_is_large,
+)
 from skcodex.data._codes import walk_size
-from skcodex.data._table import check_dated
+from skcodex.data._table import TimeOrder, check_dated
 
 __all__ = ["PARAMETER_CONSTRAINTS", "PRIOR_PARAMS", "FitPlan", "ModelParameters"]
 
@@ -212,6 +217,50 @@ class ModelParameters:
         if model_options.time_varying and codes.epoch is not None:
             check_dated(table)  # a skill walk follows time: refuse a match without a date
         return model_options, evidence
+
+    @staticmethod
+    def _training_codes(table: pd.DataFrame) -> tuple[TimeOrder, Vocabulary, MatchCodes]:
+        """The checked ``table``'s time order, vocabulary and codes: the one time a fit
+        orders the table in time."""
+        time = TimeOrder.of(table)
+        vocab = Vocabulary.from_table(table, time=time)
+        return time, vocab, encode(table, vocab, time=time)
+
+    def _forward_fits(self, X: pd.DataFrame, y=None) -> tuple[list[np.ndarray], int]:
+        """The short fits a fit of ``X`` makes for its forward evidence, before it fits.
+
+        Returns the training rows of each forward fold and the candidates fitted on
+        each (the ``"auto"`` parts' combinations the table can hold, then the
+        ``"auto"`` half-lives, the parts taken as the simplest): ``([], 0)`` when the
+        fit decides nothing by evidence. ``y`` (optional) tells a table with draws,
+        whose parts are not decided.
+        """
+        if self.part_selection != "forward":
+            return [], 0
+        if y is not None and draws_model.has_draws(np.asarray(y, dtype=float)):
+            return [], 0
+        table, catalogue = checked_with_catalogue(X, self.catalogue)
+        _, _, codes = self._training_codes(spelled_alike(table, catalogue))
+        tried: list[str] = []
+
+        def simplest_of(combos: list) -> pd.DataFrame:  # evidence choosing the first candidate
+            return pd.DataFrame({"chosen": [True] + [False] * (len(combos) - 1)})
+
+        def record(parts: list[str]) -> pd.DataFrame:
+            tried.extend(parts)
+            return simplest_of(part_choice.candidates(parts))
+
+        options, _ = self._resolved_options(table, codes, record)
+        _, half_lives = self._resolved_half_life(codes, options, simplest_of)
+        fits = (len(part_choice.candidates(tried)) if tried else 0) + (
+            0 if half_lives is None else len(half_lives) - 1  # "no weighting" reuses the parts'
+        )
+        if not fits or "period" not in table.columns:
+            return [], 0
+        from skcodex.model_selection import TournamentSplit
+
+        folds, _ = part_choice._folds(table, TournamentSplit)
+        return [train for train, _ in folds], fits
 
     def _fit_plan(
         self,

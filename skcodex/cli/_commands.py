@@ -24,7 +24,7 @@ from skcodex.cli._output import (
     save_model,
     sigterm_unwinds,
 )
-from skcodex.cli._progress import fit_estimate
+from skcodex.cli._progress import evidence_estimate, fit_estimate
 from skcodex.cli._tables import read_matches
 
 
@@ -59,6 +59,8 @@ def _fit(X: pd.DataFrame, y: np.ndarray, catalogue: Any, args: argparse.Namespac
         f"{args.draws:,} draws, {args.prior} prior ..."
     )
     print(fit_estimate(X, args.draws, args.tune, args.chains, catalogue=catalogue))
+    if evidence := evidence_estimate(clf, X, y):
+        print(evidence)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True):
         # the failed convergence checks are printed below, grouped, in a few lines

@@ -40,6 +40,7 @@ __all__ = [
     "cells_per_row",
     "duration",
     "effect_count",
+    "evidence_estimate",
     "expected_fit_seconds",
     "fit_estimate",
     "fit_work",
@@ -237,4 +238,43 @@ x 4 chains'
     return (
         f"  expected to take about {duration(seconds)} ({duration(seconds / 2)} to "
         f"{duration(seconds * 2)}, not counting a first compile{busy}), {basis}"
+    )
+
+
+def evidence_estimate(
+    clf: Any, X: Any, y: Any = None, cores: int | None = None, load: float | None = None
+) -> str | None:
+    """The line ``skcodex fit`` prints before a fit that decides parts by forward evidence.
+
+    ``clf`` (an unfitted `skcodex.BayesianMatchupClassifier`) fits each candidate on
+    the matches before each of the table's last periods, with short chains, before the
+    chosen model's own fit (``clf._forward_fits``); this is their expected time, the
+    sum of `expected_fit_seconds` of each fold's training matches at the candidates'
+    sampling. None when the fit decides nothing by evidence.
+    """
+    from skcodex._matchup.part_choice import SELECTION_SAMPLING
+
+    folds, candidates = clf._forward_fits(X, y)
+    if not folds:
+        return None
+    short = {k: min(v, getattr(clf, k)) for k, v in SELECTION_SAMPLING.items()}
+    draws, tune, chains = short["draws"], short["tune"], short["chains"]
+    catalogue = clf.catalogue
+    one_each = sum(
+        expected_fit_seconds(X.iloc[rows], draws, tune, chains, cores, catalogue=catalogue)
+        for rows in folds
+    )
+    seconds = one_each * candidates * slowdown(chains, cores, load)
+    what = (
+        f"{len(folds) * candidates} short fits ({candidates} candidate"
+        f"{'s' if candidates != 1 else ''} on the matches before each of the last "
+        f"{len(folds)} period{'s' if len(folds) != 1 else ''}, {chains} chain"
+        f"{'s' if chains != 1 else ''} of {draws:,} draws)"
+    )
+    if seconds < 1:
+        return f"  first the forward evidence, {what}: under a second"
+    return (
+        f"  first the forward evidence, {what}: about {duration(seconds)} "
+        f"({duration(seconds / 2)} to {duration(seconds * 2)}, not counting each candidate's "
+        "first compile; a skill walk's fits take longer)"
     )
