@@ -252,9 +252,10 @@ class ModelParameters:
 
         options, _ = self._resolved_options(table, codes, record)
         _, half_lives = self._resolved_half_life(codes, options, simplest_of)
-        fits = (len(part_choice.candidates(tried)) if tried else 0) + (
-            0 if half_lives is None else len(half_lives) - 1  # "no weighting" reuses the parts'
-        )
+        parts = len(part_choice.candidates(tried)) if tried else 0
+        # "no weighting" reuses the chosen parts' forecasts when there are any
+        weightings = 0 if half_lives is None else len(half_lives) - (1 if parts else 0)
+        fits = parts + weightings
         if not fits or "period" not in table.columns:
             return [], 0
         from skcodex.model_selection import TournamentSplit
