@@ -141,7 +141,8 @@ def test_forward_evidence_is_estimated_as_its_short_fits_of_each_folds_matches(m
     data = make_matches(n_players=12, n_matches=200, n_tournaments=5, random_state=11)
     X, y = data.X, np.asarray(data.y)
     clf = BayesianMatchupClassifier(time_varying=False, part_selection="forward")
-    rows, candidates = clf._forward_fits(X, y)
+    rows, candidates, sampling = clf._forward_fits(X, y)
+    assert sampling == {"chains": 2, "draws": 250, "tune": 250}
     assert len(rows) == 3 and candidates == 2  # static and debut, on each of 3 folds
     monkeypatch.setattr(progress.os, "cpu_count", lambda: 2)
     one_each = sum(progress.expected_fit_seconds(X.iloc[r], 250, 250, 2) for r in rows)

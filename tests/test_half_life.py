@@ -140,19 +140,19 @@ def test_auto_is_decided_after_the_parts_and_reuses_their_forecasts(table):
     assert len(_Spy.fits) == 1 + folds * (2 + len(recency.HALF_LIVES))
     # what the command line counts before the fit (`_forward_fits`) is what the fit made
     unfitted = BayesianMatchupClassifier(**FAST, time_varying=False, debut="auto")
-    rows, candidates = unfitted.set_params(
-        part_selection="forward", half_life="auto"
-    )._forward_fits(X, y)
+    forward = unfitted.set_params(part_selection="forward", half_life="auto")
+    rows, candidates, sampling = forward._forward_fits(X, y)
+    assert sampling == {"chains": 2, "draws": 100, "tune": 100}  # at most the fit's own
     assert sorted(len(r) for r in rows) == sorted({n for _, _, n in _Spy.fits[1:]})
     assert len(rows) * candidates == len(_Spy.fits) - 1
-    assert unfitted.set_params(part_selection="none")._forward_fits(X, y) == ([], 0)
+    assert unfitted.set_params(part_selection="none")._forward_fits(X, y) == ([], 0, {})
     # with no part to decide, "no weighting" is fitted too: four candidates a fold
     _Spy.fits = []
     alone = {"debut": False, "half_life": "auto", "part_selection": "forward"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _Spy(**FAST, time_varying=False, **alone).fit(X, y)
-    rows, candidates = unfitted.set_params(**alone)._forward_fits(X, y)
+    rows, candidates, _ = unfitted.set_params(**alone)._forward_fits(X, y)
     assert candidates == 1 + len(recency.HALF_LIVES)
     assert len(rows) * candidates == len(_Spy.fits) - 1
     for debut, half_life, _ in _Spy.fits[1:]:

@@ -226,19 +226,20 @@ class ModelParameters:
         vocab = Vocabulary.from_table(table, time=time)
         return time, vocab, encode(table, vocab, time=time)
 
-    def _forward_fits(self, X: pd.DataFrame, y=None) -> tuple[list[np.ndarray], int]:
+    def _forward_fits(self, X: pd.DataFrame, y=None) -> tuple[list[np.ndarray], int, dict]:
         """The short fits a fit of ``X`` makes for its forward evidence, before it fits.
 
-        Returns the training rows of each forward fold and the candidates fitted on
+        Returns the training rows of each forward fold, the candidates fitted on
         each (the ``"auto"`` parts' combinations the table can hold, then the
-        ``"auto"`` half-lives, the parts taken as the simplest): ``([], 0)`` when the
-        fit decides nothing by evidence. ``y`` (optional) tells a table with draws,
-        whose parts are not decided.
+        ``"auto"`` half-lives, the parts taken as the simplest) and their sampling
+        (`part_choice.SELECTION_SAMPLING`, at most the fit's own): ``([], 0, {})``
+        when the fit decides nothing by evidence. ``y`` (optional) tells a table
+        with draws, whose parts are not decided.
         """
         if self.part_selection != "forward":
-            return [], 0
+            return [], 0, {}
         if y is not None and draws_model.has_draws(np.asarray(y, dtype=float)):
-            return [], 0
+            return [], 0, {}
         table, catalogue = checked_with_catalogue(X, self.catalogue)
         _, _, codes = self._training_codes(spelled_alike(table, catalogue))
         tried: list[str] = []
@@ -257,11 +258,15 @@ class ModelParameters:
         weightings = 0 if half_lives is None else len(half_lives) - (1 if parts else 0)
         fits = parts + weightings
         if not fits or "period" not in table.columns:
-            return [], 0
+            return [], 0, {}
         from skcodex.model_selection import TournamentSplit
 
         folds, _ = part_choice._folds(table, TournamentSplit)
-        return [train for train, _ in folds], fits
+        return [train for train, _ in folds], fits, self._selection_sampling()
+
+    def _selection_sampling(self) -> dict:
+        """The candidates' sampling: `part_choice.SELECTION_SAMPLING`, at most the fit's own."""
+        return {k: min(v, getattr(self, k)) for k, v in part_choice.SELECTION_SAMPLING.items()}
 
     def _fit_plan(
         self,
@@ -366,7 +371,7 @@ class ModelParameters:
         """
         seeds = iter(np.random.default_rng(seed).integers(0, 2**31 - 1, size=10_000))
         done: dict = {}
-        sampling = {k: min(v, getattr(self, k)) for k, v in part_choice.SELECTION_SAMPLING.items()}
+        sampling = self._selection_sampling()
 
         def fit_and_forecast(candidate: dict, train: np.ndarray, test: np.ndarray):
             if self.half_life == "auto":  # a candidate without a half-life: no weighting

@@ -248,16 +248,16 @@ def evidence_estimate(
 
     ``clf`` (an unfitted `skcodex.BayesianMatchupClassifier`) fits each candidate on
     the matches before each of the table's last periods, with short chains, before the
-    chosen model's own fit (``clf._forward_fits``); this is their expected time, the
+    chosen model's own fit (``clf._forward_fits``, which also gives their sampling);
+    this is their expected time, the
     sum of `expected_fit_seconds` of each fold's training matches at the candidates'
     sampling. None when the fit decides nothing by evidence.
     """
-    from skcodex._matchup.part_choice import SELECTION_SAMPLING
-
-    folds, candidates = clf._forward_fits(X, y)
+    if getattr(clf, "part_selection", "none") != "forward":
+        return None
+    folds, candidates, short = clf._forward_fits(X, y)
     if not folds:
         return None
-    short = {k: min(v, getattr(clf, k)) for k, v in SELECTION_SAMPLING.items()}
     draws, tune, chains = short["draws"], short["tune"], short["chains"]
     catalogue = clf.catalogue
     one_each = sum(
