@@ -257,7 +257,7 @@ class ModelParameters:
         # "no weighting" reuses the chosen parts' forecasts when there are any
         weightings = 0 if half_lives is None else len(half_lives) - (1 if parts else 0)
         fits = parts + weightings
-        if not fits or "period" not in table.columns:
+        if not fits:  # without a period column no part or half-life is tried
             return [], 0, {}
         from skcodex.model_selection import TournamentSplit
 

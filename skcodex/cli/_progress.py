@@ -249,9 +249,9 @@ def evidence_estimate(
     ``clf`` (an unfitted `skcodex.BayesianMatchupClassifier`) fits each candidate on
     the matches before each of the table's last periods, with short chains, before the
     chosen model's own fit (``clf._forward_fits``, which also gives their sampling);
-    this is their expected time, the
-    sum of `expected_fit_seconds` of each fold's training matches at the candidates'
-    sampling. None when the fit decides nothing by evidence.
+    this is their expected time, the sum of `expected_fit_seconds` of each fold's
+    training matches at the candidates' sampling. None when the fit decides nothing
+    by evidence.
     """
     if getattr(clf, "part_selection", "none") != "forward":
         return None
